@@ -1,0 +1,43 @@
+"""Self-attention, step by step: every intermediate of multi-head attention, in NumPy or CuPy.
+
+Pure computation: no Streamlit, no Plotly. See DESIGN.md for the public API.
+"""
+
+from core.attention import FIELDS, AttentionTrace, attention, merge_heads, split_heads
+from core.backend import backend, to_numpy
+from core.checks import check_finite, check_matmul
+from core.config import AttentionConfig
+from core.embedding import embed
+from core.errors import InputError
+from core.loop import attention_loop
+from core.masks import causal_mask, padding_mask
+from core.positional import positional_encoding
+from core.scalar import attention_scalar
+from core.softmax import softmax_rows
+from core.tokens import MODES, tokenize
+from core.weights import Weights, init_weights
+
+__all__ = [
+    "FIELDS",
+    "MODES",
+    "AttentionConfig",
+    "AttentionTrace",
+    "InputError",
+    "Weights",
+    "attention",
+    "attention_loop",
+    "attention_scalar",
+    "backend",
+    "causal_mask",
+    "check_finite",
+    "check_matmul",
+    "embed",
+    "init_weights",
+    "merge_heads",
+    "padding_mask",
+    "positional_encoding",
+    "softmax_rows",
+    "split_heads",
+    "to_numpy",
+    "tokenize",
+]

@@ -1,0 +1,159 @@
+"""Multi-head self-attention as matrices, handing back every intermediate (the trace)."""
+
+import math
+from dataclasses import dataclass
+
+from array_api_compat import array_namespace
+
+from core.checks import check_finite, check_heads, check_matmul, check_shape
+from core.softmax import softmax_rows
+from core.weights import Weights
+
+PER_HEAD_FIELDS = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "head_outputs")
+FIELDS = ("X", *PER_HEAD_FIELDS, "concat", "output")
+BLOCK_BYTES = 256 * 2**20  # n x n temporaries per block of heads stay under this
+
+
+@dataclass(frozen=True, eq=False)
+class AttentionTrace:
+    """Every intermediate of one attention pass; a field is None when the caller did not keep it.
+
+    Shapes for X [n, d_model] (a leading b axis when X had one); h = number of heads held.
+    """
+
+    X: object = None  # [n, d_model]
+    Q: object = None  # [h, n, d_k]
+    K: object = None  # [h, n, d_k]
+    V: object = None  # [h, n, d_v]
+    scores: object = None  # [h, n, n]  S = Q K^T
+    scaled: object = None  # [h, n, n]  S / sqrt(d_k)
+    masked: object = (
+        None  # [h, n, n]  scaled, -inf where the mask forbids (scaled itself if no mask)
+    )
+    weights: object = None  # [h, n, n]  A = softmax(masked) along the key axis
+    head_outputs: object = None  # [h, n, d_v]  O_h = A V
+    concat: object = None  # [n, h*d_v]  heads side by side, head 0 first
+    output: object = None  # [n, d_model]  concat W_O
+    heads: tuple = ()  # which heads the per-head fields hold, in order
+
+
+def split_heads(M, n_heads: int):
+    """[..., n, h*d] -> [..., h, n, d]: head h takes columns h*d:(h+1)*d."""
+    xp = array_namespace(M)
+    *lead, n, width = M.shape
+    M = xp.reshape(M, (*lead, n, n_heads, width // n_heads))  # [..., n, h, d]
+    return xp.permute_dims(M, (*range(len(lead)), len(lead) + 1, len(lead), len(lead) + 2))
+
+
+def merge_heads(M):
+    """[..., h, n, d] -> [..., n, h*d]: the heads side by side, head 0 first (inverse of split)."""
+    xp = array_namespace(M)
+    *lead, h, n, d = M.shape
+    M = xp.permute_dims(M, (*range(len(lead)), len(lead) + 1, len(lead), len(lead) + 2))
+    return xp.reshape(M, (*lead, n, h * d))  # [..., n, h*d]
+
+
+def validate(X, weights: Weights, n_heads: int, mask=None) -> tuple[int, int]:
+    """InputError unless the shapes fit and the numbers are finite; returns (d_k, d_v)."""
+    if X.ndim not in (2, 3):
+        raise ValueError(f"X must be [n, d_model] or [b, n, d_model], got shape {tuple(X.shape)}")
+    for name, W in (("W_Q", weights.W_Q), ("W_K", weights.W_K), ("W_V", weights.W_V)):
+        check_matmul(X.shape, W.shape, "X", name)
+    check_shape("W_K", weights.W_K, weights.W_Q.shape)
+    d_k = check_heads(weights.W_Q.shape[1], n_heads, "W_Q")
+    d_v = check_heads(weights.W_V.shape[1], n_heads, "W_V")
+    check_matmul((*X.shape[:-1], weights.W_V.shape[1]), weights.W_O.shape, "concat", "W_O")
+    for name, M in (("X", X), *vars(weights).items()):
+        check_finite(name, M)
+    n = X.shape[-2]
+    if mask is not None and tuple(mask.shape[-2:]) != (n, n):
+        check_shape("mask", mask, (*mask.shape[:-2], n, n))
+    return d_k, d_v
+
+
+def _head_blocks(heads, n_rows: int, itemsize: int, n_kept_square: int, max_heads: int):
+    """Runs of consecutive heads whose n x n temporaries fit in BLOCK_BYTES (at least one head)."""
+    per_head = n_rows * itemsize * (n_kept_square + 2)
+    size = max(1, min(max_heads, BLOCK_BYTES // max(per_head, 1)))
+    block = []
+    for h in heads:
+        if block and (h != block[-1] + 1 or len(block) == size):
+            yield block[0], block[-1] + 1
+            block = []
+        block.append(h)
+    if block:
+        yield block[0], block[-1] + 1
+
+
+def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, heads=None):
+    """Multi-head self-attention of X; returns an AttentionTrace holding the fields in ``keep``.
+
+    ``heads`` limits the per-head fields to those heads (the output still uses every head when
+    "output" or "concat" is kept). Keeping fewer n x n fields lets large n fit in little memory.
+    """
+    xp = array_namespace(X, weights.W_Q)
+    d_k, d_v = validate(X, weights, n_heads, mask)
+    keep = frozenset(keep)
+    unknown = keep - set(FIELDS)
+    if unknown:
+        raise ValueError(f"unknown trace fields {sorted(unknown)}; choose from {FIELDS}")
+    need_all_heads = bool(keep & {"concat", "output"})
+    shown = tuple(range(n_heads)) if heads is None else tuple(sorted(set(heads)))
+    computed = tuple(range(n_heads)) if need_all_heads else shown
+
+    Q = split_heads(X @ weights.W_Q, n_heads)  # [..., h, n, d_k]
+    K = split_heads(X @ weights.W_K, n_heads)  # [..., h, n, d_k]
+    V = split_heads(X @ weights.W_V, n_heads)  # [..., h, n, d_v]
+    if mask is not None and mask.ndim >= 3:
+        mask = xp.expand_dims(mask, axis=-3)  # [b, 1, n, n]: the same mask for every head
+    scale = 1.0 / math.sqrt(d_k)
+    kept_square = len(keep & {"scores", "scaled", "masked", "weights"})
+    n_rows = math.prod(X.shape[:-2]) * X.shape[-2] ** 2
+    itemsize = 4 if X.dtype == xp.float32 else 8
+    max_heads = 1 if heads is not None else n_heads  # a chosen few heads: one at a time
+
+    parts = {name: [] for name in PER_HEAD_FIELDS}
+    outputs = []
+    for start, stop in _head_blocks(computed, n_rows, itemsize, kept_square, max_heads):
+        block = _attend_block(
+            Q[..., start:stop, :, :],
+            K[..., start:stop, :, :],
+            V[..., start:stop, :, :],
+            mask,
+            scale,
+            keep,
+            xp,
+        )
+        outputs.append(block["head_outputs"])
+        if start in shown:  # blocks hold either only shown heads or (with `heads`) a single head
+            for name, value in block.items():
+                parts[name].append(value)
+
+    def stacked(blocks):
+        return blocks[0] if len(blocks) == 1 else xp.concat(blocks, axis=-3)
+
+    trace = {name: stacked(parts[name]) for name in PER_HEAD_FIELDS if name in keep and parts[name]}
+    if need_all_heads:
+        concat = merge_heads(stacked(outputs))  # [..., n, h*d_v]
+        trace["concat"] = concat if "concat" in keep else None
+        trace["output"] = concat @ weights.W_O if "output" in keep else None  # [..., n, d_model]
+    trace["X"] = X if "X" in keep else None
+    return AttentionTrace(**trace, heads=shown)
+
+
+def _attend_block(Q, K, V, mask, scale, keep, xp) -> dict:
+    """Scaled dot-product attention for a block of heads, keeping the fields asked for."""
+    S = Q @ xp.matrix_transpose(K)  # [..., hb, n, d_k] @ [..., hb, d_k, n] -> [..., hb, n, n]
+    if "scores" in keep:
+        scaled = S * scale  # [..., hb, n, n]
+    else:
+        S *= scale  # nobody keeps S: scale it where it is
+        scaled = S
+    masked = scaled if mask is None else xp.where(mask, scaled, -math.inf)  # [..., hb, n, n]
+    aliases_of_masked = {"masked"} | ({"scaled"} if mask is None else set())
+    A = softmax_rows(masked, overwrite=not (aliases_of_masked & keep))  # [..., hb, n, n]
+    O = A @ V  # [..., hb, n, n] @ [..., hb, n, d_v] -> [..., hb, n, d_v]
+    block = {"Q": Q, "K": K, "V": V, "scores": S, "scaled": scaled, "masked": masked, "weights": A}
+    block = {name: value for name, value in block.items() if name in keep}
+    block["head_outputs"] = O
+    return block

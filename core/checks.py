@@ -1,0 +1,47 @@
+"""Checks on matrices before they are multiplied: shapes that fit, numbers that are finite."""
+
+import numpy as np
+from array_api_compat import array_namespace
+
+from core.backend import to_numpy
+from core.errors import InputError
+
+
+def check_matmul(left_shape, right_shape, left_name: str = "", right_name: str = "") -> None:
+    """InputError unless left @ right fits: the last axis of left equals the first of right."""
+    left, right = list(left_shape), list(right_shape)
+    inner_left, inner_right = left[-1], right[-2 if len(right) > 1 else 0]
+    if inner_left != inner_right:
+        raise InputError(
+            "shape_mismatch",
+            left=f"{left_name} {left}".strip(),
+            right=f"{right_name} {right}".strip(),
+            inner_left=inner_left,
+            inner_right=inner_right,
+        )
+
+
+def check_finite(name: str, matrix) -> None:
+    """InputError when ``matrix`` holds NaN or an infinity (say, typed by a learner)."""
+    xp = array_namespace(matrix)
+    if bool(xp.all(xp.isfinite(matrix))):
+        return
+    values = np.asarray(to_numpy(matrix), dtype=np.float64)
+    bad = ~np.isfinite(values)
+    if bad.any():  # always true here; the host copy only finds which value to name
+        raise InputError("non_finite", name=name, value=float(values[bad][0]))
+
+
+def check_shape(name: str, matrix, expected) -> None:
+    """InputError when ``matrix`` does not have shape ``expected``."""
+    if tuple(matrix.shape) != tuple(expected):
+        raise InputError("bad_shape", name=name, expected=list(expected), actual=list(matrix.shape))
+
+
+def check_heads(width: int, n_heads: int, name: str) -> int:
+    """Per-head width of a projection with ``width`` columns split over ``n_heads``."""
+    if isinstance(n_heads, bool) or not isinstance(n_heads, int) or n_heads <= 0:
+        raise InputError("non_positive", name="n_heads", value=n_heads)
+    if width % n_heads:
+        raise InputError("heads_do_not_divide", d_model=width, n_heads=n_heads)
+    return width // n_heads

@@ -1,0 +1,33 @@
+"""The projection matrices W_Q, W_K, W_V and W_O of one multi-head attention layer."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.backend import asarray
+from core.config import AttentionConfig
+from core.seeding import rng_for
+
+
+@dataclass(frozen=True, eq=False)
+class Weights:
+    W_Q: object  # [d_model, n_heads * d_k]; head h uses columns h*d_k:(h+1)*d_k
+    W_K: object  # [d_model, n_heads * d_k]
+    W_V: object  # [d_model, n_heads * d_v]
+    W_O: object  # [n_heads * d_v, d_model]
+
+
+def init_weights(config: AttentionConfig) -> Weights:
+    """Random weights with variance 1/fan_in, rounded to 0.01 so they can be copied onto paper."""
+    d, h = config.d_model, config.n_heads
+
+    def draw(name, rows, cols):
+        W = rng_for("weights", config.seed, name, rows, cols).normal(0.0, rows**-0.5, (rows, cols))
+        return asarray(np.round(W, 2).astype(config.dtype))
+
+    return Weights(
+        W_Q=draw("W_Q", d, h * config.d_k),  # [d_model, h*d_k]
+        W_K=draw("W_K", d, h * config.d_k),  # [d_model, h*d_k]
+        W_V=draw("W_V", d, h * config.d_v),  # [d_model, h*d_v]
+        W_O=draw("W_O", h * config.d_v, d),  # [h*d_v, d_model]
+    )

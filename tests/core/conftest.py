@@ -1,0 +1,31 @@
+"""Backends the core tests run on: NumPy, and array-api-strict to catch NumPy-only calls."""
+
+import numpy as np
+import pytest
+
+import core
+
+
+def _namespaces():
+    import array_api_compat.numpy as xp_numpy
+    import array_api_strict
+
+    return {"numpy": xp_numpy, "strict": array_api_strict}
+
+
+@pytest.fixture(params=["numpy", "strict"], scope="session")
+def xp(request):
+    return _namespaces()[request.param]
+
+
+def on(xp, array):
+    """A host array (or None) moved to namespace ``xp``."""
+    return None if array is None else xp.asarray(np.asarray(array))
+
+
+def weights_on(xp, weights: core.Weights) -> core.Weights:
+    return core.Weights(**{name: on(xp, core.to_numpy(W)) for name, W in vars(weights).items()})
+
+
+def host(array):
+    return core.to_numpy(array)

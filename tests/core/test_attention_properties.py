@@ -1,0 +1,133 @@
+"""Property tests: matrix attention equals the per-token loop and obeys its invariants."""
+
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import core
+from tests.core.conftest import host, on, weights_on
+
+MASK_KINDS = ("none", "causal", "padding", "random")
+
+
+@st.composite
+def problems(draw):
+    """Random shapes, heads, d_k != d_v, optional batch, and one of four kinds of mask."""
+    n = draw(st.integers(1, 6))
+    n_heads = draw(st.integers(1, 3))
+    d_model = draw(st.integers(1, 6))
+    d_k = draw(st.integers(1, 4))
+    d_v = draw(st.integers(1, 4))
+    batch = draw(st.sampled_from([None, 1, 2, 3]))
+    kind = draw(st.sampled_from(MASK_KINDS))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    lead = () if batch is None else (batch,)
+    X = rng.uniform(-3, 3, (*lead, n, d_model))
+    W = core.Weights(
+        W_Q=rng.normal(0, 1, (d_model, n_heads * d_k)),
+        W_K=rng.normal(0, 1, (d_model, n_heads * d_k)),
+        W_V=rng.normal(0, 1, (d_model, n_heads * d_v)),
+        W_O=rng.normal(0, 1, (n_heads * d_v, d_model)),
+    )
+    if kind == "none":
+        mask = None
+    elif kind == "causal":
+        mask = core.to_numpy(core.causal_mask(n))
+    elif kind == "padding":
+        lengths = rng.integers(0, n + 1, batch or 1)  # a length of 0 leaves rows with no key
+        mask = core.to_numpy(core.padding_mask(lengths, n))
+        mask = mask if batch else mask[0]
+    else:
+        mask = rng.random((*lead, n, n)) < 0.6  # some rows may allow no key at all
+    return X, W, n_heads, d_k, mask
+
+
+def _allowed(mask, shape):
+    """The mask broadcast to [..., h, n, n] (all True without a mask)."""
+    if mask is None:
+        return np.ones(shape, dtype=bool)
+    return np.broadcast_to(mask[..., None, :, :], shape)
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=problems())
+def test_matrix_form_equals_per_token_loop(xp, problem):
+    X, W, n_heads, _, mask = problem
+    args = (on(xp, X), weights_on(xp, W), n_heads, on(xp, mask))
+    trace, loop = core.attention(*args), core.attention_loop(*args)
+    for name in core.FIELDS:  # assert_allclose also demands -inf in the same places of `masked`
+        np.testing.assert_allclose(
+            host(getattr(trace, name)), host(getattr(loop, name)), rtol=0, atol=1e-12, err_msg=name
+        )
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=problems())
+def test_weights_are_a_masked_row_softmax(xp, problem):
+    X, W, n_heads, _, mask = problem
+    A = host(core.attention(on(xp, X), weights_on(xp, W), n_heads, on(xp, mask)).weights)
+    allowed = _allowed(mask, A.shape)
+    assert np.all(A[~allowed] == 0.0), "a forbidden key got weight"
+    assert not np.isnan(A).any()
+    row_has_key = allowed.any(axis=-1)
+    np.testing.assert_allclose(A.sum(axis=-1)[row_has_key], 1.0, atol=1e-12)
+    assert np.all(A[~row_has_key] == 0.0), "a row with no allowed key must be all zeros"
+    assert np.all(A >= 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=problems())
+def test_intermediates_are_what_their_names_say(xp, problem):
+    X, W, n_heads, d_k, mask = problem
+    trace = core.attention(on(xp, X), weights_on(xp, W), n_heads, on(xp, mask))
+    Q, K, V = host(trace.Q), host(trace.K), host(trace.V)
+    for h in range(n_heads):  # head h is columns h*d_k:(h+1)*d_k of X W_Q
+        np.testing.assert_allclose(
+            Q[..., h, :, :], X @ W.W_Q[:, h * d_k : (h + 1) * d_k], atol=1e-12
+        )
+    S = np.einsum("...hid,...hjd->...hij", Q, K)  # S_ij = q_i . k_j
+    np.testing.assert_allclose(host(trace.scores), S, atol=1e-12)
+    np.testing.assert_allclose(host(trace.scaled), S / math.sqrt(d_k), atol=1e-12)
+    allowed = _allowed(mask, S.shape)
+    expected_masked = np.where(allowed, S / math.sqrt(d_k), -np.inf)
+    np.testing.assert_allclose(host(trace.masked), expected_masked, atol=1e-12)
+    O = np.einsum("...hij,...hjd->...hid", host(trace.weights), V)
+    np.testing.assert_allclose(host(trace.head_outputs), O, atol=1e-12)
+    concat = np.concatenate([O[..., h, :, :] for h in range(n_heads)], axis=-1)
+    np.testing.assert_allclose(host(trace.concat), concat, atol=1e-12)
+    np.testing.assert_allclose(host(trace.output), concat @ W.W_O, atol=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(problem=problems())
+def test_float32_agrees_with_float64(problem):
+    X, W, n_heads, _, mask = problem
+    W32 = core.Weights(**{k: v.astype(np.float32) for k, v in vars(W).items()})
+    out32 = core.attention(X.astype(np.float32), W32, n_heads, mask)
+    out64 = core.attention(X, W, n_heads, mask)
+    assert out32.output.dtype == np.float32
+    scale = 1 + np.abs(out64.output).max()
+    np.testing.assert_allclose(out32.output, out64.output, atol=1e-4 * scale)
+    np.testing.assert_allclose(out32.weights, out64.weights, atol=1e-4)
+
+
+@settings(max_examples=30, deadline=None)
+@given(problem=problems(), data=st.data())
+def test_keeping_fewer_fields_or_heads_changes_no_number(problem, data):
+    X, W, n_heads, _, mask = problem
+    full = core.attention(X, W, n_heads, mask)
+    keep = data.draw(st.sets(st.sampled_from(core.FIELDS), min_size=1))
+    heads = data.draw(st.one_of(st.none(), st.sets(st.integers(0, n_heads - 1), min_size=1)))
+    part = core.attention(X, W, n_heads, mask, keep=keep, heads=heads)
+    shown = sorted(range(n_heads) if heads is None else heads)
+    assert part.heads == tuple(shown)
+    for name in core.FIELDS:
+        value = getattr(part, name)
+        if name not in keep:
+            assert value is None, name
+        elif name in ("X", "concat", "output"):
+            np.testing.assert_array_equal(value, getattr(full, name))
+        else:
+            np.testing.assert_array_equal(value, getattr(full, name)[..., shown, :, :])

@@ -1,0 +1,71 @@
+"""Backend choice (NumPy, CuPy), its stated reason, and CuPy against NumPy on a GPU."""
+
+import numpy as np
+import pytest
+
+import core
+from core.backend import ENV_VAR
+
+
+@pytest.fixture
+def fresh_backend(monkeypatch):
+    core.backend.cache_clear()
+    yield monkeypatch
+    core.backend.cache_clear()
+
+
+def test_forcing_numpy(fresh_backend):
+    fresh_backend.setenv(ENV_VAR, "numpy")
+    chosen = core.backend()
+    assert chosen.name == "numpy" and ENV_VAR in chosen.reason
+
+
+def test_default_names_a_backend_and_a_reason(fresh_backend):
+    fresh_backend.delenv(ENV_VAR, raising=False)
+    chosen = core.backend()
+    assert chosen.name in ("numpy", "cupy") and chosen.reason
+    assert chosen.name in str(chosen)
+
+
+def test_asking_for_cupy_without_it_falls_back_and_says_why(fresh_backend):
+    pytest.importorskip("numpy")
+    try:
+        import cupy  # noqa: F401
+
+        pytest.skip("CuPy is installed here; the fallback cannot be shown")
+    except ImportError:
+        pass
+    fresh_backend.setenv(ENV_VAR, "cupy")
+    chosen = core.backend()
+    assert chosen.name == "numpy" and "CuPy" in chosen.reason
+
+
+def test_to_numpy_accepts_every_backend():
+    import array_api_strict as xps
+
+    np.testing.assert_array_equal(core.to_numpy(xps.asarray([1.0, 2.0])), [1.0, 2.0])
+    assert core.to_numpy(None) is None
+
+
+@pytest.mark.gpu
+def test_cupy_matches_numpy(fresh_backend):
+    cupy = pytest.importorskip("cupy")
+    try:
+        cupy.zeros(1).sum()
+    except Exception as error:  # no driver or no device
+        pytest.skip(f"no usable GPU: {error}")
+    config = core.AttentionConfig(d_model=64, n_heads=4, dtype="float32")
+    tokens = [f"t{i}" for i in range(40)]
+    fresh_backend.setenv(ENV_VAR, "numpy")
+    X, W = core.embed(tokens, 64, dtype="float32"), core.init_weights(config)
+    expected = core.attention(X, W, 4, mask=core.causal_mask(40))
+    core.backend.cache_clear()
+    fresh_backend.setenv(ENV_VAR, "cupy")
+    assert core.backend().name == "cupy"
+    X, W = core.embed(tokens, 64, dtype="float32"), core.init_weights(config)
+    got = core.attention(X, W, 4, mask=core.causal_mask(40))
+    assert type(got.output).__module__.startswith("cupy")
+    for name in ("scores", "weights", "output"):
+        np.testing.assert_allclose(
+            core.to_numpy(getattr(got, name)), getattr(expected, name), atol=1e-5, rtol=1e-5
+        )

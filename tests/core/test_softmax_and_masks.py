@@ -1,0 +1,76 @@
+"""Numerics of the masked softmax and the shapes and meaning of the masks."""
+
+import numpy as np
+import pytest
+
+import core
+from tests.core.conftest import host, on
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_huge_scores_do_not_overflow(xp, dtype):
+    Z = on(xp, np.array([[1e8, 0.0, -1e8], [1e8, 1e8, 1e8]], dtype=dtype))
+    A = host(core.softmax_rows(Z))
+    assert A.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(A[0], [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(A[1], [1 / 3] * 3, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_forbidden_is_exactly_zero_and_an_empty_row_is_zero_not_nan(xp, dtype):
+    Z = on(xp, np.array([[2.0, -np.inf, 1.0], [-np.inf, -np.inf, -np.inf]], dtype=dtype))
+    A = host(core.softmax_rows(Z))
+    assert A[0, 1] == 0.0
+    np.testing.assert_allclose(
+        A[0, [0, 2]], np.exp([1.0, 0.0]) / np.exp([1.0, 0.0]).sum(), rtol=1e-6
+    )
+    np.testing.assert_array_equal(A[1], [0.0, 0.0, 0.0])
+
+
+def test_float32_attention_with_huge_inputs_stays_finite():
+    X = np.full((4, 4), 1e3, dtype=np.float32)
+    W = core.Weights(*(np.eye(4, dtype=np.float32) * 10 for _ in range(4)))
+    trace = core.attention(X, W, 2, mask=core.causal_mask(4))
+    assert np.isfinite(trace.weights).all() and np.isfinite(trace.output).all()
+
+
+def test_causal_mask_lets_each_token_see_itself_and_the_past():
+    M = core.to_numpy(core.causal_mask(4))
+    expected = [[j <= i for j in range(4)] for i in range(4)]
+    np.testing.assert_array_equal(M, expected)
+
+
+def test_padding_mask_hides_padded_keys_per_sentence():
+    M = core.to_numpy(core.padding_mask([3, 1], 4))
+    assert M.shape == (2, 4, 4) and M.dtype == bool
+    np.testing.assert_array_equal(M[0], [[True, True, True, False]] * 4)
+    np.testing.assert_array_equal(M[1], [[True, False, False, False]] * 4)
+
+
+def test_padding_and_causal_masks_combine_on_a_batch():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(2, 4, 6))
+    W = core.init_weights(core.AttentionConfig(d_model=6, n_heads=3))
+    mask = core.padding_mask([4, 2], 4) & core.causal_mask(4)
+    A = core.attention(X, W, 3, mask=mask).weights  # [2, 3, 4, 4]
+    assert A.shape == (2, 3, 4, 4)
+    # sentence 1 has 2 real tokens: every query row ignores keys 2 and 3
+    assert np.all(A[1, :, :, 2:] == 0.0)
+    # and never looks ahead: row 0 puts everything on key 0
+    np.testing.assert_array_equal(A[:, :, 0, 0], 1.0)
+
+
+def test_without_positions_permuting_tokens_permutes_outputs():
+    tokens = core.tokenize("the cat sat on a mat")
+    config = core.AttentionConfig(d_model=8, n_heads=2, positional=False)
+    W = core.init_weights(config)
+    order = np.array([3, 0, 5, 1, 4, 2])
+    X = core.embed(tokens, 8)
+    X_perm = core.embed([tokens[i] for i in order], 8)
+    out, out_perm = core.attention(X, W, 2).output, core.attention(X_perm, W, 2).output
+    np.testing.assert_allclose(out_perm, out[order], atol=1e-12)
+
+    PE = core.positional_encoding(len(tokens), 8)
+    out_pe = core.attention(X + PE, W, 2).output
+    out_perm_pe = core.attention(X_perm + PE, W, 2).output
+    assert np.abs(out_perm_pe - out_pe[order]).max() > 1e-3  # positions make order matter
