@@ -71,9 +71,14 @@ def validate(X, weights: Weights, n_heads: int, mask=None) -> tuple[int, int]:
     return d_k, d_v
 
 
-def _head_blocks(heads, n_rows: int, itemsize: int, n_kept_square: int, max_heads: int):
+def _head_range(start: int, stop: int) -> tuple:
+    """Index of heads start:stop in an array shaped [..., h, n, d]."""
+    return (..., slice(start, stop), slice(None), slice(None))
+
+
+def _head_blocks(heads, n_rows: int, itemsize: int, max_heads: int):
     """Runs of consecutive heads whose n x n temporaries fit in BLOCK_BYTES (at least one head)."""
-    per_head = n_rows * itemsize * (n_kept_square + 2)
+    per_head = n_rows * itemsize * 3  # S, the masked copy and exp(): what a head needs at once
     size = max(1, min(max_heads, BLOCK_BYTES // max(per_head, 1)))
     block = []
     for h in heads:
@@ -107,34 +112,33 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
     if mask is not None and mask.ndim >= 3:
         mask = xp.expand_dims(mask, axis=-3)  # [b, 1, n, n]: the same mask for every head
     scale = 1.0 / math.sqrt(d_k)
-    kept_square = len(keep & {"scores", "scaled", "masked", "weights"})
     n_rows = math.prod(X.shape[:-2]) * X.shape[-2] ** 2
     itemsize = 4 if X.dtype == xp.float32 else 8
     max_heads = 1 if heads is not None else n_heads  # a chosen few heads: one at a time
 
-    parts = {name: [] for name in PER_HEAD_FIELDS}
-    outputs = []
-    for start, stop in _head_blocks(computed, n_rows, itemsize, kept_square, max_heads):
-        block = _attend_block(
-            Q[..., start:stop, :, :],
-            K[..., start:stop, :, :],
-            V[..., start:stop, :, :],
-            mask,
-            scale,
-            keep,
-            xp,
-        )
+    blocks = list(_head_blocks(computed, n_rows, itemsize, max_heads))
+    trace, outputs = {}, []
+    for start, stop in blocks:
+        part = _head_range(start, stop)
+        block = _attend_block(Q[part], K[part], V[part], mask, scale, keep, xp)
         outputs.append(block["head_outputs"])
-        if start in shown:  # blocks hold either only shown heads or (with `heads`) a single head
-            for name, value in block.items():
-                parts[name].append(value)
+        if start not in shown:  # computed only for the output (blocks are one head then)
+            continue
+        for name, value in block.items():
+            if name not in keep:
+                continue
+            if len(blocks) == 1:
+                trace[name] = value
+                continue
+            if name not in trace:  # filled block by block: no concatenation doubling the memory
+                shape = (*value.shape[:-3], len(shown), *value.shape[-2:])
+                trace[name] = xp.empty(shape, dtype=value.dtype)
+            at = shown.index(start)
+            trace[name][_head_range(at, at + stop - start)] = value
 
-    def stacked(blocks):
-        return blocks[0] if len(blocks) == 1 else xp.concat(blocks, axis=-3)
-
-    trace = {name: stacked(parts[name]) for name in PER_HEAD_FIELDS if name in keep and parts[name]}
     if need_all_heads:
-        concat = merge_heads(stacked(outputs))  # [..., n, h*d_v]
+        O = outputs[0] if len(outputs) == 1 else xp.concat(outputs, axis=-3)  # [..., h, n, d_v]
+        concat = merge_heads(O)  # [..., n, h*d_v]
         trace["concat"] = concat if "concat" in keep else None
         trace["output"] = concat @ weights.W_O if "output" in keep else None  # [..., n, d_model]
     trace["X"] = X if "X" in keep else None

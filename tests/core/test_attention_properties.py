@@ -131,3 +131,18 @@ def test_keeping_fewer_fields_or_heads_changes_no_number(problem, data):
             np.testing.assert_array_equal(value, getattr(full, name))
         else:
             np.testing.assert_array_equal(value, getattr(full, name)[..., shown, :, :])
+
+
+@settings(max_examples=20, deadline=None)
+@given(problem=problems())
+def test_computing_head_by_head_under_a_memory_budget_changes_no_number(problem):
+    import importlib
+    from unittest import mock
+
+    X, W, n_heads, _, mask = problem
+    whole = core.attention(X, W, n_heads, mask)
+    module = importlib.import_module("core.attention")
+    with mock.patch.object(module, "BLOCK_BYTES", 1):  # forces one head per block
+        blocked = core.attention(X, W, n_heads, mask)
+    for name in core.FIELDS:
+        np.testing.assert_array_equal(getattr(blocked, name), getattr(whole, name), err_msg=name)
