@@ -14,6 +14,7 @@ from core.masks import causal_mask, padding_mask
 from core.positional import positional_encoding
 from core.scalar import attention_scalar
 from core.softmax import softmax_rows
+from core.timing import time_side_by_side
 from core.tokens import MODES, tokenize
 from core.weights import Weights, init_weights
 
@@ -39,5 +40,6 @@ __all__ = [
     "softmax_rows",
     "split_heads",
     "to_numpy",
+    "time_side_by_side",
     "tokenize",
 ]

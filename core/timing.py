@@ -1,4 +1,6 @@
-"""Side-by-side timing: blocks of calls per implementation, the order reversed each round.
+"""Side-by-side timing (for bench/ and the app's timing tables), pure Python.
+
+Blocks of calls per implementation, the order reversed each round.
 
 Thread pools of NumPy's BLAS (and of other libraries) fight when calls alternate one by one, so each
 implementation runs a block of calls, then a short pause, then the next implementation.

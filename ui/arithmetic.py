@@ -1,0 +1,100 @@
+"""One query row written out with its real numbers: dot products, softmax, weighted sum.
+
+Pure functions from arrays to lines of Markdown, in the learner's language.
+"""
+
+import math
+
+import numpy as np
+
+from ui.i18n import t
+
+MAX_KEYS = 8  # keys written out in full; the rest are summarised
+MAX_COMPONENTS = 6  # components of o_i written out in full
+
+
+def num(value: float, decimals: int) -> str:
+    """A number as printed on the page, with a true minus sign."""
+    text = f"{value:.{decimals}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")  # no "−0.00"
+    return text.replace("-", "−")
+
+
+_SUB = str.maketrans("0123456789,", "₀₁₂₃₄₅₆₇₈₉,")
+
+
+def sub(*indices) -> str:
+    """Subscript digits: sub(4, 2) -> '₄,₂'."""
+    return ",".join(str(i) for i in indices).translate(_SUB)
+
+
+def factor(value: float, decimals: int) -> str:
+    """A number inside a product, in brackets when negative: (−0.50)."""
+    text = num(value, decimals)
+    return f"({text})" if text.startswith("−") else text
+
+
+def keys_to_show(weights_row: np.ndarray, chosen: int | None = None) -> list[int]:
+    """All keys for a short row; else the heaviest keys (and the chosen one), in order."""
+    n = len(weights_row)
+    if n <= MAX_KEYS:
+        return list(range(n))
+    heaviest = set(np.argsort(-weights_row, kind="stable")[: MAX_KEYS - 1].tolist())
+    if chosen is not None:
+        heaviest.add(int(chosen))
+    return sorted(heaviest)
+
+
+def dot_product_lines(q_i, K, keys, i: int, d_k: int, allowed_row, decimals: int, lang=None):
+    """s_ij = q_i . k_j as a sum of products, then divided by sqrt(d_k)."""
+    root = math.sqrt(d_k)
+    lines = []
+    for j in keys:
+        products = " + ".join(
+            f"{factor(a, decimals)}·{factor(b, decimals)}" for a, b in zip(q_i, K[j])
+        )
+        s = float(np.dot(q_i, K[j]))
+        line = (
+            f"s{sub(i, j)} = q{sub(i)}·k{sub(j)} = {products} = **{num(s, decimals)}**;"
+            f" ÷ √{d_k} → {num(s / root, decimals)}"
+        )
+        if not allowed_row[j]:
+            line += f" → −∞ ({t('focus_masked_key', lang, j=j)})"
+        lines.append(line)
+    return lines
+
+
+def softmax_lines(masked_row, weights_row, keys, decimals: int, lang=None):
+    """The row's max, each exponential, their sum, and each weight."""
+    allowed = np.isfinite(masked_row)
+    if not allowed.any():
+        return [t("focus_masked_key", lang, j="*")]
+    m = float(np.max(masked_row[allowed]))
+    exps = np.where(allowed, np.exp(np.where(allowed, masked_row, m) - m), 0.0)
+    total = float(exps.sum())
+    lines = [t("focus_max", lang, m=num(m, decimals + 2))]
+    for j in keys:
+        if allowed[j]:
+            lines.append(
+                f"j = {j}: exp({num(masked_row[j], decimals + 2)} − {num(m, decimals + 2)}) = "
+                f"{num(exps[j], decimals + 2)}; a{sub(j)} = {num(exps[j], decimals + 2)} ÷ "
+                f"{num(total, decimals + 2)} = **{num(weights_row[j], decimals + 2)}**"
+            )
+        else:
+            lines.append(t("focus_masked_key", lang, j=j))
+    lines.append(t("focus_sum", lang, total=num(total, decimals + 2)))
+    return lines
+
+
+def weighted_sum_lines(weights_row, V, keys, i: int, output_row, decimals: int, lang=None):
+    """o_i[c] = sum_j a_ij v_j[c] for the first few components c."""
+    lines = []
+    for c in range(min(V.shape[1], MAX_COMPONENTS)):
+        terms = " + ".join(
+            f"{num(weights_row[j], decimals)}·{factor(V[j, c], decimals)}" for j in keys
+        )
+        if len(keys) < len(weights_row):
+            terms += " + …"
+        lines.append(f"o{sub(i)}[{c}] = {terms} = **{num(output_row[c], decimals)}**")
+    return lines

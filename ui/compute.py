@@ -1,0 +1,148 @@
+"""Cached calls into core: one trace per distinct setting, shared by every session on the server."""
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import streamlit as st
+
+import core
+from ui.settings import MAX_TOKENS
+
+
+@dataclass(frozen=True)
+class SentenceTrace:
+    """Everything the pages draw for one sentence, on the host as NumPy."""
+
+    tokens: tuple
+    E: np.ndarray  # [n, d_model] token embeddings
+    PE: np.ndarray | None  # [n, d_model] positional encoding (None when off)
+    weights: core.Weights  # W_Q, W_K, W_V, W_O as NumPy
+    trace: core.AttentionTrace  # every intermediate, NumPy
+    mask: np.ndarray | None  # [n, n] True = allowed, None = no mask
+    d_k: int
+    d_v: int
+    backend: str
+
+    @property
+    def n(self) -> int:
+        return len(self.tokens)
+
+
+def _host_weights(W: core.Weights) -> core.Weights:
+    return core.Weights(**{name: core.to_numpy(M) for name, M in vars(W).items()})
+
+
+def _host_trace(trace: core.AttentionTrace) -> core.AttentionTrace:
+    return replace(trace, **{name: core.to_numpy(getattr(trace, name)) for name in core.FIELDS})
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def sentence_trace(
+    sentence: str,
+    mode: str,
+    d_model: int,
+    n_heads: int,
+    seed: int,
+    positional: bool,
+    causal: bool,
+    max_tokens: int,
+) -> SentenceTrace:
+    """Tokenize, embed, add PE, attend. Raises core.InputError for input the learner can fix."""
+    tokens = core.tokenize(sentence, mode, max_tokens=max_tokens)
+    config = core.AttentionConfig(
+        d_model=d_model, n_heads=n_heads, seed=seed, positional=positional
+    )
+    n = len(tokens)
+    E = core.embed(tokens, d_model, seed)  # [n, d_model]
+    PE = core.positional_encoding(n, d_model) if positional else None  # [n, d_model]
+    X = E if PE is None else E + PE  # [n, d_model]
+    W = core.init_weights(config)
+    mask = core.causal_mask(n) if causal else None
+    trace = core.attention(X, W, n_heads, mask)
+    return SentenceTrace(
+        tokens=tuple(tokens),
+        E=core.to_numpy(E),
+        PE=core.to_numpy(PE),
+        weights=_host_weights(W),
+        trace=_host_trace(trace),
+        mask=core.to_numpy(mask),
+        d_k=config.d_k,
+        d_v=config.d_v,
+        backend=core.backend().name,
+    )
+
+
+def trace_for(settings) -> SentenceTrace:
+    return sentence_trace(
+        settings.sentence,
+        settings.mode,
+        settings.d_model,
+        settings.n_heads,
+        settings.seed,
+        settings.positional,
+        settings.mask == "causal",
+        MAX_TOKENS,
+    )
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def loop_trace(
+    sentence: str,
+    mode: str,
+    d_model: int,
+    n_heads: int,
+    seed: int,
+    positional: bool,
+    causal: bool,
+    max_tokens: int,
+) -> core.AttentionTrace:
+    """The per-token loop over the same inputs as sentence_trace (for comparing the two)."""
+    data = sentence_trace(sentence, mode, d_model, n_heads, seed, positional, causal, max_tokens)
+    return _host_trace(core.attention_loop(data.trace.X, data.weights, n_heads, data.mask))
+
+
+def loop_for(settings) -> core.AttentionTrace:
+    return loop_trace(
+        settings.sentence,
+        settings.mode,
+        settings.d_model,
+        settings.n_heads,
+        settings.seed,
+        settings.positional,
+        settings.mask == "causal",
+        MAX_TOKENS,
+    )
+
+
+TIMING_NS = (4, 16, 64, 256)
+PYTHON_MAX_OPS = 3e6  # the pure-Python loop is skipped beyond this many multiply-adds
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def loop_vs_matrix_times(d_model: int, n_heads: int, ns=TIMING_NS) -> list[dict]:
+    """Best seconds per pass of matrix, per-token loop and pure Python at each n (NaN = skipped)."""
+    rows = []
+    config = core.AttentionConfig(d_model=d_model, n_heads=n_heads)
+    W = core.init_weights(config)
+    W_lists = [core.to_numpy(M).tolist() for M in vars(W).values()]
+    for n in ns:
+        X = core.embed([f"t{i}" for i in range(n)], d_model) + core.positional_encoding(n, d_model)
+        impls = {
+            "matrix": lambda X=X: core.attention(X, W, n_heads, keep={"output"}),
+            "loop": lambda X=X: core.attention_loop(X, W, n_heads),
+        }
+        ops = n * d_model * d_model * 4 + 2 * n * n * d_model
+        if ops <= PYTHON_MAX_OPS:
+            X_list = core.to_numpy(X).tolist()
+            impls["python"] = lambda X_list=X_list: core.attention_scalar(X_list, *W_lists, n_heads)
+        times = core.time_side_by_side(impls, rounds=2, block=2 if n <= 64 else 1, pause=0.0)
+        rows.append(
+            {
+                "n": n,
+                **{
+                    name: times.get(name, {"best": float("nan")})["best"]
+                    for name in ("matrix", "loop", "python")
+                },
+            }
+        )
+    return rows

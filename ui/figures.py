@@ -1,0 +1,197 @@
+"""Plotly figure builders: pure functions from arrays and labels to go.Figure (no Streamlit)."""
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.escape import plotly_text
+
+SIGNED_SCALE = "RdBu_r"  # diverging, centred on 0: scores, projections, any signed matrix
+WEIGHT_SCALE = "Viridis"  # sequential, colour-blind safe: weights in [0, 1]
+MASKED_GREY = "#c8c8c8"
+MAX_SIDE = 160  # larger matrices are block-averaged down to at most this many cells a side
+MAX_TEXT_CELLS = 24  # print values in cells only when both sides are at most this
+COLOURS = {"Q": "#1f77b4", "K": "#ff7f0e", "V": "#2ca02c", "O": "#9467bd"}  # one hue per role
+
+
+def block_mean(M: np.ndarray, max_side: int = MAX_SIDE) -> tuple[np.ndarray, int, int]:
+    """M averaged over blocks so neither side exceeds max_side; NaN cells are ignored.
+
+    Returns (reduced matrix, row block size, column block size).
+    """
+    rows, cols = M.shape
+    br, bc = math.ceil(rows / max_side), math.ceil(cols / max_side)
+    if br == 1 and bc == 1:
+        return M, 1, 1
+    pad = np.full((math.ceil(rows / br) * br, math.ceil(cols / bc) * bc), np.nan)
+    pad[:rows, :cols] = M
+    blocks = pad.reshape(pad.shape[0] // br, br, pad.shape[1] // bc, bc)
+    with np.errstate(invalid="ignore"):
+        counts = np.sum(~np.isnan(blocks), axis=(1, 3))
+        sums = np.nansum(blocks, axis=(1, 3))
+        reduced = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    return reduced, br, bc
+
+
+def _format(values: np.ndarray, decimals: int) -> np.ndarray:
+    return np.vectorize(lambda v: f"{v:.{decimals}f}".replace("-", "−"), otypes=[object])(values)
+
+
+def heatmap(
+    M,
+    row_labels,
+    col_labels,
+    *,
+    title: str = "",
+    scale: str = "signed",
+    decimals: int = 2,
+    forbidden=None,
+    forbidden_text: str = "−∞",
+    row_title: str = "",
+    col_title: str = "",
+    focus_row: int | None = None,
+    focus_col: int | None = None,
+    row_notes=None,
+    downsample_note: str = "",
+) -> go.Figure:
+    """A labelled heatmap: rows top to bottom in order, positions on the axes, tokens as tick text.
+
+    ``scale`` "signed" is diverging around 0, "weights" is sequential on [0, 1].
+    ``forbidden`` (bool, True = masked) cells are drawn grey with ``forbidden_text``.
+    Matrices larger than MAX_SIDE are block-averaged (hover says so) to keep the payload small.
+    """
+    M = np.asarray(M, dtype=np.float64)
+    rows, cols = M.shape
+    hidden = np.zeros_like(M, dtype=bool) if forbidden is None else np.asarray(forbidden, bool)
+    hidden = np.broadcast_to(hidden, M.shape)
+    shown = np.where(hidden | ~np.isfinite(M), np.nan, M)
+    reduced, br, bc = block_mean(shown)
+    small = br == 1 and bc == 1
+    with_text = small and rows <= MAX_TEXT_CELLS and cols <= MAX_TEXT_CELLS
+
+    if scale == "weights":
+        colour = {"colorscale": WEIGHT_SCALE, "zmin": 0.0, "zmax": 1.0}
+    else:
+        bound = float(np.nanmax(np.abs(reduced))) if np.isfinite(reduced).any() else 1.0
+        colour = {"colorscale": SIGNED_SCALE, "zmid": 0.0, "zmin": -bound, "zmax": bound}
+
+    y = np.arange(reduced.shape[0])
+    x = np.arange(reduced.shape[1])
+    trace = go.Heatmap(
+        z=reduced.astype(np.float32),
+        x=x,
+        y=y,
+        xgap=1 if with_text else 0,
+        ygap=1 if with_text else 0,
+        colorbar={"thickness": 12},
+        **colour,
+    )
+    if with_text:
+        trace.text = _format(M, decimals)
+        trace.texttemplate = "%{text}"
+        trace.hovertemplate = "%{y} → %{x}: %{z:.6f}<extra></extra>"
+    else:
+        trace.hovertemplate = "rows %{y} · cols %{x}: %{z:.4f}<extra></extra>"
+    fig = go.Figure(trace)
+
+    if small and hidden.any():  # masked cells: grey, with their symbolic value written in
+        grey = np.where(hidden, 1.0, np.nan).astype(np.float32)
+        masked = go.Heatmap(
+            z=grey,
+            x=x,
+            y=y,
+            colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]],
+            showscale=False,
+            xgap=1 if with_text else 0,
+            ygap=1 if with_text else 0,
+            hoverinfo="skip",
+        )
+        if with_text:
+            masked.text = np.where(hidden, forbidden_text, "").astype(object)
+            masked.texttemplate = "%{text}"
+            masked.textfont = {"color": "#555555"}
+        fig.add_trace(masked)
+
+    def axis(labels, count, block, title_text):
+        if block == 1 and labels is not None and count <= 64:
+            return {
+                "tickmode": "array",
+                "tickvals": list(range(count)),
+                "ticktext": [plotly_text(label) for label in labels],
+                "title": title_text,
+            }
+        step = max(1, count // 8)
+        ticks = list(range(0, count, step))
+        return {
+            "tickmode": "array",
+            "tickvals": ticks,
+            "ticktext": [str(t * block) for t in ticks],
+            "title": title_text,
+        }
+
+    fig.update_layout(
+        title={"text": plotly_text(title), "x": 0, "font": {"size": 15}},
+        xaxis={
+            **axis(col_labels, reduced.shape[1], bc, col_title),
+            "side": "bottom",
+            "constrain": "domain",
+        },
+        yaxis={**axis(row_labels, reduced.shape[0], br, row_title), "autorange": "reversed"},
+        plot_bgcolor="white",
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        height=int(min(640, max(220, 60 + 30 * reduced.shape[0]))) if small else 560,
+    )
+    if not small and downsample_note:
+        fig.add_annotation(
+            text=plotly_text(downsample_note),
+            xref="paper",
+            yref="paper",
+            x=0,
+            y=1.0,
+            yanchor="bottom",
+            showarrow=False,
+            font={"size": 11},
+        )
+    for index, axis_name in ((focus_row, "row"), (focus_col, "col")):
+        if index is None or not small:
+            continue
+        box = {
+            "type": "rect",
+            "line": {"color": "#111111", "width": 2.5},
+            "fillcolor": "rgba(0,0,0,0)",
+        }
+        if axis_name == "row":
+            fig.add_shape(**box, x0=-0.5, x1=cols - 0.5, y0=index - 0.5, y1=index + 0.5)
+        else:
+            fig.add_shape(**box, x0=index - 0.5, x1=index + 0.5, y0=-0.5, y1=rows - 0.5)
+    if row_notes is not None and small:
+        for i, note in enumerate(row_notes):
+            fig.add_annotation(
+                text=plotly_text(note),
+                x=cols - 0.5,
+                y=i,
+                xanchor="left",
+                showarrow=False,
+                xshift=6,
+                font={"size": 11, "color": "#444444"},
+            )
+        fig.update_layout(margin={"r": 70})
+    return fig
+
+
+def line_chart(xs, series: dict, *, title: str, x_title: str, y_title: str, log: bool = True):
+    """Lines over xs, one per named series (log-log by default)."""
+    fig = go.Figure()
+    for name, ys in series.items():
+        fig.add_trace(
+            go.Scatter(x=list(xs), y=list(ys), mode="lines+markers", name=plotly_text(name))
+        )
+    fig.update_layout(
+        title={"text": plotly_text(title), "x": 0},
+        height=380,
+        xaxis={"title": x_title, "type": "log" if log else "linear"},
+        yaxis={"title": y_title, "type": "log" if log else "linear"},
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+    )
+    return fig

@@ -1,0 +1,338 @@
+"""Every visible string in English and Chinese, and the learner-facing text of each InputError."""
+
+import streamlit as st
+
+LANGS = ("en", "zh")
+LANG_NAMES = {"en": "English", "zh": "中文"}
+DEFAULT_SENTENCE = {"en": "the movie was really good", "zh": "这 部 电影 很 好看"}
+
+# key -> (English, 中文). Templates use str.format fields.
+STRINGS = {
+    # app shell and sidebar
+    "app_title": ("Self-Attention, Step by Step", "自注意力，一步一步"),
+    "sidebar_input": ("Your sentence", "你的句子"),
+    "sentence": ("Sentence", "句子"),
+    "sentence_help": (
+        "Words separated by spaces become tokens. Without spaces, Chinese is split into words.",
+        "用空格分隔的词就是 token；没有空格时，中文会被自动分词。",
+    ),
+    "language": ("Language / 语言", "语言 / Language"),
+    "tokenizer": ("Tokenizer", "分词方式"),
+    "mode_auto": ("auto (spaces, else words)", "自动（有空格按空格，否则分词）"),
+    "mode_space": ("split on spaces", "按空格"),
+    "mode_char": ("one token per character", "每个字一个 token"),
+    "mode_jieba": ("Chinese words (jieba)", "中文分词（jieba）"),
+    "sidebar_model": ("The layer", "注意力层"),
+    "d_model": ("d_model (width of each token vector)", "d_model（每个 token 向量的维度）"),
+    "n_heads": ("heads", "头数"),
+    "seed": ("random seed", "随机种子"),
+    "positional": ("add positional encoding", "加入位置编码"),
+    "mask": ("mask", "掩码"),
+    "mask_none": ("none (every token sees every token)", "无（每个 token 看得到全部）"),
+    "mask_causal": ("causal (no peeking ahead)", "因果（不能看后面的词）"),
+    "decimals": ("decimals shown", "显示的小数位"),
+    "presentation": ("large text for a projector", "投影用大字号"),
+    "share_hint": (
+        "The address bar holds these settings: copy it to share this exact view.",
+        "地址栏里保存了这些设置：复制链接即可分享完全相同的视图。",
+    ),
+    "backend_note": ("Computed with {backend}", "计算后端：{backend}"),
+    "random_weights_note": (
+        "Embeddings and weights are random (seeded): the patterns mean nothing yet, "
+        "but every step of the arithmetic is exact.",
+        "词向量和权重都是（固定种子的）随机数：图案本身还没有含义，但每一步计算都是精确的。",
+    ),
+    # pages
+    "page_walkthrough": ("Walkthrough", "逐步演示"),
+    "page_loop": ("Loop vs matrix", "循环 vs 矩阵"),
+    "page_hand": ("Hand check", "手算核对"),
+    # axis titles and labels
+    "axis_query": ("query (row i)", "查询 Query（第 i 行）"),
+    "axis_key": ("key (column j)", "键 Key（第 j 列）"),
+    "axis_token": ("token", "token"),
+    "axis_dim": ("dimension", "维度"),
+    "downsampled": (
+        "{n}×{n} shown as {m}×{m} blocks (block means); hover shows the block.",
+        "{n}×{n} 矩阵按块平均后显示为 {m}×{m}；悬停查看该块。",
+    ),
+    "masked_cell": ("masked", "被遮住"),
+    # walkthrough
+    "pipeline": ("Pipeline", "计算流程"),
+    "previous": ("◀ Previous", "◀ 上一步"),
+    "next": ("Next ▶", "下一步 ▶"),
+    "step_of": ("Step {i} of {n}", "第 {i} 步，共 {n} 步"),
+    "head": ("head", "头"),
+    "focus": ("focus token (query row)", "聚焦的 token（查询行）"),
+    "focus_key": ("key to expand", "展开的键"),
+    "tokens_line": ("{n} tokens", "{n} 个 token"),
+    "shape": ("Shapes", "形状"),
+    "what_to_notice": ("What to notice", "看点"),
+    "row_sums": ("row sums", "行和"),
+    "show_weights": ("The weight matrices", "权重矩阵"),
+    "focus_title": ("Row {i} (“{token}”) worked out", "第 {i} 行（“{token}”）的计算过程"),
+    "too_big_for_text": (
+        "n = {n}: too many cells to print; hover the heatmap for values.",
+        "n = {n}：格子太多，不逐个打印数值；把鼠标移到热力图上查看。",
+    ),
+    # step names (pipeline strip)
+    "step_tokens": ("X", "X"),
+    "step_pe": ("PE", "PE"),
+    "step_x_pe": ("X + PE", "X + PE"),
+    "step_qkv": ("Q, K, V", "Q, K, V"),
+    "step_scores": ("QKᵀ", "QKᵀ"),
+    "step_scaled": ("÷√d_k", "÷√d_k"),
+    "step_mask": ("mask", "掩码"),
+    "step_softmax": ("softmax", "softmax"),
+    "step_av": ("AV", "AV"),
+    "step_heads": ("concat · W_O", "拼接 · W_O"),
+    # step titles
+    "title_tokens": ("1. Tokens become vectors: the matrix X", "1. token 变成向量：矩阵 X"),
+    "title_pe": ("2. Positional encoding PE", "2. 位置编码 PE"),
+    "title_x_pe": ("3. Adding positions: X + PE", "3. 加上位置：X + PE"),
+    "title_qkv": ("4. Three projections: Q, K, V", "4. 三个投影：Q、K、V"),
+    "title_scores": ("5. Scores S = QKᵀ", "5. 分数 S = QKᵀ"),
+    "title_scaled": ("6. Scaling: S / √d_k", "6. 缩放：S / √d_k"),
+    "title_mask": ("7. Masking", "7. 掩码"),
+    "title_softmax": (
+        "8. Softmax by row: the attention weights A",
+        "8. 按行 softmax：注意力权重 A",
+    ),
+    "title_av": ("9. Weighted sum of values: O = AV", "9. 对 V 加权求和：O = AV"),
+    "title_heads": ("10. Heads side by side, then W_O", "10. 拼接各头，再乘 W_O"),
+    # step explanations
+    "explain_tokens": (
+        "Each token gets a row vector of length d_model. Stacking the rows gives X: row i is "
+        "token i, so the order of the rows is the order of the sentence. Every later step works "
+        "on all rows at once.",
+        "每个 token 对应一个长度为 d_model 的行向量。把这些行叠起来就是 X：第 i 行就是第 i 个 "
+        "token，行的先后就是句子里的先后。后面每一步都同时处理所有行。",
+    ),
+    "explain_pe": (
+        "Attention by itself compares tokens without knowing where they stand. PE gives every "
+        "position its own pattern of sines (even columns) and cosines (odd columns) at different "
+        "frequencies: the left columns change quickly along the sentence, the right ones slowly.",
+        "注意力本身只比较 token，不知道它们在第几个位置。PE 给每个位置一组不同频率的正弦（偶数列）"
+        "和余弦（奇数列）：左边的列随位置变化快，右边的列变化慢。",
+    ),
+    "explain_pe_off": (
+        "Positional encoding is switched off in the sidebar, so X is just the token vectors. "
+        "Turn it on to see PE here.",
+        "侧边栏里关闭了位置编码，所以 X 就是 token 向量本身。打开它就能在这里看到 PE。",
+    ),
+    "explain_x_pe": (
+        "The position pattern is added element by element to the token vectors. The same word at "
+        "two positions now has two different rows, so order can change the result.",
+        "位置编码逐元素加到 token 向量上。同一个词出现在两个位置时，现在对应两行不同的向量，"
+        "所以词序会影响结果。",
+    ),
+    "explain_qkv": (
+        "Three weight matrices turn every row of X into a query (what this token is looking for), "
+        "a key (what it offers to be found by) and a value (what it passes on). One matrix product "
+        "does all n tokens at once, with the same weights for every position.",
+        "三个权重矩阵把 X 的每一行变成查询 Query（这个 token 在找什么）、键 Key（它能被什么找到）"
+        "和值 Value（它要传递的信息）。一次矩阵乘法同时处理全部 n 个 token，所有位置共用同一组权重。",
+    ),
+    "explain_scores": (
+        "Entry (i, j) is the dot product q_i · k_j: how well query i matches key j. K is "
+        "transposed so that every query meets every key, giving an n × n table: rows ask, "
+        "columns answer. Scores can be any sign; they are not probabilities yet.",
+        "第 (i, j) 格是点积 q_i · k_j：查询 i 与键 j 有多匹配。K 要转置，才能让每个查询和每个键"
+        "都相乘，得到 n × n 的表：行是提问者，列是被问者。分数可正可负，还不是概率。",
+    ),
+    "explain_scaled": (
+        "A dot product of d_k terms grows with d_k: for random vectors its variance is about "
+        "d_k. Dividing by √d_k brings the spread back to about 1, so the softmax does not "
+        "saturate into a single 1 and tiny gradients.",
+        "d_k 个乘积相加，点积会随 d_k 变大：随机向量的点积方差约为 d_k。除以 √d_k 把方差拉回约 1，"
+        "softmax 就不会饱和成一个 1 加一堆 0，梯度也不会消失。",
+    ),
+    "explain_mask_causal": (
+        "With a causal mask, query i may only look at keys j ≤ i: the cells above the diagonal "
+        "are set to −∞ before the softmax, so they will get weight exactly 0.",
+        "因果掩码下，查询 i 只能看键 j ≤ i：对角线以上的格子在 softmax 之前被设成 −∞，"
+        "之后的权重恰好是 0。",
+    ),
+    "explain_mask_none": (
+        "No mask is selected, so every query may look at every key and this matrix equals the "
+        "scaled scores. Choose the causal mask in the sidebar to hide future tokens.",
+        "当前没有掩码，每个查询都能看所有键，这个矩阵与缩放后的分数相同。在侧边栏选择因果掩码，"
+        "就能遮住后面的词。",
+    ),
+    "explain_softmax": (
+        "Softmax runs along each row: e^(s_ij − max) divided by the row's sum. Every weight is "
+        "between 0 and 1 and each row sums to 1, so row i says how query i splits its attention "
+        "over the keys. Masked cells get exactly 0.",
+        "softmax 按行进行：e^(s_ij − 该行最大值) 再除以该行之和。每个权重在 0 和 1 之间，每行之和"
+        "为 1，所以第 i 行表示查询 i 如何把注意力分配给各个键。被遮住的格子权重正好是 0。",
+    ),
+    "explain_av": (
+        "Output row i is a weighted average of the value rows: o_i = Σ_j a_ij v_j. A token that "
+        "puts most of its weight on one key mostly copies that key's value.",
+        "输出的第 i 行是各个值向量的加权平均：o_i = Σ_j a_ij v_j。如果一个 token 把大部分权重给了"
+        "某个键，它的输出就主要来自那个键的值。",
+    ),
+    "explain_heads": (
+        "Each head does steps 4-9 with its own slice of W_Q, W_K, W_V, so heads can look for "
+        "different things. Their outputs are placed side by side (head 0 first) and multiplied "
+        "by W_O, which mixes the heads back into one d_model-wide row per token.",
+        "每个头用各自那一段 W_Q、W_K、W_V 完成第 4-9 步，所以不同的头可以关注不同的关系。"
+        "各头的输出按顺序（头 0 在前）并排拼接，再乘 W_O，把各头的信息混合回每个 token 一行、"
+        "宽度为 d_model 的输出。",
+    ),
+    # focus arithmetic
+    "focus_dot": (
+        "Scores of row {i}: q_{i} · k_j, a sum of products",
+        "第 {i} 行的分数：q_{i} · k_j，逐项相乘再相加",
+    ),
+    "focus_softmax": ("Softmax of row {i}", "第 {i} 行的 softmax"),
+    "focus_max": ("largest allowed score m = {m}", "允许位置中的最大分数 m = {m}"),
+    "focus_sum": ("sum of the exponentials = {total}", "指数之和 = {total}"),
+    "focus_output": (
+        "Output row {i}: o_{i} = Σ_j a_{i}j v_j",
+        "第 {i} 个输出：o_{i} = Σ_j a_{i}j v_j",
+    ),
+    "focus_masked_key": ("key {j} is masked: weight 0", "键 {j} 被遮住：权重为 0"),
+    "focus_more": ("… and {k} more keys (choose a key above)", "……还有 {k} 个键（可在上方选择）"),
+    # loop vs matrix
+    "loop_title": (
+        "The same numbers, one token at a time or all at once",
+        "同样的结果：逐个 token 计算，或一次算完",
+    ),
+    "loop_intro": (
+        "The loop computes output_i = Σ_j a_ij v_j for one query token after another. The matrix "
+        "form computes every row in one product. They agree to the last digits; only the speed "
+        "differs.",
+        "循环写法一个接一个地计算每个查询 token 的 output_i = Σ_j a_ij v_j；矩阵写法一次乘法算出"
+        "所有行。两者结果一致（只差舍入误差），区别只在速度。",
+    ),
+    "loop_rows_done": ("rows computed by the loop so far", "循环已经算完的行数"),
+    "loop_panel": ("Loop, after {k} of {n} tokens", "循环：已算 {k} / {n} 个 token"),
+    "matrix_panel": ("Matrix: O = AV, all rows at once", "矩阵：O = AV，一次算完所有行"),
+    "max_diff": (
+        "largest |loop − matrix| over all entries: {diff}",
+        "循环与矩阵所有元素的最大差 |loop − matrix|：{diff}",
+    ),
+    "timing_title": ("Measured times", "实测时间"),
+    "timing_intro": (
+        "Times of one full attention pass at this d_model and head count, measured on this "
+        "server just now (best of several runs).",
+        "在当前 d_model 和头数下，完整计算一次注意力的时间，刚刚在本服务器上测得（取多次中最快）。",
+    ),
+    "timing_measure": ("Measure", "开始测量"),
+    "col_n": ("n (tokens)", "n（token 数）"),
+    "col_matrix": ("matrix", "矩阵"),
+    "col_loop": ("per-token loop", "逐 token 循环"),
+    "col_python": ("pure Python", "纯 Python"),
+    "col_speedup_loop": ("loop ÷ matrix", "循环 ÷ 矩阵"),
+    "col_speedup_python": ("Python ÷ matrix", "Python ÷ 矩阵"),
+    "time_axis": ("seconds per pass", "每次计算的秒数"),
+    # hand check
+    "hand_title": ("Check it by hand: three tokens", "手算核对：三个 token"),
+    "hand_intro": (
+        "A small example with whole numbers, one head and no positional encoding. Edit any cell, "
+        "follow the worksheet with pen and paper, then type your answer for one row.",
+        "一个只有整数的小例子：一个头、不加位置编码。可以修改任意格子，用纸笔跟着计算单一步步算，"
+        "然后输入你算出的某一行。",
+    ),
+    "hand_d_model": ("d_model", "d_model"),
+    "hand_reset": ("Reset the matrices", "恢复默认矩阵"),
+    "hand_inputs": ("The inputs (editable)", "输入（可编辑）"),
+    "worksheet": ("Worksheet", "计算单"),
+    "your_answer": ("Your answer", "你的答案"),
+    "answer_which": ("which row", "哪一行"),
+    "answer_matrix": ("matrix", "矩阵"),
+    "answer_A": ("a row of A (weights)", "A 的一行（权重）"),
+    "answer_O": ("a row of O (output)", "O 的一行（输出）"),
+    "answer_input": (
+        "{k} numbers separated by spaces or commas",
+        "{k} 个数，用空格或逗号分隔",
+    ),
+    "answer_ok": (
+        "All {k} entries are right (within {tol}).",
+        "全部 {k} 个数都对（误差在 {tol} 以内）。",
+    ),
+    "answer_off": (
+        "entry {j}: you wrote {typed}, the answer is {expected} (off by {diff})",
+        "第 {j} 个：你写的是 {typed}，正确答案是 {expected}（差 {diff}）",
+    ),
+    "answer_wrong": ("{bad} of {k} entries are off:", "{k} 个数中有 {bad} 个不对："),
+    "answer_count": ("Expected {k} numbers, got {got}.", "需要 {k} 个数，你输入了 {got} 个。"),
+    "answer_nan": ("“{text}” is not a number.", "“{text}” 不是一个数。"),
+    "download_md": ("Download worksheet (Markdown)", "下载计算单（Markdown）"),
+    "download_csv": ("Download matrices (CSV)", "下载矩阵（CSV）"),
+    "cell_not_number": (
+        "{matrix}, row {row}, column {col}: “{text}” is not a number. The rest of the page uses "
+        "the last valid matrices.",
+        "{matrix} 第 {row} 行第 {col} 列：“{text}” 不是一个数。页面其余部分沿用上一次有效的矩阵。",
+    ),
+    "cell_not_finite": (
+        "{matrix}, row {row}, column {col}: {text} is not a finite number.",
+        "{matrix} 第 {row} 行第 {col} 列：{text} 不是有限的数。",
+    ),
+    "ws_step_q": ("Q = X W_Q", "Q = X W_Q"),
+    "ws_scores": ("S = Q Kᵀ, entry by entry", "S = Q Kᵀ，逐格计算"),
+    "ws_scaled": ("Divide by √d_k = √{d_k} = {root}", "除以 √d_k = √{d_k} = {root}"),
+    "ws_softmax": ("Softmax of each row", "每行做 softmax"),
+    "ws_output": ("O = A V, row by row", "O = A V，逐行计算"),
+    "ws_header": ("Self-attention worksheet (n = 3)", "自注意力计算单（n = 3）"),
+}
+
+# InputError code -> (English, 中文) template over the error's params
+ERRORS = {
+    "empty_sentence": (
+        "The sentence is empty: type at least one word.",
+        "句子是空的：请至少输入一个词。",
+    ),
+    "too_many_tokens": (
+        "The sentence has {n} tokens; this page shows at most {limit}. Shorten it, or keep the "
+        "first {limit} tokens.",
+        "这个句子有 {n} 个 token，本页最多显示 {limit} 个。请缩短句子，或只保留前 {limit} 个。",
+    ),
+    "unknown_mode": ("Unknown tokenizer mode {mode!r}.", "未知的分词方式 {mode!r}。"),
+    "non_positive": (
+        "{name} must be a positive whole number, not {value}.",
+        "{name} 必须是正整数，而不是 {value}。",
+    ),
+    "heads_do_not_divide": (
+        "d_model = {d_model} cannot be split evenly into {n_heads} heads. Pick a head count that "
+        "divides d_model.",
+        "d_model = {d_model} 不能平均分给 {n_heads} 个头。请选择能整除 d_model 的头数。",
+    ),
+    "non_finite": (
+        "{name} contains {value}, which is not a finite number.",
+        "{name} 中有 {value}，它不是有限的数。",
+    ),
+    "shape_mismatch": (
+        "{left} @ {right}: inner dimensions {inner_left} and {inner_right} differ. Did you forget "
+        "a transpose?",
+        "{left} @ {right}：内侧维度 {inner_left} 和 {inner_right} 不相等。是不是忘了转置？",
+    ),
+    "bad_shape": (
+        "{name} should have shape {expected}, not {actual}.",
+        "{name} 的形状应为 {expected}，而不是 {actual}。",
+    ),
+    "bad_dtype": ("Unsupported number type {dtype!r}.", "不支持的数值类型 {dtype!r}。"),
+    "model_missing": (
+        "The model package {package!r} is not installed: {hint}",
+        "没有安装模型包 {package!r}：{hint}",
+    ),
+}
+
+
+def current_lang() -> str:
+    lang = st.session_state.get("lang")
+    return lang if lang in LANGS else "en"
+
+
+def t(key: str, lang: str | None = None, **params) -> str:
+    """The string ``key`` in ``lang`` (default: the session's language), formatted with params."""
+    text = STRINGS[key][LANGS.index(lang or current_lang())]
+    return text.format(**params) if params else text
+
+
+def error_text(error, lang: str | None = None) -> str:
+    """The learner-facing message of an InputError in ``lang``."""
+    template = ERRORS.get(error.code)
+    if template is None:
+        return str(error)
+    return template[LANGS.index(lang or current_lang())].format(**error.params)

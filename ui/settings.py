@@ -1,0 +1,109 @@
+"""The shared sidebar: every setting lives in the URL so a shared link reproduces the view."""
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from ui.i18n import DEFAULT_SENTENCE, LANG_NAMES, LANGS, t
+
+MODES = ("auto", "space", "char", "jieba")
+D_MODELS = (2, 4, 6, 8, 12, 16, 32, 64, 128, 256, 512)
+N_HEADS = (1, 2, 3, 4, 8)
+MASKS = ("none", "causal")
+MAX_TOKENS = 512
+
+
+@dataclass(frozen=True)
+class Settings:
+    sentence: str
+    lang: str
+    mode: str
+    d_model: int
+    n_heads: int
+    seed: int
+    positional: bool
+    mask: str
+    decimals: int
+    presentation: bool
+
+
+def browser_lang() -> str:
+    """zh when the browser prefers Chinese, else en."""
+    try:
+        locale = st.context.locale or ""
+    except Exception:  # no browser (AppTest) or an older Streamlit
+        locale = ""
+    return "zh" if locale.lower().startswith("zh") else "en"
+
+
+def coded_choice(key: str, codes, default: str) -> None:
+    """Start st.session_state[key] from the URL's short code (?mask=causal) when it is valid.
+
+    Streamlit's own binding writes a choice widget's display label into the URL; these choices
+    keep short, language-independent codes there instead (see ``keep_in_url``).
+    """
+    if key not in st.session_state:
+        code = st.query_params.get(key)
+        st.session_state[key] = code if code in codes else default
+
+
+def keep_in_url(key: str, value: str, default: str) -> None:
+    """Write a coded choice to the URL, leaving it out when it is the default."""
+    if value == default:
+        if key in st.query_params:
+            del st.query_params[key]
+    elif st.query_params.get(key) != value:
+        st.query_params[key] = value
+
+
+def sidebar() -> Settings:
+    """Draw the sidebar widgets (bound to the URL) and return the current settings."""
+    bind = {"bind": "query-params"}
+    with st.sidebar:
+        default_lang = browser_lang()
+        coded_choice("lang", LANGS, default_lang)
+        lang = st.segmented_control(
+            "Language / 语言", LANGS, key="lang", format_func=LANG_NAMES.get, required=True
+        )
+        keep_in_url("lang", lang, default_lang)
+        st.subheader(t("sidebar_input"))
+        sentence = st.text_input(
+            t("sentence"),
+            value=DEFAULT_SENTENCE[lang],
+            key="sentence",
+            help=t("sentence_help"),
+            **bind,
+        )
+        coded_choice("mode", MODES, "auto")
+        mode = st.selectbox(t("tokenizer"), MODES, key="mode", format_func=lambda m: t(f"mode_{m}"))
+        keep_in_url("mode", mode, "auto")
+        st.subheader(t("sidebar_model"))
+        d_model = st.selectbox(
+            t("d_model"), D_MODELS, index=D_MODELS.index(8), key="d_model", **bind
+        )
+        n_heads = st.selectbox(t("n_heads"), N_HEADS, index=1, key="n_heads", **bind)
+        seed = st.number_input(t("seed"), 0, 9999, 0, step=1, key="seed", **bind)
+        positional = st.toggle(t("positional"), value=True, key="pe", **bind)
+        coded_choice("mask", MASKS, "none")
+        mask = st.radio(t("mask"), MASKS, key="mask", format_func=lambda m: t(f"mask_{m}"))
+        keep_in_url("mask", mask, "none")
+        decimals = st.slider(t("decimals"), 0, 4, 2, key="decimals", **bind)
+        presentation = st.toggle(t("presentation"), value=False, key="big", **bind)
+        st.caption(t("share_hint"))
+    return Settings(
+        sentence=sentence or "",
+        lang=lang,
+        mode=mode,
+        d_model=int(d_model),
+        n_heads=int(n_heads),
+        seed=int(seed),
+        positional=bool(positional),
+        mask=mask,
+        decimals=int(decimals),
+        presentation=bool(presentation),
+    )
+
+
+def current() -> Settings:
+    """The settings drawn by app.py in this run."""
+    return st.session_state["_settings"]

@@ -1,0 +1,20 @@
+"""Page styling: a compact layout, and a larger-text mode for projectors."""
+
+import streamlit as st
+
+BASE_CSS = """
+<style>
+.block-container {padding-top: 3.2rem; padding-bottom: 2rem; max-width: 1400px;}
+[data-testid="stSidebar"] h3 {margin-top: 0.6rem;}
+</style>
+"""
+PRESENTATION_CSS = """
+<style>
+html, body, [data-testid="stAppViewContainer"] {font-size: 21px;}
+.stMarkdown p, .stMarkdown li, .stCaption {font-size: 1.15rem !important;}
+</style>
+"""
+
+
+def apply_style(presentation: bool) -> None:
+    st.html(BASE_CSS + (PRESENTATION_CSS if presentation else ""))
