@@ -12,7 +12,7 @@ HERE = Path(__file__).parent
 
 st.set_page_config(
     page_title="Self-Attention, Step by Step · 自注意力",
-    page_icon=":material/grid_view:",
+    page_icon=str(HERE / "assets" / "icon.png"),
     layout="wide",
 )
 settings = sidebar()

@@ -36,15 +36,14 @@ def browser_lang() -> str:
     return "zh" if locale.lower().startswith("zh") else "en"
 
 
-def coded_choice(key: str, codes, default: str) -> None:
-    """Start st.session_state[key] from the URL's short code (?mask=causal) when it is valid.
+def coded_choice(key: str, codes, default: str) -> str:
+    """The URL's short code for this choice (?mask=causal) when it is valid, else ``default``.
 
     Streamlit's own binding writes a choice widget's display label into the URL; these choices
     keep short, language-independent codes there instead (see ``keep_in_url``).
     """
-    if key not in st.session_state:
-        code = st.query_params.get(key)
-        st.session_state[key] = code if code in codes else default
+    code = st.query_params.get(key)
+    return code if code in codes else default
 
 
 def keep_in_url(key: str, value: str, default: str) -> None:
@@ -61,9 +60,16 @@ def sidebar() -> Settings:
     bind = {"bind": "query-params"}
     with st.sidebar:
         default_lang = browser_lang()
-        coded_choice("lang", LANGS, default_lang)
-        lang = st.segmented_control(
-            "Language / 语言", LANGS, key="lang", format_func=LANG_NAMES.get, required=True
+        lang = (
+            st.segmented_control(
+                "Language / 语言",
+                LANGS,
+                key="lang",
+                format_func=LANG_NAMES.get,
+                required=True,
+                default=coded_choice("lang", LANGS, default_lang),
+            )
+            or default_lang
         )
         keep_in_url("lang", lang, default_lang)
         st.subheader(t("sidebar_input"))
@@ -74,8 +80,13 @@ def sidebar() -> Settings:
             help=t("sentence_help"),
             **bind,
         )
-        coded_choice("mode", MODES, "auto")
-        mode = st.selectbox(t("tokenizer"), MODES, key="mode", format_func=lambda m: t(f"mode_{m}"))
+        mode = st.selectbox(
+            t("tokenizer"),
+            MODES,
+            key="mode",
+            format_func=lambda m: t(f"mode_{m}"),
+            index=MODES.index(coded_choice("mode", MODES, "auto")),
+        )
         keep_in_url("mode", mode, "auto")
         st.subheader(t("sidebar_model"))
         d_model = st.selectbox(
@@ -84,8 +95,13 @@ def sidebar() -> Settings:
         n_heads = st.selectbox(t("n_heads"), N_HEADS, index=1, key="n_heads", **bind)
         seed = st.number_input(t("seed"), 0, 9999, 0, step=1, key="seed", **bind)
         positional = st.toggle(t("positional"), value=True, key="pe", **bind)
-        coded_choice("mask", MASKS, "none")
-        mask = st.radio(t("mask"), MASKS, key="mask", format_func=lambda m: t(f"mask_{m}"))
+        mask = st.radio(
+            t("mask"),
+            MASKS,
+            key="mask",
+            format_func=lambda m: t(f"mask_{m}"),
+            index=MASKS.index(coded_choice("mask", MASKS, "none")),
+        )
         keep_in_url("mask", mask, "none")
         decimals = st.slider(t("decimals"), 0, 4, 2, key="decimals", **bind)
         presentation = st.toggle(t("presentation"), value=False, key="big", **bind)
@@ -106,4 +122,13 @@ def sidebar() -> Settings:
 
 def current() -> Settings:
     """The settings drawn by app.py in this run."""
-    return st.session_state["_settings"]
+    settings = st.session_state.get("_settings")
+    if settings is None:
+        # Streamlit ran this page script without app.py: with a pages/ folder, a server's very
+        # first session starts in the legacy multipage mode until st.navigation runs once.
+        # Switch that mode off and rerun, so app.py draws the sidebar and routes to this page.
+        from streamlit.runtime.pages_manager import PagesManager
+
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+    return settings

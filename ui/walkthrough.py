@@ -62,13 +62,16 @@ def step_navigation(visible_steps) -> str:
         index = visible_steps.index(st.session_state["step"]) + offset
         st.session_state["step"] = visible_steps[max(0, min(len(visible_steps) - 1, index))]
 
-    coded_choice("step", visible_steps, visible_steps[0])
-    step = st.segmented_control(
-        t("pipeline"),
-        visible_steps,
-        key="step",
-        format_func=lambda s: t(f"step_{s}"),
-        required=True,
+    step = (
+        st.segmented_control(
+            t("pipeline"),
+            visible_steps,
+            key="step",
+            format_func=lambda s: t(f"step_{s}"),
+            required=True,
+            default=coded_choice("step", visible_steps, visible_steps[0]),
+        )
+        or visible_steps[0]
     )
     keep_in_url("step", step, visible_steps[0])
     index = visible_steps.index(step)

@@ -1,0 +1,88 @@
+"""The running app in headless Chromium: every page, both languages, a typed Chinese sentence."""
+
+import pytest
+
+PAGES = {"walkthrough": "/", "loop-vs-matrix": "/loop-vs-matrix", "hand-check": "/hand-check"}
+CHARTS = {"walkthrough": 1, "loop-vs-matrix": 3, "hand-check": 0}
+TITLES = {"en": "Self-Attention", "zh": "自注意力"}
+
+
+def test_a_deep_link_works_as_the_first_visit(session):
+    s = session().open("/hand-check?lang=zh&d_model=4")
+    s.assert_healthy()
+    assert "手算核对" in s.page.inner_text("body")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_renders_in_both_languages(session, name, lang):
+    s = session().open(f"{PAGES[name]}?lang={lang}")
+    if CHARTS[name]:
+        s.wait_charts(CHARTS[name])
+    s.assert_healthy()
+    body = s.page.inner_text("body")
+    assert ("逐步演示" if lang == "zh" else "Walkthrough") in body
+    s.shot(f"{name}-{lang}")
+
+
+def test_language_follows_the_browser(session):
+    s = session(locale="zh-CN").open("/")
+    s.wait_charts()
+    assert "自注意力，一步一步" in s.page.inner_text("body")
+    assert "这" in s.page.get_by_test_id("stTextInput").locator("input").input_value()
+
+
+def test_type_a_chinese_sentence_and_step_through(session):
+    s = session().open("/?lang=zh")
+    s.wait_charts()
+    box = s.page.get_by_test_id("stTextInput").locator("input")
+    box.fill("我喜欢你这部电影")
+    box.press("Enter")
+    s.page.get_by_text("5 个 token", exact=False).first.wait_for(timeout=15000)
+    s.wait_idle()
+    assert box.input_value() == "我喜欢你这部电影"
+    for step in range(10):
+        s.wait_charts()
+        s.assert_healthy()
+        s.shot(f"walkthrough-zh-step{step + 1:02d}")
+        if step < 9:
+            s.page.get_by_role("button", name="下一步").click()
+            s.page.get_by_text(f"第 {step + 2} 步", exact=False).first.wait_for(timeout=15000)
+            s.wait_idle()
+    assert "step=heads" in s.page.url
+    assert s.page.get_by_role("button", name="下一步").is_disabled()
+
+
+def test_a_shared_link_reproduces_the_view(session):
+    link = "/?lang=en&sentence=the+cat+sat+on+the+mat&mask=causal&step=softmax&n_heads=4"
+    s = session().open(link)
+    s.wait_charts()
+    body = s.page.inner_text("body")
+    assert "6 tokens" in body and "8. Softmax by row" in body
+    # causal mask on: the first row of A is 1 then zeros, drawn as text in the cells
+    svg = s.page.get_by_test_id("stPlotlyChart").first.inner_text()
+    assert "1.00" in svg
+    s.assert_healthy()
+    s.shot("walkthrough-en-shared-link")
+
+
+def test_a_long_sentence_is_drawn_without_cell_text(session):
+    words = " ".join(f"w{i}" for i in range(120))
+    s = session().open(f"/?lang=en&step=softmax&sentence={words.replace(' ', '+')}")
+    s.wait_charts()
+    s.assert_healthy()
+    assert "120 tokens" in s.page.inner_text("body")
+    s.shot("walkthrough-en-120-tokens")
+
+
+def test_too_many_tokens_says_so_and_keeps_the_text(session):
+    s = session().open("/?lang=zh")
+    s.wait_charts()
+    box = s.page.get_by_test_id("stTextInput").locator("input")
+    text = " ".join(["词"] * 600)
+    box.fill(text)
+    box.press("Enter")
+    s.page.get_by_text("最多显示 512", exact=False).first.wait_for(timeout=15000)
+    s.assert_healthy()
+    assert box.input_value() == text
+    s.shot("walkthrough-zh-too-many-tokens")
