@@ -6,7 +6,7 @@ import streamlit as st
 import core
 from ui import handcheck
 from ui.feedback import show_input_error
-from ui.i18n import t
+from ui.i18n import labeller, t
 from ui.settings import current
 
 settings = current()
@@ -54,7 +54,7 @@ except core.InputError as error:
 st.subheader(t("your_answer"))
 a, b, c = st.columns([1, 1, 2], vertical_alignment="bottom")
 which = a.selectbox(
-    t("answer_matrix"), ("A", "O"), key="answer_matrix", format_func=lambda m: t(f"answer_{m}")
+    t("answer_matrix"), ("A", "O"), key="answer_matrix", format_func=labeller("answer")
 )
 row = b.selectbox(
     t("answer_which"),

@@ -70,8 +70,9 @@ def heatmap(
     small = br == 1 and bc == 1
     with_text = small and rows <= MAX_TEXT_CELLS and cols <= MAX_TEXT_CELLS
 
-    if scale == "weights":
-        colour = {"colorscale": WEIGHT_SCALE, "zmin": 0.0, "zmax": 1.0}
+    if scale == "weights":  # [0, 1]; long rows spread thin, so their scale tops out at the max
+        top = 1.0 if with_text or not np.isfinite(reduced).any() else float(np.nanmax(reduced))
+        colour = {"colorscale": WEIGHT_SCALE, "zmin": 0.0, "zmax": top}
     else:
         bound = float(np.nanmax(np.abs(reduced))) if np.isfinite(reduced).any() else 1.0
         colour = {"colorscale": SIGNED_SCALE, "zmid": 0.0, "zmin": -bound, "zmax": bound}
@@ -158,14 +159,14 @@ def heatmap(
             continue
         box = {
             "type": "rect",
-            "line": {"color": "#111111", "width": 2.5},
+            "line": {"color": "#111111", "width": 2.5 if with_text else 1.2},
             "fillcolor": "rgba(0,0,0,0)",
         }
         if axis_name == "row":
             fig.add_shape(**box, x0=-0.5, x1=cols - 0.5, y0=index - 0.5, y1=index + 0.5)
         else:
             fig.add_shape(**box, x0=index - 0.5, x1=index + 0.5, y0=-0.5, y1=rows - 0.5)
-    if row_notes is not None and small:
+    if row_notes is not None and with_text:
         for i, note in enumerate(row_notes):
             fig.add_annotation(
                 text=plotly_text(note),

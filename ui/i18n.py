@@ -336,3 +336,12 @@ def error_text(error, lang: str | None = None) -> str:
     if template is None:
         return str(error)
     return template[LANGS.index(lang or current_lang())].format(**error.params)
+
+
+def labeller(prefix: str):
+    """A format_func for coded choices: code -> t(f"{prefix}_{code}") in this run's language.
+
+    The language is fixed now, because Streamlit may call the function after the run ends.
+    """
+    lang = current_lang()
+    return lambda code: t(f"{prefix}_{code}", lang)

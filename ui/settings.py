@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui.i18n import DEFAULT_SENTENCE, LANG_NAMES, LANGS, t
+from ui.i18n import DEFAULT_SENTENCE, LANG_NAMES, LANGS, labeller, t
 
 MODES = ("auto", "space", "char", "jieba")
 D_MODELS = (2, 4, 6, 8, 12, 16, 32, 64, 128, 256, 512)
@@ -84,7 +84,7 @@ def sidebar() -> Settings:
             t("tokenizer"),
             MODES,
             key="mode",
-            format_func=lambda m: t(f"mode_{m}"),
+            format_func=labeller("mode"),
             index=MODES.index(coded_choice("mode", MODES, "auto")),
         )
         keep_in_url("mode", mode, "auto")
@@ -99,7 +99,7 @@ def sidebar() -> Settings:
             t("mask"),
             MASKS,
             key="mask",
-            format_func=lambda m: t(f"mask_{m}"),
+            format_func=labeller("mask"),
             index=MASKS.index(coded_choice("mask", MASKS, "none")),
         )
         keep_in_url("mask", mask, "none")
@@ -121,8 +121,8 @@ def sidebar() -> Settings:
 
 
 def current() -> Settings:
-    """The settings drawn by app.py in this run."""
-    settings = st.session_state.get("_settings")
+    """The settings app.py drew in this run (each run's page takes them once)."""
+    settings = st.session_state.pop("_settings", None)
     if settings is None:
         # Streamlit ran this page script without app.py: with a pages/ folder, a server's very
         # first session starts in the legacy multipage mode until st.navigation runs once.

@@ -6,7 +6,7 @@ import streamlit as st
 from ui import arithmetic
 from ui.escape import markdown_text
 from ui.figures import COLOURS, heatmap
-from ui.i18n import t
+from ui.i18n import labeller, t
 from ui.settings import coded_choice, keep_in_url
 
 STEPS = ("tokens", "pe", "x_pe", "qkv", "scores", "scaled", "mask", "softmax", "av", "heads")
@@ -67,7 +67,7 @@ def step_navigation(visible_steps) -> str:
             t("pipeline"),
             visible_steps,
             key="step",
-            format_func=lambda s: t(f"step_{s}"),
+            format_func=labeller("step"),
             required=True,
             default=coded_choice("step", visible_steps, visible_steps[0]),
         )

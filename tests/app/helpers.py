@@ -1,0 +1,50 @@
+"""Helpers for AppTest: run the app, read a Plotly chart's data back as NumPy."""
+
+import base64
+import json
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT
+
+PAGE_FILES = {
+    "walkthrough": "pages/walkthrough.py",
+    "loop-vs-matrix": "pages/loop-vs-matrix.py",
+    "hand-check": "pages/hand-check.py",
+}
+
+
+def run_app(page: str = "walkthrough", **query) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = str(value)
+    at.run()
+    if page != "walkthrough":
+        at.switch_page(PAGE_FILES[page]).run()
+    return at
+
+
+def decode(value):
+    """Plotly 7 stores arrays as {"dtype", "bdata", "shape"}; plain lists pass through."""
+    if isinstance(value, dict) and "bdata" in value:
+        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = [int(s) for s in str(value.get("shape", len(array))).split(",")]
+        return array.reshape(shape)
+    return np.asarray(value)
+
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def chart_titled(at: AppTest, prefix: str) -> dict:
+    for spec in charts(at):
+        if spec["layout"].get("title", {}).get("text", "").startswith(prefix):
+            return spec
+    raise AssertionError(f"no chart titled {prefix!r}")
+
+
+def page_text(at: AppTest) -> str:
+    kinds = ("title", "subheader", "markdown", "caption", "info", "success", "warning", "error")
+    return "\n".join(element.value for kind in kinds for element in getattr(at, kind))
