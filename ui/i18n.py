@@ -261,9 +261,9 @@ STRINGS = {
     "download_md": ("Download worksheet (Markdown)", "下载计算单（Markdown）"),
     "download_csv": ("Download matrices (CSV)", "下载矩阵（CSV）"),
     "cell_not_number": (
-        "{matrix}, row {row}, column {col}: “{text}” is not a number. The rest of the page uses "
-        "the last valid matrices.",
-        "{matrix} 第 {row} 行第 {col} 列：“{text}” 不是一个数。页面其余部分沿用上一次有效的矩阵。",
+        "{matrix}, row {row}, column {col}: “{text}” is not a number. Correct that cell to "
+        "see the results again.",
+        "{matrix} 第 {row} 行第 {col} 列：“{text}” 不是一个数。改正这个格子后即可重新看到结果。",
     ),
     "cell_not_finite": (
         "{matrix}, row {row}, column {col}: {text} is not a finite number.",

@@ -86,3 +86,20 @@ def test_too_many_tokens_says_so_and_keeps_the_text(session):
     s.assert_healthy()
     assert box.input_value() == text
     s.shot("walkthrough-zh-too-many-tokens")
+
+
+@pytest.mark.parametrize("lang, words", [("en", "is not a number"), ("zh", "不是一个数")])
+def test_a_non_number_typed_in_the_editor_is_explained_and_kept(session, lang, words):
+    s = session().open(f"/hand-check?lang={lang}")
+    grid = s.page.get_by_test_id("stDataFrame").first
+    box = grid.bounding_box()
+    # X's editor: header row, then row 0; the last column is column 1
+    s.page.mouse.dblclick(box["x"] + box["width"] * 0.85, box["y"] + 35 + 17)
+    s.page.wait_for_timeout(400)
+    s.page.keyboard.press("Control+A")
+    s.page.keyboard.type("abc")
+    s.page.keyboard.press("Enter")
+    s.page.get_by_text(words, exact=False).first.wait_for(timeout=15000)
+    s.assert_healthy()
+    assert "abc" in grid.inner_text() or "abc" in s.page.get_by_test_id("stAlert").inner_text()
+    s.shot(f"hand-check-{lang}-not-a-number")
