@@ -92,12 +92,15 @@ def test_too_many_tokens_says_so_and_keeps_the_text(session):
 def test_a_non_number_typed_in_the_editor_is_explained_and_kept(session, lang, words):
     s = session().open(f"/hand-check?lang={lang}")
     grid = s.page.get_by_test_id("stDataFrame").first
+    grid.wait_for()
+    s.page.wait_for_timeout(1500)  # the grid draws on a canvas once its data has arrived
     box = grid.bounding_box()
-    # X's editor: header row, then row 0; the last column is column 1
-    s.page.mouse.dblclick(box["x"] + box["width"] * 0.85, box["y"] + 35 + 17)
-    s.page.wait_for_timeout(400)
-    s.page.keyboard.press("Control+A")
-    s.page.keyboard.type("abc")
+    # X's editor: header row, then row 0; the last column is column 1. Selecting a cell and
+    # typing replaces its content, as in a spreadsheet.
+    s.page.mouse.click(box["x"] + box["width"] * 0.85, box["y"] + 35 + 17)
+    s.page.wait_for_timeout(500)
+    s.page.keyboard.type("abc", delay=50)
+    s.page.wait_for_timeout(300)
     s.page.keyboard.press("Enter")
     s.page.get_by_text(words, exact=False).first.wait_for(timeout=15000)
     s.assert_healthy()
