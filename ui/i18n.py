@@ -133,10 +133,10 @@ STRINGS = {
         "和值 Value（它要传递的信息）。一次矩阵乘法同时处理全部 n 个 token，所有位置共用同一组权重。",
     ),
     "explain_scores": (
-        "Entry (i, j) is the dot product q_i · k_j: how well query i matches key j. K is "
+        "Entry (i, j) is the dot product qᵢ · kⱼ: how well query i matches key j. K is "
         "transposed so that every query meets every key, giving an n × n table: rows ask, "
         "columns answer. Scores can be any sign; they are not probabilities yet.",
-        "第 (i, j) 格是点积 q_i · k_j：查询 i 与键 j 有多匹配。K 要转置，才能让每个查询和每个键"
+        "第 (i, j) 格是点积 qᵢ · kⱼ：查询 i 与键 j 有多匹配。K 要转置，才能让每个查询和每个键"
         "都相乘，得到 n × n 的表：行是提问者，列是被问者。分数可正可负，还不是概率。",
     ),
     "explain_scaled": (
@@ -159,16 +159,16 @@ STRINGS = {
         "就能遮住后面的词。",
     ),
     "explain_softmax": (
-        "Softmax runs along each row: e^(s_ij − max) divided by the row's sum. Every weight is "
+        "Softmax runs along each row: e^(sᵢⱼ − max) divided by the row's sum. Every weight is "
         "between 0 and 1 and each row sums to 1, so row i says how query i splits its attention "
         "over the keys. Masked cells get exactly 0.",
-        "softmax 按行进行：e^(s_ij − 该行最大值) 再除以该行之和。每个权重在 0 和 1 之间，每行之和"
+        "softmax 按行进行：e^(sᵢⱼ − 该行最大值) 再除以该行之和。每个权重在 0 和 1 之间，每行之和"
         "为 1，所以第 i 行表示查询 i 如何把注意力分配给各个键。被遮住的格子权重正好是 0。",
     ),
     "explain_av": (
-        "Output row i is a weighted average of the value rows: o_i = Σ_j a_ij v_j. A token that "
+        "Output row i is a weighted average of the value rows: oᵢ = Σⱼ aᵢⱼ vⱼ. A token that "
         "puts most of its weight on one key mostly copies that key's value.",
-        "输出的第 i 行是各个值向量的加权平均：o_i = Σ_j a_ij v_j。如果一个 token 把大部分权重给了"
+        "输出的第 i 行是各个值向量的加权平均：oᵢ = Σⱼ aᵢⱼ vⱼ。如果一个 token 把大部分权重给了"
         "某个键，它的输出就主要来自那个键的值。",
     ),
     "explain_heads": (
@@ -181,15 +181,15 @@ STRINGS = {
     ),
     # focus arithmetic
     "focus_dot": (
-        "Scores of row {i}: q_{i} · k_j, a sum of products",
-        "第 {i} 行的分数：q_{i} · k_j，逐项相乘再相加",
+        "Scores of row {i}: q{si} · kⱼ, a sum of products",
+        "第 {i} 行的分数：q{si} · kⱼ，逐项相乘再相加",
     ),
     "focus_softmax": ("Softmax of row {i}", "第 {i} 行的 softmax"),
     "focus_max": ("largest allowed score m = {m}", "允许位置中的最大分数 m = {m}"),
     "focus_sum": ("sum of the exponentials = {total}", "指数之和 = {total}"),
     "focus_output": (
-        "Output row {i}: o_{i} = Σ_j a_{i}j v_j",
-        "第 {i} 个输出：o_{i} = Σ_j a_{i}j v_j",
+        "Output row {i}: o{si} = Σⱼ a{si}ⱼ vⱼ",
+        "第 {i} 个输出：o{si} = Σⱼ a{si}ⱼ vⱼ",
     ),
     "focus_masked_key": ("key {j} is masked: weight 0", "键 {j} 被遮住：权重为 0"),
     "focus_more": ("… and {k} more keys (choose a key above)", "……还有 {k} 个键（可在上方选择）"),
@@ -199,10 +199,10 @@ STRINGS = {
         "同样的结果：逐个 token 计算，或一次算完",
     ),
     "loop_intro": (
-        "The loop computes output_i = Σ_j a_ij v_j for one query token after another. The matrix "
+        "The loop computes outputᵢ = Σⱼ aᵢⱼ vⱼ for one query token after another. The matrix "
         "form computes every row in one product. They agree to the last digits; only the speed "
         "differs.",
-        "循环写法一个接一个地计算每个查询 token 的 output_i = Σ_j a_ij v_j；矩阵写法一次乘法算出"
+        "循环写法一个接一个地计算每个查询 token 的 outputᵢ = Σⱼ aᵢⱼ vⱼ；矩阵写法一次乘法算出"
         "所有行。两者结果一致（只差舍入误差），区别只在速度。",
     ),
     "loop_rows_done": ("rows computed by the loop so far", "循环已经算完的行数"),

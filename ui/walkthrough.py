@@ -270,7 +270,7 @@ def focus_row(step: str, data, head: int, i: int, decimals: int) -> None:
     allowed_row = np.isfinite(tr.masked[head, i])
     with st.expander(title, expanded=data.n <= 12):
         if step in ("scores", "scaled", "mask"):
-            st.markdown(f"**{t('focus_dot', i=i)}**")
+            st.markdown(f"**{t('focus_dot', i=i, si=arithmetic.sub(i))}**")
             lines = arithmetic.dot_product_lines(
                 tr.Q[head, i], tr.K[head], keys, i, data.d_k, allowed_row, decimals
             )
@@ -278,7 +278,7 @@ def focus_row(step: str, data, head: int, i: int, decimals: int) -> None:
             st.markdown(f"**{t('focus_softmax', i=i)}**")
             lines = arithmetic.softmax_lines(tr.masked[head, i], A_row, keys, decimals)
         else:
-            st.markdown(f"**{t('focus_output', i=i)}**")
+            st.markdown(f"**{t('focus_output', i=i, si=arithmetic.sub(i))}**")
             lines = arithmetic.weighted_sum_lines(
                 A_row, tr.V[head], keys, i, tr.head_outputs[head, i], decimals
             )
