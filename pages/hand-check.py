@@ -12,6 +12,7 @@ from ui.settings import current
 settings = current()
 st.title(t("hand_title"))
 st.markdown(t("hand_intro"))
+st.caption(t("hand_sidebar_note"))
 
 left, right = st.columns([1, 3], vertical_alignment="bottom")
 d_model = left.segmented_control(
@@ -43,7 +44,17 @@ for column, name in zip(st.columns(4), handcheck.MATRIX_NAMES):
 
 if problem is not None:
     key = "cell_not_finite" if problem.finite_but_not else "cell_not_number"
-    st.error(t(key, matrix=problem.matrix, row=problem.row, col=problem.col, text=problem.text))
+    label = tokens[problem.row] if problem.matrix == "X" else f"d{problem.row}"
+    st.error(
+        t(
+            key,
+            matrix=problem.matrix,
+            row=problem.row,
+            label=label,
+            col=problem.col,
+            text=problem.text,
+        )
+    )
     st.stop()
 try:
     trace = handcheck.hand_trace(matrices)
@@ -96,5 +107,5 @@ d2.download_button(
     "text/csv",
     key="download_csv",
 )
-with st.container(border=True):
+with st.expander(t("worksheet_open")):
     st.markdown(sheet)

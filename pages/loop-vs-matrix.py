@@ -54,22 +54,16 @@ st.caption(t("timing_intro"))
 with st.spinner("…"):
     rows = loop_vs_matrix_times(settings.d_model, settings.n_heads)
 table = pd.DataFrame(rows)
-table[t("col_speedup_loop")] = (table["loop"] / table["matrix"]).map("{:.0f}×".format)
-table[t("col_speedup_python")] = (table["python"] / table["matrix"]).map(
+names = {"matrix": t("col_matrix"), "loop": t("col_loop"), "python": t("col_python")}
+shown = pd.DataFrame({t("col_n"): table["n"]})
+for name, column in names.items():
+    shown[column] = table[name].map(lambda s: "—" if np.isnan(s) else f"{s * 1e3:.3f} ms")
+shown[t("col_speedup_loop")] = (table["loop"] / table["matrix"]).map("{:.0f}×".format)
+shown[t("col_speedup_python")] = (table["python"] / table["matrix"]).map(
     lambda r: "—" if np.isnan(r) else f"{r:.0f}×"
 )
-shown = table.rename(
-    columns={
-        "n": t("col_n"),
-        "matrix": t("col_matrix"),
-        "loop": t("col_loop"),
-        "python": t("col_python"),
-    }
-)
-for column in (t("col_matrix"), t("col_loop"), t("col_python")):
-    shown[column] = shown[column].map(lambda s: "—" if np.isnan(s) else f"{s * 1e3:.3f} ms")
 st.dataframe(shown, hide_index=True, width="stretch")
-series = {t(f"col_{name}"): table[name] for name in ("matrix", "loop", "python")}
+series = {column: table[name] * 1e3 for name, column in names.items()}
 st.plotly_chart(
     line_chart(
         table["n"], series, title=t("timing_title"), x_title=t("col_n"), y_title=t("time_axis")
@@ -77,3 +71,4 @@ st.plotly_chart(
     width="stretch",
     key="fig_times",
 )
+st.caption(t("timing_small_n"))

@@ -19,16 +19,6 @@ except core.InputError as error:
 
 st.caption(f"{t('tokens_line', n=data.n)} · {t('random_weights_note')}")
 step = walkthrough.step_navigation(walkthrough.STEPS)
-left, right = st.columns(2)
-head = left.segmented_control(
-    t("head"), range(settings.n_heads), key="head", default=0, required=True
-)
-focus = right.selectbox(
-    t("focus"),
-    range(data.n),
-    index=data.n - 1,
-    key="focus",
-    format_func=lambda i: f"{i} · {data.tokens[i]}",
-)
+head, focus = walkthrough.row_controls(step, data, settings.n_heads)
 walkthrough.render(step, data, settings, head, focus)
 st.caption(t("backend_note", backend=data.backend))

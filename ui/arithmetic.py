@@ -8,31 +8,10 @@ import math
 import numpy as np
 
 from ui.i18n import t
+from ui.numbers import factor, num, sub
 
 MAX_KEYS = 8  # keys written out in full; the rest are summarised
 MAX_COMPONENTS = 6  # components of o_i written out in full
-
-
-def num(value: float, decimals: int) -> str:
-    """A number as printed on the page, with a true minus sign."""
-    text = f"{value:.{decimals}f}"
-    if float(text) == 0:
-        text = text.lstrip("-")  # no "−0.00"
-    return text.replace("-", "−")
-
-
-_SUB = str.maketrans("0123456789,", "₀₁₂₃₄₅₆₇₈₉,")
-
-
-def sub(*indices) -> str:
-    """Subscript digits: sub(4, 2) -> '₄,₂'."""
-    return ",".join(str(i) for i in indices).translate(_SUB)
-
-
-def factor(value: float, decimals: int) -> str:
-    """A number inside a product, in brackets when negative: (−0.50)."""
-    text = num(value, decimals)
-    return f"({text})" if text.startswith("−") else text
 
 
 def keys_to_show(weights_row: np.ndarray, chosen: int | None = None) -> list[int]:
@@ -97,4 +76,15 @@ def weighted_sum_lines(weights_row, V, keys, i: int, output_row, decimals: int, 
         if len(keys) < len(weights_row):
             terms += " + …"
         lines.append(f"o{sub(i)}[{c}] = {terms} = **{num(output_row[c], decimals)}**")
+    return lines
+
+
+def mask_lines(scaled_row, allowed_row, keys, i: int, decimals: int, lang=None):
+    """Which keys query i keeps and which become −∞."""
+    lines = []
+    for j in keys:
+        if allowed_row[j]:
+            lines.append(t("mask_kept", lang, i=i, j=j, value=num(scaled_row[j], decimals)))
+        else:
+            lines.append(t("mask_hidden", lang, i=i, j=j, value=num(scaled_row[j], decimals)))
     return lines

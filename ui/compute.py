@@ -36,29 +36,46 @@ def _host_trace(trace: core.AttentionTrace) -> core.AttentionTrace:
     return replace(trace, **{name: core.to_numpy(getattr(trace, name)) for name in core.FIELDS})
 
 
+@dataclass(frozen=True)
+class TraceKey:
+    """What a sentence's trace depends on: the cache key shared by every session."""
+
+    sentence: str
+    mode: str
+    d_model: int
+    n_heads: int
+    seed: int
+    positional: bool
+    causal: bool
+    max_tokens: int = MAX_TOKENS
+
+    @classmethod
+    def of(cls, settings) -> "TraceKey":
+        return cls(
+            settings.sentence,
+            settings.mode,
+            settings.d_model,
+            settings.n_heads,
+            settings.seed,
+            settings.positional,
+            settings.mask == "causal",
+        )
+
+
 @st.cache_data(max_entries=128, show_spinner=False)
-def sentence_trace(
-    sentence: str,
-    mode: str,
-    d_model: int,
-    n_heads: int,
-    seed: int,
-    positional: bool,
-    causal: bool,
-    max_tokens: int,
-) -> SentenceTrace:
+def sentence_trace(key: TraceKey) -> SentenceTrace:
     """Tokenize, embed, add PE, attend. Raises core.InputError for input the learner can fix."""
-    tokens = core.tokenize(sentence, mode, max_tokens=max_tokens)
+    tokens = core.tokenize(key.sentence, key.mode, max_tokens=key.max_tokens)
     config = core.AttentionConfig(
-        d_model=d_model, n_heads=n_heads, seed=seed, positional=positional
+        d_model=key.d_model, n_heads=key.n_heads, seed=key.seed, positional=key.positional
     )
     n = len(tokens)
-    E = core.embed(tokens, d_model, seed)  # [n, d_model]
-    PE = core.positional_encoding(n, d_model) if positional else None  # [n, d_model]
+    E = core.embed(tokens, key.d_model, key.seed)  # [n, d_model]
+    PE = core.positional_encoding(n, key.d_model) if key.positional else None  # [n, d_model]
     X = E if PE is None else E + PE  # [n, d_model]
     W = core.init_weights(config)
-    mask = core.causal_mask(n) if causal else None
-    trace = core.attention(X, W, n_heads, mask)
+    mask = core.causal_mask(n) if key.causal else None
+    trace = core.attention(X, W, key.n_heads, mask)
     return SentenceTrace(
         tokens=tuple(tokens),
         E=core.to_numpy(E),
@@ -72,46 +89,19 @@ def sentence_trace(
     )
 
 
-def trace_for(settings) -> SentenceTrace:
-    return sentence_trace(
-        settings.sentence,
-        settings.mode,
-        settings.d_model,
-        settings.n_heads,
-        settings.seed,
-        settings.positional,
-        settings.mask == "causal",
-        MAX_TOKENS,
-    )
-
-
 @st.cache_data(max_entries=128, show_spinner=False)
-def loop_trace(
-    sentence: str,
-    mode: str,
-    d_model: int,
-    n_heads: int,
-    seed: int,
-    positional: bool,
-    causal: bool,
-    max_tokens: int,
-) -> core.AttentionTrace:
+def loop_trace(key: TraceKey) -> core.AttentionTrace:
     """The per-token loop over the same inputs as sentence_trace (for comparing the two)."""
-    data = sentence_trace(sentence, mode, d_model, n_heads, seed, positional, causal, max_tokens)
-    return _host_trace(core.attention_loop(data.trace.X, data.weights, n_heads, data.mask))
+    data = sentence_trace(key)
+    return _host_trace(core.attention_loop(data.trace.X, data.weights, key.n_heads, data.mask))
+
+
+def trace_for(settings) -> SentenceTrace:
+    return sentence_trace(TraceKey.of(settings))
 
 
 def loop_for(settings) -> core.AttentionTrace:
-    return loop_trace(
-        settings.sentence,
-        settings.mode,
-        settings.d_model,
-        settings.n_heads,
-        settings.seed,
-        settings.positional,
-        settings.mask == "causal",
-        MAX_TOKENS,
-    )
+    return loop_trace(TraceKey.of(settings))
 
 
 TIMING_NS = (4, 16, 64, 256)

@@ -2,8 +2,25 @@
 
 import streamlit as st
 
-from ui.i18n import error_text
+import core
+from ui.i18n import error_text, t
 
 
-def show_input_error(error) -> None:
+def _keep_first_tokens(limit: int) -> None:
+    """Cut the sentence in the sidebar to its first ``limit`` tokens (a button's callback)."""
+    mode = st.session_state.get("mode", "auto")
+    tokens = core.tokenize(st.session_state["sentence"], mode)[:limit]
+    st.session_state["sentence"] = ("" if mode == "char" else " ").join(tokens)
+
+
+def show_input_error(error: core.InputError) -> None:
     st.error(error_text(error), icon=":material/error:")
+    if error.code == "too_many_tokens":
+        limit = error.params["limit"]
+        st.button(
+            t("cut_tokens", limit=limit),
+            on_click=_keep_first_tokens,
+            args=(limit,),
+            key="cut_tokens",
+            type="primary",
+        )

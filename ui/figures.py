@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ui.escape import plotly_text
+from ui.numbers import num
 
 SIGNED_SCALE = "RdBu_r"  # diverging, centred on 0: scores, projections, any signed matrix
 WEIGHT_SCALE = "Viridis"  # sequential, colour-blind safe: weights in [0, 1]
@@ -35,7 +36,8 @@ def block_mean(M: np.ndarray, max_side: int = MAX_SIDE) -> tuple[np.ndarray, int
 
 
 def _format(values: np.ndarray, decimals: int) -> np.ndarray:
-    return np.vectorize(lambda v: f"{v:.{decimals}f}".replace("-", "−"), otypes=[object])(values)
+    """Cell text as printed on the page: true minus signs, never "−0.00"."""
+    return np.vectorize(lambda v: num(v, decimals), otypes=[object])(values)
 
 
 def heatmap(
@@ -51,15 +53,17 @@ def heatmap(
     row_title: str = "",
     col_title: str = "",
     focus_row: int | None = None,
-    focus_col: int | None = None,
     row_notes=None,
-    downsample_note: str = "",
+    bound: float | None = None,
+    square: bool = False,
+    title_colour: str | None = None,
 ) -> go.Figure:
     """A labelled heatmap: rows top to bottom in order, positions on the axes, tokens as tick text.
 
-    ``scale`` "signed" is diverging around 0, "weights" is sequential on [0, 1].
-    ``forbidden`` (bool, True = masked) cells are drawn grey with ``forbidden_text``.
-    Matrices larger than MAX_SIDE are block-averaged (hover says so) to keep the payload small.
+    ``scale`` "signed" is diverging around 0 (symmetric, ``bound`` to share a range between
+    figures); "weights" is sequential on [0, 1]. ``forbidden`` (bool, True = masked) cells are
+    drawn grey with ``forbidden_text``. ``square`` keeps n x n cells square. Matrices larger
+    than MAX_SIDE are block-averaged (the hover says which rows and columns a block covers).
     """
     M = np.asarray(M, dtype=np.float64)
     rows, cols = M.shape
@@ -69,23 +73,24 @@ def heatmap(
     reduced, br, bc = block_mean(shown)
     small = br == 1 and bc == 1
     with_text = small and rows <= MAX_TEXT_CELLS and cols <= MAX_TEXT_CELLS
+    gap = 1 if with_text else 0
 
     if scale == "weights":  # [0, 1]; long rows spread thin, so their scale tops out at the max
         top = 1.0 if with_text or not np.isfinite(reduced).any() else float(np.nanmax(reduced))
         colour = {"colorscale": WEIGHT_SCALE, "zmin": 0.0, "zmax": top}
     else:
-        bound = float(np.nanmax(np.abs(reduced))) if np.isfinite(reduced).any() else 1.0
+        if bound is None:
+            bound = float(np.nanmax(np.abs(reduced))) if np.isfinite(reduced).any() else 1.0
         colour = {"colorscale": SIGNED_SCALE, "zmid": 0.0, "zmin": -bound, "zmax": bound}
 
-    y = np.arange(reduced.shape[0])
-    x = np.arange(reduced.shape[1])
+    x, y = np.arange(reduced.shape[1]), np.arange(reduced.shape[0])
     trace = go.Heatmap(
         z=reduced.astype(np.float32),
         x=x,
         y=y,
-        xgap=1 if with_text else 0,
-        ygap=1 if with_text else 0,
-        colorbar={"thickness": 12},
+        xgap=gap,
+        ygap=gap,
+        colorbar={"thickness": 12, "len": 0.9},
         **colour,
     )
     if with_text:
@@ -93,19 +98,22 @@ def heatmap(
         trace.texttemplate = "%{text}"
         trace.hovertemplate = "%{y} → %{x}: %{z:.6f}<extra></extra>"
     else:
-        trace.hovertemplate = "rows %{y} · cols %{x}: %{z:.4f}<extra></extra>"
+        trace.hovertemplate = (
+            f"rows %{{y}}×{br} · cols %{{x}}×{bc}: %{{z:.4f}}<extra></extra>"
+            if not small
+            else "%{y} → %{x}: %{z:.4f}<extra></extra>"
+        )
     fig = go.Figure(trace)
 
     if small and hidden.any():  # masked cells: grey, with their symbolic value written in
-        grey = np.where(hidden, 1.0, np.nan).astype(np.float32)
         masked = go.Heatmap(
-            z=grey,
+            z=np.where(hidden, 1.0, np.nan).astype(np.float32),
             x=x,
             y=y,
+            xgap=gap,
+            ygap=gap,
             colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]],
             showscale=False,
-            xgap=1 if with_text else 0,
-            ygap=1 if with_text else 0,
             hoverinfo="skip",
         )
         if with_text:
@@ -131,41 +139,59 @@ def heatmap(
             "title": title_text,
         }
 
+    if square and small:
+        height = int(min(680, max(300, 110 + 46 * rows)))
+    elif small:
+        height = int(min(640, max(200, 80 + 30 * rows)))
+    else:
+        height = 600
     fig.update_layout(
-        title={"text": plotly_text(title), "x": 0, "font": {"size": 15}},
+        title={"text": plotly_text(title), "x": 0, "font": {"size": 15, "color": title_colour}},
         xaxis={
-            **axis(col_labels, reduced.shape[1], bc, col_title),
-            "side": "bottom",
+            **axis(col_labels, reduced.shape[1], bc, plotly_text(col_title)),
             "constrain": "domain",
         },
-        yaxis={**axis(row_labels, reduced.shape[0], br, row_title), "autorange": "reversed"},
+        yaxis={
+            **axis(row_labels, reduced.shape[0], br, ""),
+            "autorange": "reversed",
+            **({"scaleanchor": "x", "constrain": "domain"} if square and small else {}),
+        },
         plot_bgcolor="white",
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        height=int(min(640, max(220, 60 + 30 * reduced.shape[0]))) if small else 560,
+        margin={"l": 10, "r": 10, "t": 64 if row_title else 40, "b": 10},
+        height=height,
     )
-    if not small and downsample_note:
+    if row_title:  # horizontal, above the row labels: long (and Chinese) titles stay readable
         fig.add_annotation(
-            text=plotly_text(downsample_note),
+            text=plotly_text(row_title) + " ↓",
             xref="paper",
             yref="paper",
             x=0,
             y=1.0,
+            xanchor="right",
             yanchor="bottom",
             showarrow=False,
-            font={"size": 11},
+            font={"size": 12, "color": "#666666"},
         )
-    for index, axis_name in ((focus_row, "row"), (focus_col, "col")):
-        if index is None or not small:
-            continue
-        box = {
-            "type": "rect",
-            "line": {"color": "#111111", "width": 2.5 if with_text else 1.2},
-            "fillcolor": "rgba(0,0,0,0)",
-        }
-        if axis_name == "row":
-            fig.add_shape(**box, x0=-0.5, x1=cols - 0.5, y0=index - 0.5, y1=index + 0.5)
-        else:
-            fig.add_shape(**box, x0=index - 0.5, x1=index + 0.5, y0=-0.5, y1=rows - 0.5)
+    if focus_row is not None:
+        if with_text:
+            fig.add_shape(
+                type="rect",
+                line={"color": "#111111", "width": 2.5},
+                fillcolor="rgba(0,0,0,0)",
+                x0=-0.5,
+                x1=cols - 0.5,
+                y0=focus_row - 0.5,
+                y1=focus_row + 0.5,
+            )
+        else:  # too many rows for a box: a marker at the row's left edge
+            fig.add_annotation(
+                text="▶",
+                x=-0.5,
+                y=focus_row / br,
+                xanchor="right",
+                showarrow=False,
+                font={"size": 14, "color": "#111111"},
+            )
     if row_notes is not None and with_text:
         for i, note in enumerate(row_notes):
             fig.add_annotation(
@@ -174,10 +200,11 @@ def heatmap(
                 y=i,
                 xanchor="left",
                 showarrow=False,
-                xshift=6,
+                xshift=8,
                 font={"size": 11, "color": "#444444"},
             )
-        fig.update_layout(margin={"r": 70})
+        fig.update_traces(colorbar={"x": 1.12}, selector={"type": "heatmap"})
+        fig.update_layout(margin={"r": 40})
     return fig
 
 
@@ -191,8 +218,13 @@ def line_chart(xs, series: dict, *, title: str, x_title: str, y_title: str, log:
     fig.update_layout(
         title={"text": plotly_text(title), "x": 0},
         height=380,
-        xaxis={"title": x_title, "type": "log" if log else "linear"},
-        yaxis={"title": y_title, "type": "log" if log else "linear"},
+        xaxis={"title": x_title, "type": "log" if log else "linear", "tickvals": list(xs)},
+        yaxis={
+            "title": y_title,
+            "type": "log" if log else "linear",
+            "dtick": 1 if log else None,
+            "exponentformat": "power",
+        },
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
     )
     return fig

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 import core
-from ui.arithmetic import factor, num, sub
 from ui.i18n import t
+from ui.numbers import factor, num, sub
 
 N = 3  # tokens in the hand example
 HAND_TOKENS = {"en": ("I", "love", "you"), "zh": ("我", "喜欢", "你")}
@@ -83,11 +83,17 @@ def worksheet_markdown(matrices, trace, tokens, decimals: int, lang: str) -> str
     d = 4 if decimals < 4 else decimals
     Q, K, V = trace.Q[0], trace.K[0], trace.V[0]
     d_k = Q.shape[1]
-    out = [f"# {t('ws_header', lang)}", ""]
+    out = [f"### {t('ws_header', lang)}", ""]
     for name in MATRIX_NAMES:
-        out += [f"**{name}**", "", _table(matrices[name], 0 if _whole(matrices[name]) else 2), ""]
+        rows = list(tokens) if name == "X" else None
+        out += [
+            f"**{name}**",
+            "",
+            _table(matrices[name], 0 if _whole(matrices[name]) else 2, rows),
+            "",
+        ]
     for label, M, W in (("Q", Q, "W_Q"), ("K", K, "W_K"), ("V", V, "W_V")):
-        out += [f"## {label} = X {W}", ""]
+        out += [f"#### {label} = X {W}", ""]
         for i in range(N):
             for c in range(M.shape[1]):
                 terms = " + ".join(
@@ -96,7 +102,7 @@ def worksheet_markdown(matrices, trace, tokens, decimals: int, lang: str) -> str
                 )
                 out.append(f"- {label}{sub(i, c)} = {terms} = **{num(M[i, c], 2)}**")
         out.append("")
-    out += [f"## {t('ws_scores', lang)}", ""]
+    out += [f"#### {t('ws_scores', lang)}", ""]
     for i in range(N):
         for j in range(N):
             terms = " + ".join(f"{factor(Q[i, c], 2)}·{factor(K[j, c], 2)}" for c in range(d_k))
@@ -104,11 +110,11 @@ def worksheet_markdown(matrices, trace, tokens, decimals: int, lang: str) -> str
             out.append(f"- S{sub(i, j)} = q{sub(i)}·k{sub(j)} = {terms} = **{S_ij}**")
     out += [
         "",
-        f"## {t('ws_scaled', lang, d_k=d_k, root=num(math.sqrt(d_k), d))}",
+        f"#### {t('ws_scaled', lang, d_k=d_k, root=num(math.sqrt(d_k), d))}",
         "",
         _table(trace.scaled[0], d),
         "",
-        f"## {t('ws_softmax', lang)}",
+        f"#### {t('ws_softmax', lang)}",
         "",
     ]
     for i in range(N):
@@ -124,7 +130,7 @@ def worksheet_markdown(matrices, trace, tokens, decimals: int, lang: str) -> str
             + ", ".join(num(a, d) for a in trace.weights[0, i])
             + "]"
         )
-    out += ["", f"## {t('ws_output', lang)}", ""]
+    out += ["", f"#### {t('ws_output', lang)}", ""]
     for i in range(N):
         for c in range(V.shape[1]):
             terms = " + ".join(

@@ -18,20 +18,24 @@ STRINGS = {
     ),
     "language": ("Language / 语言", "语言 / Language"),
     "tokenizer": ("Tokenizer", "分词方式"),
-    "mode_auto": ("auto (spaces, else words)", "自动（有空格按空格，否则分词）"),
-    "mode_space": ("split on spaces", "按空格"),
-    "mode_char": ("one token per character", "每个字一个 token"),
+    "mode_auto": ("auto", "自动"),
+    "mode_space": ("spaces", "按空格"),
+    "mode_char": ("characters", "逐字"),
     "mode_jieba": ("Chinese words (jieba)", "中文分词（jieba）"),
+    "tokenizer_help": (
+        "auto: split on spaces when there are any, otherwise into Chinese words (jieba) with Latin words and punctuation on their own; spaces: only on spaces; characters: one token per character.",
+        "自动：有空格就按空格切分，否则用 jieba 切出中文词，英文单词和标点各自成为 token；按空格：只按空格切分；逐字：每个字符一个 token。",
+    ),
     "sidebar_model": ("The layer", "注意力层"),
     "d_model": ("d_model (width of each token vector)", "d_model（每个 token 向量的维度）"),
-    "n_heads": ("heads", "头数"),
-    "seed": ("random seed", "随机种子"),
-    "positional": ("add positional encoding", "加入位置编码"),
-    "mask": ("mask", "掩码"),
-    "mask_none": ("none (every token sees every token)", "无（每个 token 看得到全部）"),
-    "mask_causal": ("causal (no peeking ahead)", "因果（不能看后面的词）"),
-    "decimals": ("decimals shown", "显示的小数位"),
-    "presentation": ("large text for a projector", "投影用大字号"),
+    "n_heads": ("Heads", "头数"),
+    "seed": ("Random seed", "随机种子"),
+    "positional": ("Add positional encoding", "加入位置编码"),
+    "mask": ("Mask", "掩码"),
+    "mask_none": ("None (every token sees every token)", "无（每个 token 看得到全部）"),
+    "mask_causal": ("Causal (no peeking ahead)", "因果（不能看后面的词）"),
+    "decimals": ("Decimals shown", "显示的小数位"),
+    "presentation": ("Large text for a projector", "投影用大字号"),
     "share_hint": (
         "The address bar holds these settings: copy it to share this exact view.",
         "地址栏里保存了这些设置：复制链接即可分享完全相同的视图。",
@@ -47,8 +51,8 @@ STRINGS = {
     "page_loop": ("Loop vs matrix", "循环 vs 矩阵"),
     "page_hand": ("Hand check", "手算核对"),
     # axis titles and labels
-    "axis_query": ("query (row i)", "查询 Query（第 i 行）"),
-    "axis_key": ("key (column j)", "键 Key（第 j 列）"),
+    "axis_query": ("query i", "查询 i"),
+    "axis_key": ("key j →", "键 j →"),
     "axis_token": ("token", "token"),
     "axis_dim": ("dimension", "维度"),
     "downsampled": (
@@ -61,9 +65,32 @@ STRINGS = {
     "previous": ("◀ Previous", "◀ 上一步"),
     "next": ("Next ▶", "下一步 ▶"),
     "step_of": ("Step {i} of {n}", "第 {i} 步，共 {n} 步"),
-    "head": ("head", "头"),
-    "focus": ("focus token (query row)", "聚焦的 token（查询行）"),
-    "focus_key": ("key to expand", "展开的键"),
+    "head": ("Head", "头"),
+    "focus": ("Focus token (query row)", "聚焦的 token（查询行）"),
+    "chart_E": ("E (token vectors)", "E（token 向量）"),
+    "chart_scores": ("S = QKᵀ", "S = QKᵀ"),
+    "chart_scaled": ("S / √d_k", "S / √d_k"),
+    "chart_mask": ("S / √d_k after the mask", "加掩码后的 S / √d_k"),
+    "chart_softmax": ("A = softmax(S / √d_k), row by row", "A = softmax(S / √d_k)，按行"),
+    "chart_concat": (
+        "Concat(O₀ … Oₕ₋₁): head 0's columns first",
+        "Concat(O₀ … Oₕ₋₁)：头 0 的列在前",
+    ),
+    "chart_output": ("output = Concat · W_O", "输出 = Concat · W_O"),
+    "masked_legend": (
+        "Grey cells are masked: −∞ before the softmax, exactly 0 after it.",
+        "灰色格子被掩码遮住：softmax 之前是 −∞，之后恰好是 0。",
+    ),
+    "row_sum_note": (
+        "Σ is each row's sum computed from the unrounded weights; the printed cells are rounded.",
+        "Σ 是用未经舍入的权重算出的行和；格子里显示的是舍入后的数。",
+    ),
+    "focus_mask": (
+        "Row {i}: which keys stay and which become −∞",
+        "第 {i} 行：哪些键保留，哪些变成 −∞",
+    ),
+    "mask_kept": ("key {j}: allowed, stays {value}", "键 {j}：允许，保持 {value}"),
+    "mask_hidden": ("key {j}: masked, {value} → −∞", "键 {j}：被遮住，{value} → −∞"),
     "tokens_line": ("{n} tokens", "{n} 个 token"),
     "shape": ("Shapes", "形状"),
     "what_to_notice": ("What to notice", "看点"),
@@ -122,7 +149,7 @@ STRINGS = {
     "explain_x_pe": (
         "The position pattern is added element by element to the token vectors. The same word at "
         "two positions now has two different rows, so order can change the result.",
-        "位置编码逐元素加到 token 向量上。同一个词出现在两个位置时，现在对应两行不同的向量，"
+        "位置编码逐元素加到 token 向量上。同一个词出现在两个位置时，会得到两行不同的向量，"
         "所以词序会影响结果。",
     ),
     "explain_qkv": (
@@ -194,10 +221,7 @@ STRINGS = {
     "focus_masked_key": ("key {j} is masked: weight 0", "键 {j} 被遮住：权重为 0"),
     "focus_more": ("… and {k} more keys (choose a key above)", "……还有 {k} 个键（可在上方选择）"),
     # loop vs matrix
-    "loop_title": (
-        "The same numbers, one token at a time or all at once",
-        "同样的结果：逐个 token 计算，或一次算完",
-    ),
+    "loop_title": ("Loop or matrix: the same numbers", "循环还是矩阵：结果相同"),
     "loop_intro": (
         "The loop computes outputᵢ = Σⱼ aᵢⱼ vⱼ for one query token after another. The matrix "
         "form computes every row in one product. They agree to the last digits; only the speed "
@@ -206,17 +230,19 @@ STRINGS = {
         "所有行。两者结果一致（只差舍入误差），区别只在速度。",
     ),
     "loop_rows_done": ("rows computed by the loop so far", "循环已经算完的行数"),
-    "loop_panel": ("Loop, after {k} of {n} tokens", "循环：已算 {k} / {n} 个 token"),
-    "matrix_panel": ("Matrix: O = AV, all rows at once", "矩阵：O = AV，一次算完所有行"),
+    "loop_panel": ("Loop: output after {k} of {n} tokens", "循环：已算 {k} / {n} 个 token 的输出"),
+    "matrix_panel": (
+        "Matrix: output = Concat(A V) W_O, all rows at once",
+        "矩阵：输出 = Concat(A V) W_O，一次算完所有行",
+    ),
     "max_diff": (
-        "largest |loop − matrix| over all entries: {diff}",
-        "循环与矩阵所有元素的最大差 |loop − matrix|：{diff}",
+        "Largest |loop − matrix| over all entries: {diff}",
+        "循环与矩阵所有元素的最大差 |循环 − 矩阵|：{diff}",
     ),
     "timing_title": ("Measured times", "实测时间"),
     "timing_intro": (
-        "Times of one full attention pass at this d_model and head count, measured on this "
-        "server just now (best of several runs).",
-        "在当前 d_model 和头数下，完整计算一次注意力的时间，刚刚在本服务器上测得（取多次中最快）。",
+        "Time of one full attention pass at this d_model and head count, measured on this server the first time these settings were used (best of several runs, then kept).",
+        "在当前 d_model 和头数下完整计算一次注意力的时间：这组设置第一次使用时在本服务器上测得（取多次中最快，之后沿用）。",
     ),
     "timing_measure": ("Measure", "开始测量"),
     "col_n": ("n (tokens)", "n（token 数）"),
@@ -225,7 +251,7 @@ STRINGS = {
     "col_python": ("pure Python", "纯 Python"),
     "col_speedup_loop": ("loop ÷ matrix", "循环 ÷ 矩阵"),
     "col_speedup_python": ("Python ÷ matrix", "Python ÷ 矩阵"),
-    "time_axis": ("seconds per pass", "每次计算的秒数"),
+    "time_axis": ("milliseconds per pass", "每次计算的毫秒数"),
     # hand check
     "hand_title": ("Check it by hand: three tokens", "手算核对：三个 token"),
     "hand_intro": (
@@ -261,13 +287,12 @@ STRINGS = {
     "download_md": ("Download worksheet (Markdown)", "下载计算单（Markdown）"),
     "download_csv": ("Download matrices (CSV)", "下载矩阵（CSV）"),
     "cell_not_number": (
-        "{matrix}, row {row}, column {col}: “{text}” is not a number. Correct that cell to "
-        "see the results again.",
-        "{matrix} 第 {row} 行第 {col} 列：“{text}” 不是一个数。改正这个格子后即可重新看到结果。",
+        "{matrix}, row {row} ({label}), column {col}: “{text}” is not a number. Correct that cell to see the results again.",
+        "{matrix} 第 {row} 行（{label}）第 {col} 列：“{text}” 不是一个数。改正这个格子后即可重新看到结果。",
     ),
     "cell_not_finite": (
-        "{matrix}, row {row}, column {col}: {text} is not a finite number.",
-        "{matrix} 第 {row} 行第 {col} 列：{text} 不是有限的数。",
+        "{matrix}, row {row} ({label}), column {col}: {text} is not a finite number (or is too large for this example).",
+        "{matrix} 第 {row} 行（{label}）第 {col} 列：{text} 不是有限的数（或对这个例子来说太大）。",
     ),
     "ws_step_q": ("Q = X W_Q", "Q = X W_Q"),
     "ws_scores": ("S = Q Kᵀ, entry by entry", "S = Q Kᵀ，逐格计算"),
@@ -275,6 +300,19 @@ STRINGS = {
     "ws_softmax": ("Softmax of each row", "每行做 softmax"),
     "ws_output": ("O = A V, row by row", "O = A V，逐行计算"),
     "ws_header": ("Self-attention worksheet (n = 3)", "自注意力计算单（n = 3）"),
+    "timing_small_n": (
+        "At tiny n the fixed cost of each NumPy call outweighs the arithmetic, so plain Python can even win; as n grows, the matrix form pulls far ahead.",
+        "n 很小时，每次调用 NumPy 的固定开销比计算本身还大，纯 Python 甚至可能更快；n 变大后，矩阵写法遥遥领先。",
+    ),
+    "hand_sidebar_note": (
+        "This page uses its own three-token example; the sidebar's sentence and layer settings apply to the other pages.",
+        "本页使用自带的三 token 例子；侧边栏里的句子和注意力层设置只作用于其他页面。",
+    ),
+    "worksheet_open": (
+        "Worksheet: every step worked out (the full solution)",
+        "计算单：每一步的完整过程（含答案）",
+    ),
+    "cut_tokens": ("Keep the first {limit} tokens", "只保留前 {limit} 个 token"),
 }
 
 # InputError code -> (English, 中文) template over the error's params

@@ -55,23 +55,31 @@ def keep_in_url(key: str, value: str, default: str) -> None:
         st.query_params[key] = value
 
 
+def url_choice(widget, label: str, codes, key: str, default: str, **kwargs) -> str:
+    """A choice widget (selectbox, radio, segmented control) whose URL keeps its short code."""
+    start = coded_choice(key, codes, default)
+    if widget is st.segmented_control:
+        kwargs.update(default=start, required=True)
+    else:
+        kwargs.update(index=list(codes).index(start))
+    value = widget(label, codes, key=key, **kwargs) or default
+    keep_in_url(key, value, default)
+    return value
+
+
 def sidebar() -> Settings:
     """Draw the sidebar widgets (bound to the URL) and return the current settings."""
     bind = {"bind": "query-params"}
     with st.sidebar:
         default_lang = browser_lang()
-        lang = (
-            st.segmented_control(
-                "Language / 语言",
-                LANGS,
-                key="lang",
-                format_func=LANG_NAMES.get,
-                required=True,
-                default=coded_choice("lang", LANGS, default_lang),
-            )
-            or default_lang
+        lang = url_choice(
+            st.segmented_control,
+            "Language / 语言",
+            LANGS,
+            "lang",
+            default_lang,
+            format_func=LANG_NAMES.get,
         )
-        keep_in_url("lang", lang, default_lang)
         st.subheader(t("sidebar_input"))
         sentence = st.text_input(
             t("sentence"),
@@ -80,14 +88,15 @@ def sidebar() -> Settings:
             help=t("sentence_help"),
             **bind,
         )
-        mode = st.selectbox(
+        mode = url_choice(
+            st.selectbox,
             t("tokenizer"),
             MODES,
-            key="mode",
+            "mode",
+            "auto",
             format_func=labeller("mode"),
-            index=MODES.index(coded_choice("mode", MODES, "auto")),
+            help=t("tokenizer_help"),
         )
-        keep_in_url("mode", mode, "auto")
         st.subheader(t("sidebar_model"))
         d_model = st.selectbox(
             t("d_model"), D_MODELS, index=D_MODELS.index(8), key="d_model", **bind
@@ -95,14 +104,7 @@ def sidebar() -> Settings:
         n_heads = st.selectbox(t("n_heads"), N_HEADS, index=1, key="n_heads", **bind)
         seed = st.number_input(t("seed"), 0, 9999, 0, step=1, key="seed", **bind)
         positional = st.toggle(t("positional"), value=True, key="pe", **bind)
-        mask = st.radio(
-            t("mask"),
-            MASKS,
-            key="mask",
-            format_func=labeller("mask"),
-            index=MASKS.index(coded_choice("mask", MASKS, "none")),
-        )
-        keep_in_url("mask", mask, "none")
+        mask = url_choice(st.radio, t("mask"), MASKS, "mask", "none", format_func=labeller("mask"))
         decimals = st.slider(t("decimals"), 0, 4, 2, key="decimals", **bind)
         presentation = st.toggle(t("presentation"), value=False, key="big", **bind)
         st.caption(t("share_hint"))

@@ -7,9 +7,13 @@ from ui import arithmetic
 from ui.escape import markdown_text
 from ui.figures import COLOURS, heatmap
 from ui.i18n import labeller, t
-from ui.settings import coded_choice, keep_in_url
+from ui.numbers import num, sub
+from ui.settings import url_choice
 
 STEPS = ("tokens", "pe", "x_pe", "qkv", "scores", "scaled", "mask", "softmax", "av", "heads")
+HEAD_STEPS = ("qkv", "scores", "scaled", "mask", "softmax", "av")  # show one head at a time
+FOCUS_STEPS = ("qkv", "scores", "scaled", "mask", "softmax", "av", "heads")  # highlight a row
+ROW_STEPS = ("scores", "scaled", "mask", "softmax", "av")  # the focus row worked out
 FORMULAS = {
     "tokens": r"X = \begin{bmatrix} x_0 \\ x_1 \\ \vdots \\ x_{n-1} \end{bmatrix}",
     "pe": r"PE_{pos,2i} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right),\quad "
@@ -18,7 +22,8 @@ FORMULAS = {
     "qkv": r"Q = X W_Q,\quad K = X W_K,\quad V = X W_V",
     "scores": r"S = Q K^\top,\qquad S_{ij} = q_i \cdot k_j",
     "scaled": r"S' = \frac{S}{\sqrt{d_k}}",
-    "mask": r"S'_{ij} \leftarrow -\infty \ \text{where the mask forbids } (i, j)",
+    "mask": r"S'_{ij} \leftarrow \begin{cases} S'_{ij} & M_{ij} = 1 \\ -\infty & M_{ij} = 0 "
+    r"\end{cases}",
     "softmax": r"A_{ij} = \frac{e^{S'_{ij}}}{\sum_{j'} e^{S'_{ij'}}}",
     "av": r"O_h = A V,\qquad o_i = \sum_j a_{ij} v_j",
     "heads": r"\text{MultiHead}(X) = \text{Concat}(O_0, \dots, O_{h-1})\, W_O",
@@ -30,14 +35,9 @@ def shape(rows, cols) -> str:
 
 
 def shapes_line(step: str, data, head: int) -> str:
-    """The step's shapes in symbols and numbers, e.g. 'Q [n × d_k] × Kᵀ [d_k × n] → S [n × n]'."""
-    n, d, d_k, d_v, h = (
-        data.n,
-        data.E.shape[1],
-        data.d_k,
-        data.d_v,
-        data.weights.W_O.shape[0] // data.d_v,
-    )
+    """The step's shapes in symbols and numbers, e.g. 'Q [5 × 4] × Kᵀ [4 × 5] → S [5 × 5]'."""
+    n, d, d_k, d_v = data.n, data.E.shape[1], data.d_k, data.d_v
+    h = data.weights.W_O.shape[0] // d_v
     lines = {
         "tokens": f"X [n × d_model] = {shape(n, d)}",
         "pe": f"PE [n × d_model] = {shape(n, d)}",
@@ -45,7 +45,7 @@ def shapes_line(step: str, data, head: int) -> str:
         "qkv": f"X {shape(n, d)} × W_Q {shape(d, d_k)} → Q {shape(n, d_k)};   "
         f"× W_K {shape(d, d_k)} → K {shape(n, d_k)};   × W_V {shape(d, d_v)} → V {shape(n, d_v)}",
         "scores": f"Q {shape(n, d_k)} × Kᵀ {shape(d_k, n)} → S {shape(n, n)}",
-        "scaled": f"S {shape(n, n)} ÷ √{d_k} = {np.sqrt(d_k):.3g} → {shape(n, n)}",
+        "scaled": f"S {shape(n, n)} ÷ √{d_k} (= {np.sqrt(d_k):.4g}) → {shape(n, n)}",
         "mask": f"{shape(n, n)} → {shape(n, n)}",
         "softmax": f"softmax {shape(n, n)} → A {shape(n, n)}",
         "av": f"A {shape(n, n)} × V {shape(n, d_v)} → O_{head} {shape(n, d_v)}",
@@ -62,18 +62,14 @@ def step_navigation(visible_steps) -> str:
         index = visible_steps.index(st.session_state["step"]) + offset
         st.session_state["step"] = visible_steps[max(0, min(len(visible_steps) - 1, index))]
 
-    step = (
-        st.segmented_control(
-            t("pipeline"),
-            visible_steps,
-            key="step",
-            format_func=labeller("step"),
-            required=True,
-            default=coded_choice("step", visible_steps, visible_steps[0]),
-        )
-        or visible_steps[0]
+    step = url_choice(
+        st.segmented_control,
+        t("pipeline"),
+        visible_steps,
+        "step",
+        visible_steps[0],
+        format_func=labeller("step"),
     )
-    keep_in_url("step", step, visible_steps[0])
     index = visible_steps.index(step)
     left, middle, right = st.columns([1, 3, 1], vertical_alignment="center")
     left.button(
@@ -96,8 +92,20 @@ def step_navigation(visible_steps) -> str:
     return step
 
 
-def _labels(data):
-    return list(data.tokens), [str(c) for c in range(data.E.shape[1])]
+def row_controls(step: str, data, n_heads: int) -> tuple[int, int]:
+    """Head and focus-token pickers, shown on the steps where they change something."""
+    head, focus = 0, data.n - 1
+    left, right = st.columns(2)
+    if step in HEAD_STEPS:
+        head = (
+            left.segmented_control(t("head"), range(n_heads), key="head", default=0, required=True)
+            or 0
+        )
+    if step in FOCUS_STEPS:
+        labels = [f"{i} · {token}" for i, token in enumerate(data.tokens)]
+        chosen = right.selectbox(t("focus"), labels, index=data.n - 1, key="focus")
+        focus = labels.index(chosen) if chosen in labels else data.n - 1
+    return min(head, n_heads - 1), focus
 
 
 def _plot(fig, key: str):
@@ -113,152 +121,150 @@ def render(step: str, data, settings, head: int, focus: int) -> None:
     if step in ("pe", "x_pe") and data.PE is None:
         explain_key = "explain_pe_off"
     st.info(t(explain_key))
+    if data.n > 24:
+        st.caption(t("too_big_for_text", n=data.n))
+    _figures(step, data, settings, head, focus)
+    if step in ROW_STEPS:
+        focus_row(step, data, head, focus, settings.decimals)
 
-    tokens, dims = _labels(data)
-    tr, dec = data.trace, settings.decimals
-    common = {"decimals": dec, "downsample_note": ""}
-    square = {
+
+def _figures(step: str, data, settings, head: int, focus: int) -> None:
+    tokens, tr = list(data.tokens), data.trace
+    dims = [str(c) for c in range(data.E.shape[1])]
+    by_token = {
+        "decimals": settings.decimals,
+        "row_title": t("axis_token"),
+        "col_title": t("axis_dim"),
+    }
+    by_pair = {
+        "decimals": settings.decimals,
         "row_title": t("axis_query"),
         "col_title": t("axis_key"),
         "focus_row": focus,
-        **common,
+        "square": True,
     }
-    if data.n > 24:
-        st.caption(t("too_big_for_text", n=data.n))
-    allowed = np.ones((data.n, data.n), bool) if data.mask is None else data.mask
-    forbidden = ~allowed
+    forbidden = None if data.mask is None else ~data.mask
 
-    def matrix(M, title, key):
-        _plot(
-            heatmap(
-                M,
-                tokens,
-                dims if M.shape[1] == len(dims) else [str(c) for c in range(M.shape[1])],
-                title=title,
-                row_title=t("axis_token"),
-                col_title=t("axis_dim"),
-                **common,
-            ),
-            key,
-        )
+    def columns_of(M):
+        return [str(c) for c in range(M.shape[1])]
 
     if step == "tokens":
-        matrix(data.E, "E (token vectors)" if data.PE is not None else "X", "fig_x")
-    elif step == "pe":
-        if data.PE is not None:
-            matrix(data.PE, "PE", "fig_pe")
+        title = t("chart_E") if data.PE is not None else "X"
+        _plot(heatmap(data.E, tokens, dims, title=title, **by_token), "fig_x")
+    elif step == "pe" and data.PE is not None:
+        _plot(heatmap(data.PE, tokens, dims, title="PE", **by_token), "fig_pe")
     elif step == "x_pe":
-        matrix(tr.X, "X = E + PE" if data.PE is not None else "X", "fig_xpe")
+        title = "X = E + PE" if data.PE is not None else "X"
+        _plot(heatmap(tr.X, tokens, dims, title=title, **by_token), "fig_xpe")
     elif step == "qkv":
-        columns = st.columns(3)
-        for column, name in zip(columns, ("Q", "K", "V")):
+        bound = float(max(np.abs(getattr(tr, name)[head]).max() for name in "QKV"))
+        for column, name in zip(st.columns(3), ("Q", "K", "V")):
+            M = getattr(tr, name)[head]
             with column:
-                st.markdown(
-                    f"<span style='color:{COLOURS[name]};font-weight:700'>{name}</span> "
-                    f"({t('head')} {head})",
-                    unsafe_allow_html=True,
-                )
                 _plot(
                     heatmap(
-                        getattr(tr, name)[head],
+                        M,
                         tokens,
-                        None,
-                        title=f"{name}_{head}",
-                        row_title=t("axis_token"),
+                        columns_of(M),
+                        title=f"{name} ({t('head')} {head})",
+                        bound=bound,
+                        title_colour=COLOURS[name],
                         focus_row=focus,
-                        **common,
+                        **by_token,
                     ),
                     f"fig_{name}",
                 )
         with st.expander(t("show_weights")):
-            for name, M in (
-                ("W_Q", data.weights.W_Q),
-                ("W_K", data.weights.W_K),
-                ("W_V", data.weights.W_V),
-            ):
+            for column, name in zip(st.columns(3), ("W_Q", "W_K", "W_V")):
                 width = data.d_v if name == "W_V" else data.d_k
-                block = M[:, head * width : (head + 1) * width]
-                _plot(
-                    heatmap(block, dims, None, title=f"{name} ({t('head')} {head})", **common),
-                    f"fig_{name}",
-                )
+                block = getattr(data.weights, name)[:, head * width : (head + 1) * width]
+                with column:
+                    _plot(
+                        heatmap(
+                            block,
+                            dims,
+                            columns_of(block),
+                            title=f"{name} ({t('head')} {head})",
+                            decimals=settings.decimals,
+                        ),
+                        f"fig_{name}",
+                    )
     elif step in ("scores", "scaled", "mask"):
         field = {"scores": "scores", "scaled": "scaled", "mask": "masked"}[step]
-        title = {"scores": "S = QKᵀ", "scaled": "S / √d_k", "mask": "masked S"}[step]
         _plot(
             heatmap(
                 getattr(tr, field)[head],
                 tokens,
                 tokens,
-                title=title,
+                title=t(f"chart_{step}"),
                 forbidden=forbidden if step == "mask" else None,
-                **square,
+                **by_pair,
             ),
             f"fig_{step}",
         )
+        if step == "mask" and forbidden is not None:
+            st.caption(t("masked_legend"))
     elif step == "softmax":
         A = tr.weights[head]
-        notes = [f"Σ={arithmetic.num(s, dec)}" for s in A.sum(axis=1)]
+        notes = [f"Σ={num(total, settings.decimals)}" for total in A.sum(axis=1)]
         _plot(
             heatmap(
                 A,
                 tokens,
                 tokens,
-                title="A = softmax(S / √d_k)",
+                title=t("chart_softmax"),
                 scale="weights",
                 forbidden=forbidden,
                 forbidden_text="0",
                 row_notes=notes,
-                **square,
+                **by_pair,
             ),
             "fig_softmax",
         )
+        st.caption(t("row_sum_note"))
     elif step == "av":
+        O = tr.head_outputs[head]
         _plot(
             heatmap(
-                tr.head_outputs[head],
+                O,
                 tokens,
-                None,
+                columns_of(O),
                 title=f"O_{head} = A V",
-                row_title=t("axis_token"),
+                title_colour=COLOURS["O"],
                 focus_row=focus,
-                **common,
+                **by_token,
             ),
             "fig_av",
         )
     elif step == "heads":
         left, right = st.columns(2)
         with left:
+            concat_columns = [f"h{c // data.d_v}·{c % data.d_v}" for c in range(tr.concat.shape[1])]
             _plot(
                 heatmap(
                     tr.concat,
                     tokens,
-                    None,
-                    title="Concat(O_0 … O_h-1)",
-                    row_title=t("axis_token"),
+                    concat_columns,
+                    title=t("chart_concat"),
                     focus_row=focus,
-                    **common,
+                    **by_token,
                 ),
                 "fig_concat",
             )
         with right:
             _plot(
                 heatmap(
-                    tr.output,
-                    tokens,
-                    dims,
-                    title="output = Concat · W_O",
-                    row_title=t("axis_token"),
-                    focus_row=focus,
-                    **common,
+                    tr.output, tokens, dims, title=t("chart_output"), focus_row=focus, **by_token
                 ),
                 "fig_output",
             )
         with st.expander(t("show_weights")):
-            _plot(heatmap(data.weights.W_O, None, dims, title="W_O", **common), "fig_W_O")
-
-    if step in ("scores", "scaled", "mask", "softmax", "av"):
-        focus_row(step, data, head, focus, dec)
+            _plot(
+                heatmap(
+                    data.weights.W_O, concat_columns, dims, title="W_O", decimals=settings.decimals
+                ),
+                "fig_W_O",
+            )
 
 
 def focus_row(step: str, data, head: int, i: int, decimals: int) -> None:
@@ -266,19 +272,22 @@ def focus_row(step: str, data, head: int, i: int, decimals: int) -> None:
     tr = data.trace
     A_row = tr.weights[head, i]
     keys = arithmetic.keys_to_show(A_row)
-    title = t("focus_title", i=i, token=markdown_text(data.tokens[i]))
     allowed_row = np.isfinite(tr.masked[head, i])
+    title = t("focus_title", i=i, token=markdown_text(data.tokens[i]))
     with st.expander(title, expanded=data.n <= 12):
-        if step in ("scores", "scaled", "mask"):
-            st.markdown(f"**{t('focus_dot', i=i, si=arithmetic.sub(i))}**")
+        if step in ("scores", "scaled"):
+            st.markdown(f"**{t('focus_dot', i=i, si=sub(i))}**")
             lines = arithmetic.dot_product_lines(
                 tr.Q[head, i], tr.K[head], keys, i, data.d_k, allowed_row, decimals
             )
+        elif step == "mask":
+            st.markdown(f"**{t('focus_mask', i=i)}**")
+            lines = arithmetic.mask_lines(tr.scaled[head, i], allowed_row, keys, i, decimals)
         elif step == "softmax":
             st.markdown(f"**{t('focus_softmax', i=i)}**")
             lines = arithmetic.softmax_lines(tr.masked[head, i], A_row, keys, decimals)
         else:
-            st.markdown(f"**{t('focus_output', i=i, si=arithmetic.sub(i))}**")
+            st.markdown(f"**{t('focus_output', i=i, si=sub(i))}**")
             lines = arithmetic.weighted_sum_lines(
                 A_row, tr.V[head], keys, i, tr.head_outputs[head, i], decimals
             )

@@ -10,7 +10,7 @@ from tests.app.helpers import PAGE_FILES, chart_titled, decode, page_text, run_a
 
 TITLES = {
     "walkthrough": ("Self-Attention, Step by Step", "自注意力，一步一步"),
-    "loop-vs-matrix": ("The same numbers", "同样的结果"),
+    "loop-vs-matrix": ("Loop or matrix", "循环还是矩阵"),
     "hand-check": ("Check it by hand", "手算核对"),
 }
 
@@ -69,7 +69,7 @@ def test_changing_the_sentence_changes_tokens_and_the_scores_heatmap():
 
 def test_masked_cells_are_drawn_as_minus_infinity():
     at = run_app(step="mask", mask="causal", lang="en", sentence="a b c d")
-    spec = chart_titled(at, "masked S")
+    spec = chart_titled(at, "S / √d_k after the mask")
     grey = spec["data"][1]
     assert np.asarray(grey["text"], dtype=object)[0][3] == "−∞"
     assert np.isnan(decode(spec["data"][0]["z"])[0, 3])
@@ -120,3 +120,12 @@ def test_loop_page_agrees_with_the_matrix():
     diff = float(message.rsplit(":", 1)[1])
     assert diff < 1e-12
     assert len(at.get("plotly_chart")) == 3
+
+
+def test_too_many_tokens_offers_to_keep_the_first_ones():
+    at = run_app(lang="en")
+    at.text_input(key="sentence").set_value(" ".join(f"w{i}" for i in range(600))).run()
+    at.button(key="cut_tokens").click().run()
+    assert not at.exception and not at.error
+    assert at.text_input(key="sentence").value == " ".join(f"w{i}" for i in range(512))
+    assert "512 tokens" in page_text(at)

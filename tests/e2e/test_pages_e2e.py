@@ -106,3 +106,13 @@ def test_a_non_number_typed_in_the_editor_is_explained_and_kept(session, lang, w
     s.assert_healthy()
     assert "abc" in grid.inner_text() or "abc" in s.page.get_by_test_id("stAlert").inner_text()
     s.shot(f"hand-check-{lang}-not-a-number")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_causal_mask_step_shows_minus_infinity(session, lang):
+    s = session().open(f"/?lang={lang}&mask=causal&step=mask")
+    s.wait_charts()
+    s.assert_healthy()
+    chart = s.page.get_by_test_id("stPlotlyChart").first.inner_text()
+    assert chart.count("−∞") == 10  # 5 tokens: the 4 + 3 + 2 + 1 cells above the diagonal
+    s.shot(f"walkthrough-{lang}-causal-mask")

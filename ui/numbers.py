@@ -1,0 +1,23 @@
+"""Numbers as the page prints them: true minus signs, no "−0.00", brackets in products."""
+
+
+def num(value: float, decimals: int) -> str:
+    """A number as printed on the page, with a true minus sign."""
+    text = f"{value:.{decimals}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")  # no "−0.00"
+    return text.replace("-", "−")
+
+
+_SUB = str.maketrans("0123456789,", "₀₁₂₃₄₅₆₇₈₉,")
+
+
+def sub(*indices) -> str:
+    """Subscript digits: sub(4, 2) -> '₄,₂'."""
+    return ",".join(str(i) for i in indices).translate(_SUB)
+
+
+def factor(value: float, decimals: int) -> str:
+    """A number inside a product, in brackets when negative: (−0.50)."""
+    text = num(value, decimals)
+    return f"({text})" if text.startswith("−") else text
