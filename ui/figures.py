@@ -140,7 +140,7 @@ def heatmap(
         }
 
     if square and small:
-        height = int(min(680, max(300, 110 + 46 * rows)))
+        height = int(min(680, max(320, 140 + 60 * rows)))
     elif small:
         height = int(min(640, max(200, 80 + 30 * rows)))
     else:
@@ -157,21 +157,9 @@ def heatmap(
             **({"scaleanchor": "x", "constrain": "domain"} if square and small else {}),
         },
         plot_bgcolor="white",
-        margin={"l": 10, "r": 10, "t": 64 if row_title else 40, "b": 10},
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
         height=height,
     )
-    if row_title:  # horizontal, above the row labels: long (and Chinese) titles stay readable
-        fig.add_annotation(
-            text=plotly_text(row_title) + " ↓",
-            xref="paper",
-            yref="paper",
-            x=0,
-            y=1.0,
-            xanchor="right",
-            yanchor="bottom",
-            showarrow=False,
-            font={"size": 12, "color": "#666666"},
-        )
     if focus_row is not None:
         if with_text:
             fig.add_shape(
