@@ -7,11 +7,13 @@ from core.attention import FIELDS, AttentionTrace, attention, merge_heads, split
 from core.backend import backend, to_numpy
 from core.checks import check_finite, check_matmul
 from core.config import AttentionConfig
+from core.decoding import decode_incremental
 from core.embedding import embed
 from core.errors import InputError
 from core.loop import attention_loop
 from core.masks import causal_mask, padding_mask
 from core.positional import positional_encoding
+from core.recurrent import rnn_chain
 from core.scalar import attention_scalar
 from core.softmax import softmax_rows
 from core.timing import time_side_by_side
@@ -32,11 +34,13 @@ __all__ = [
     "causal_mask",
     "check_finite",
     "check_matmul",
+    "decode_incremental",
     "embed",
     "init_weights",
     "merge_heads",
     "padding_mask",
     "positional_encoding",
+    "rnn_chain",
     "softmax_rows",
     "split_heads",
     "to_numpy",
