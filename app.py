@@ -19,24 +19,28 @@ settings = sidebar()
 st.session_state["_settings"] = settings
 apply_style(settings.presentation)
 
-pages = [
-    st.Page(
-        HERE / "pages/walkthrough.py",
-        title=t("page_walkthrough"),
-        icon=":material/stairs:",
-        default=True,
-    ),
-    st.Page(
-        HERE / "pages/loop-vs-matrix.py",
-        title=t("page_loop"),
-        icon=":material/repeat:",
-        url_path="loop-vs-matrix",
-    ),
-    st.Page(
-        HERE / "pages/hand-check.py",
-        title=t("page_hand"),
-        icon=":material/edit_note:",
-        url_path="hand-check",
-    ),
-]
+# (script, url path, title key, icon); the first is the home page at "/"
+SECTIONS = {
+    "section_basics": [
+        ("walkthrough", "", "page_walkthrough", ":material/stairs:"),
+        ("loop-vs-matrix", "loop-vs-matrix", "page_loop", ":material/repeat:"),
+        ("hand-check", "hand-check", "page_hand", ":material/edit_note:"),
+    ],
+    "section_deeper": [
+        ("multi-head", "multi-head", "page_multihead", ":material/view_column:"),
+    ],
+}
+pages = {
+    t(section): [
+        st.Page(
+            HERE / "pages" / f"{script}.py",
+            title=t(title),
+            icon=icon,
+            url_path=url or None,
+            default=not url,
+        )
+        for script, url, title, icon in entries
+    ]
+    for section, entries in SECTIONS.items()
+}
 st.navigation(pages, position="top").run()

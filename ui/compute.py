@@ -49,6 +49,9 @@ class TraceKey:
     causal: bool
     max_tokens: int = MAX_TOKENS
 
+    def with_heads(self, n_heads: int) -> "TraceKey":
+        return replace(self, n_heads=n_heads)
+
     @classmethod
     def of(cls, settings) -> "TraceKey":
         return cls(

@@ -14,6 +14,16 @@ MASKED_GREY = "#c8c8c8"
 MAX_SIDE = 160  # larger matrices are block-averaged down to at most this many cells a side
 MAX_TEXT_CELLS = 24  # print values in cells only when both sides are at most this
 COLOURS = {"Q": "#1f77b4", "K": "#ff7f0e", "V": "#2ca02c", "O": "#9467bd"}  # one hue per role
+HEAD_COLOURS = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#CC79A7",
+    "#56B4E9",
+    "#D55E00",
+    "#F0E442",
+    "#000000",
+)  # Okabe-Ito: head h is always this colour
 
 
 def block_mean(M: np.ndarray, max_side: int = MAX_SIDE) -> tuple[np.ndarray, int, int]:
@@ -57,6 +67,7 @@ def heatmap(
     bound: float | None = None,
     square: bool = False,
     title_colour: str | None = None,
+    column_bands=None,
 ) -> go.Figure:
     """A labelled heatmap: rows top to bottom in order, positions on the axes, tokens as tick text.
 
@@ -180,6 +191,39 @@ def heatmap(
                 showarrow=False,
                 font={"size": 14, "color": "#111111"},
             )
+    for start, stop, band_colour, label in column_bands or ():  # e.g. each head's columns
+        fig.add_shape(
+            type="rect",
+            xref="x",
+            yref="paper",
+            x0=start - 0.5,
+            x1=stop - 0.5,
+            y0=1.0,
+            y1=1.06,
+            fillcolor=band_colour,
+            line={"width": 0},
+        )
+        fig.add_shape(
+            type="line",
+            xref="x",
+            yref="paper",
+            x0=start - 0.5,
+            x1=start - 0.5,
+            y0=0,
+            y1=1.0,
+            line={"color": band_colour, "width": 2},
+        )
+        fig.add_annotation(
+            text=plotly_text(label),
+            x=(start + stop - 1) / 2,
+            yref="paper",
+            y=1.06,
+            yanchor="bottom",
+            showarrow=False,
+            font={"size": 11, "color": band_colour},
+        )
+    if column_bands:
+        fig.update_layout(margin={"t": 70})
     if row_notes is not None and with_text:
         for i, note in enumerate(row_notes):
             fig.add_annotation(

@@ -313,6 +313,47 @@ STRINGS = {
         "计算单：每一步的完整过程（含答案）",
     ),
     "cut_tokens": ("Keep the first {limit} tokens", "只保留前 {limit} 个 token"),
+    "page_multihead": ("Multi-head", "多头注意力"),
+    "mh_title": ("Several heads, side by side", "多个头，并排计算"),
+    "mh_intro": (
+        "Instead of one attention over d_model-wide vectors, the layer splits Q, K and V into h narrower heads of width d_k = d_model / h. Each head computes its own A, so one head can follow one relation and another head another. The split is only a reshape and a transpose: the numbers do not change.",
+        "多头注意力不在 d_model 维的向量上只做一次注意力，而是把 Q、K、V 切成 h 个更窄的头，每个头宽 d_k = d_model / h。每个头都算出自己的 A，所以不同的头可以关注不同的关系。切分只是一次 reshape 加一次转置，数值本身不变。",
+    ),
+    "mh_split_title": ("1. One projection, then split into heads", "1. 先整体投影，再切成多个头"),
+    "mh_split_text": (
+        "X W_Q gives one [n × h·d_k] matrix; its columns come in h blocks, one per head (coloured). Reshaping to [n × h × d_k] and swapping the first two axes gives [h × n × d_k]: head h is the block of columns h·d_k … (h+1)·d_k − 1.",
+        "X W_Q 先得到一个 [n × h·d_k] 的矩阵，它的列分成 h 块，每块对应一个头（不同颜色）。reshape 成 [n × h × d_k]，再交换前两个轴，就得到 [h × n × d_k]：第 h 个头就是第 h·d_k … (h+1)·d_k − 1 列。",
+    ),
+    "mh_all_columns": (
+        "X W_Q: all heads' queries, [n × h·d_k]",
+        "X W_Q：所有头的查询，[n × h·d_k]",
+    ),
+    "mh_weights_title": ("2. Every head's attention weights A", "2. 每个头的注意力权重 A"),
+    "mh_weights_text": (
+        "Same tokens, different weights: each head scores the pairs with its own slice of W_Q and W_K.",
+        "同样的 token，不同的权重：每个头用自己那一段 W_Q、W_K 给每一对 token 打分。",
+    ),
+    "mh_outputs_title": (
+        "3. Per-head outputs, concatenated, then W_O",
+        "3. 各头的输出、拼接，再乘 W_O",
+    ),
+    "mh_concat": ("Concat: [n × h·d_v], head 0 first", "拼接：[n × h·d_v]，头 0 在前"),
+    "mh_output": ("output = Concat · W_O, [n × d_model]", "输出 = Concat · W_O，[n × d_model]"),
+    "mh_compare_title": (
+        "4. One head or several, same d_model",
+        "4. 一个头还是多个头（d_model 相同）",
+    ),
+    "mh_compare_text": (
+        "With the same W_Q, W_K, W_V and W_O (same parameter count), one wide head produces a single A; {h} heads produce {h} different A's from the same numbers and a different output. Largest |difference| between the two outputs: {diff}.",
+        "用同样的 W_Q、W_K、W_V 和 W_O（参数量相同），一个宽头只得到一个 A；{h} 个头从同样的数得到 {h} 个不同的 A，输出也不同。两个输出的最大差 |差值|：{diff}。",
+    ),
+    "mh_one_head": ("One head (d_k = {d})", "一个头（d_k = {d}）"),
+    "mh_single_note": (
+        "Choose 2 or more heads in the sidebar to compare.",
+        "在侧边栏选择 2 个或更多的头，才能比较。",
+    ),
+    "section_basics": ("Basics", "基础"),
+    "section_deeper": ("Going deeper", "深入"),
 }
 
 # InputError code -> (English, 中文) template over the error's params

@@ -7,6 +7,7 @@ from ui import arithmetic
 from ui.escape import markdown_text
 from ui.figures import COLOURS, heatmap
 from ui.i18n import labeller, t
+from ui.layout import plot
 from ui.numbers import num, sub
 from ui.settings import url_choice
 
@@ -108,10 +109,6 @@ def row_controls(step: str, data, n_heads: int) -> tuple[int, int]:
     return min(head, n_heads - 1), focus
 
 
-def _plot(fig, key: str):
-    st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False})
-
-
 def render(step: str, data, settings, head: int, focus: int) -> None:
     """Formula, shapes, explanation, figures and (for the attention steps) the focus row."""
     st.subheader(t(f"title_{step}"))
@@ -150,18 +147,18 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
 
     if step == "tokens":
         title = t("chart_E") if data.PE is not None else "X"
-        _plot(heatmap(data.E, tokens, dims, title=title, **by_token), "fig_x")
+        plot(heatmap(data.E, tokens, dims, title=title, **by_token), "fig_x")
     elif step == "pe" and data.PE is not None:
-        _plot(heatmap(data.PE, tokens, dims, title="PE", **by_token), "fig_pe")
+        plot(heatmap(data.PE, tokens, dims, title="PE", **by_token), "fig_pe")
     elif step == "x_pe":
         title = "X = E + PE" if data.PE is not None else "X"
-        _plot(heatmap(tr.X, tokens, dims, title=title, **by_token), "fig_xpe")
+        plot(heatmap(tr.X, tokens, dims, title=title, **by_token), "fig_xpe")
     elif step == "qkv":
         bound = float(max(np.abs(getattr(tr, name)[head]).max() for name in "QKV"))
         for column, name in zip(st.columns(3), ("Q", "K", "V")):
             M = getattr(tr, name)[head]
             with column:
-                _plot(
+                plot(
                     heatmap(
                         M,
                         tokens,
@@ -179,7 +176,7 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
                 width = data.d_v if name == "W_V" else data.d_k
                 block = getattr(data.weights, name)[:, head * width : (head + 1) * width]
                 with column:
-                    _plot(
+                    plot(
                         heatmap(
                             block,
                             dims,
@@ -191,7 +188,7 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
                     )
     elif step in ("scores", "scaled", "mask"):
         field = {"scores": "scores", "scaled": "scaled", "mask": "masked"}[step]
-        _plot(
+        plot(
             heatmap(
                 getattr(tr, field)[head],
                 tokens,
@@ -207,7 +204,7 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
     elif step == "softmax":
         A = tr.weights[head]
         notes = [f"Σ={num(total, settings.decimals)}" for total in A.sum(axis=1)]
-        _plot(
+        plot(
             heatmap(
                 A,
                 tokens,
@@ -224,7 +221,7 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
         st.caption(t("row_sum_note"))
     elif step == "av":
         O = tr.head_outputs[head]
-        _plot(
+        plot(
             heatmap(
                 O,
                 tokens,
@@ -240,7 +237,7 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
         left, right = st.columns(2)
         with left:
             concat_columns = [f"h{c // data.d_v}·{c % data.d_v}" for c in range(tr.concat.shape[1])]
-            _plot(
+            plot(
                 heatmap(
                     tr.concat,
                     tokens,
@@ -252,14 +249,14 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
                 "fig_concat",
             )
         with right:
-            _plot(
+            plot(
                 heatmap(
                     tr.output, tokens, dims, title=t("chart_output"), focus_row=focus, **by_token
                 ),
                 "fig_output",
             )
         with st.expander(t("show_weights")):
-            _plot(
+            plot(
                 heatmap(
                     data.weights.W_O, concat_columns, dims, title="W_O", decimals=settings.decimals
                 ),

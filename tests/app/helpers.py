@@ -8,11 +8,8 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
 
-PAGE_FILES = {
-    "walkthrough": "pages/walkthrough.py",
-    "loop-vs-matrix": "pages/loop-vs-matrix.py",
-    "hand-check": "pages/hand-check.py",
-}
+PAGES = ("walkthrough", "loop-vs-matrix", "hand-check", "multi-head")
+PAGE_FILES = {page: f"pages/{page}.py" for page in PAGES}  # file names are the url paths
 
 
 def run_app(page: str = "walkthrough", **query) -> AppTest:

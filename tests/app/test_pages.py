@@ -12,6 +12,7 @@ TITLES = {
     "walkthrough": ("Self-Attention, Step by Step", "自注意力，一步一步"),
     "loop-vs-matrix": ("Loop or matrix", "循环还是矩阵"),
     "hand-check": ("Check it by hand", "手算核对"),
+    "multi-head": ("Several heads", "多个头"),
 }
 
 

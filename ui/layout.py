@@ -1,0 +1,50 @@
+"""Placing figures on a page: one chart, or a grid of small multiples."""
+
+import streamlit as st
+
+from ui.figures import HEAD_COLOURS
+from ui.i18n import t
+
+
+def plot(fig, key: str) -> None:
+    st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False})
+
+
+def grid(items, per_row: int = 4) -> None:
+    """(figure, key) pairs laid out ``per_row`` to a row."""
+    items = list(items)
+    for start in range(0, len(items), per_row):
+        for column, (fig, key) in zip(st.columns(per_row), items[start : start + per_row]):
+            with column:
+                plot(fig, key)
+
+
+def head_bands(n_heads: int, width: int) -> list[tuple]:
+    """Coloured column bands marking which columns belong to which head."""
+    return [
+        (h * width, (h + 1) * width, HEAD_COLOURS[h % len(HEAD_COLOURS)], f"{t('head')} {h}")
+        for h in range(n_heads)
+    ]
+
+
+def head_grid(stack, row_labels, col_labels, title: str, key: str, **heatmap_args) -> None:
+    """One heatmap per head (stack [h, rows, cols]), each titled in its head's colour.
+
+    ``title`` may use {h} for the head number.
+    """
+    from ui.figures import heatmap
+
+    grid(
+        (
+            heatmap(
+                M,
+                row_labels,
+                col_labels,
+                title=title.format(h=h),
+                title_colour=HEAD_COLOURS[h % len(HEAD_COLOURS)],
+                **heatmap_args,
+            ),
+            f"{key}_{h}",
+        )
+        for h, M in enumerate(stack)
+    )
