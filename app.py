@@ -28,6 +28,7 @@ SECTIONS = {
     ],
     "section_deeper": [
         ("multi-head", "multi-head", "page_multihead", ":material/view_column:"),
+        ("masks", "masks", "page_masks", ":material/grid_on:"),
     ],
 }
 pages = {

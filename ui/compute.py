@@ -139,3 +139,50 @@ def loop_vs_matrix_times(d_model: int, n_heads: int, ns=TIMING_NS) -> list[dict]
             }
         )
     return rows
+
+
+PAD = "<pad>"
+BATCH_MASKS = ("padding", "causal", "both")
+
+
+@dataclass(frozen=True)
+class BatchTrace:
+    """A padded batch of sentences and its attention, on the host."""
+
+    tokens: tuple  # per sentence, padded with PAD to n
+    lengths: tuple  # real tokens per sentence
+    masks: dict  # "padding" [b, n, n], "causal" [n, n], "both" [b, n, n], True = allowed
+    trace: core.AttentionTrace  # with a leading batch axis
+    allowed: np.ndarray  # [b, n, n] the mask actually used
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def batch_trace(sentences: tuple, key: TraceKey, mask_kind: str) -> BatchTrace:
+    """Pad sentences to one length (zero vectors for PAD), X [b, n, d_model], then attend."""
+    token_lists = [
+        core.tokenize(s, key.mode, max_tokens=64) if s.strip() else [] for s in sentences
+    ]
+    lengths = [len(tokens) for tokens in token_lists]
+    n = max(1, *lengths)
+    X = np.zeros((len(sentences), n, key.d_model))  # [b, n, d_model]; padding rows stay 0
+    for s, tokens in enumerate(token_lists):
+        if tokens:
+            E = core.to_numpy(core.embed(tokens, key.d_model, key.seed))  # [len, d_model]
+            PE = core.to_numpy(core.positional_encoding(len(tokens), key.d_model))
+            X[s, : len(tokens)] = E + PE if key.positional else E
+    masks = {
+        "padding": core.to_numpy(core.padding_mask(lengths, n)),
+        "causal": core.to_numpy(core.causal_mask(n)),
+    }
+    masks["both"] = masks["padding"] & masks["causal"]
+    allowed = np.broadcast_to(masks[mask_kind], (len(sentences), n, n))
+    W = core.init_weights(
+        core.AttentionConfig(d_model=key.d_model, n_heads=key.n_heads, seed=key.seed)
+    )
+    trace = _host_trace(
+        core.attention(
+            core.backend().xp.asarray(X), W, key.n_heads, core.backend().xp.asarray(allowed)
+        )
+    )
+    padded = tuple(tuple(tokens) + (PAD,) * (n - len(tokens)) for tokens in token_lists)
+    return BatchTrace(padded, tuple(lengths), masks, trace, np.asarray(allowed))

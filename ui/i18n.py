@@ -5,6 +5,10 @@ import streamlit as st
 LANGS = ("en", "zh")
 LANG_NAMES = {"en": "English", "zh": "中文"}
 DEFAULT_SENTENCE = {"en": "the movie was really good", "zh": "这 部 电影 很 好看"}
+DEFAULT_BATCH = {
+    "en": "the movie was really good\nI love you\ngreat",
+    "zh": "这 部 电影 很 好看\n我 喜欢 你\n好看",
+}
 
 # key -> (English, 中文). Templates use str.format fields.
 STRINGS = {
@@ -354,6 +358,44 @@ STRINGS = {
     ),
     "section_basics": ("Basics", "基础"),
     "section_deeper": ("Going deeper", "深入"),
+    "page_masks": ("Masks on a batch", "批量与掩码"),
+    "mk_title": ("Padding and causal masks on a batch", "批量中的填充掩码与因果掩码"),
+    "mk_intro": (
+        "Sentences in a batch have different lengths, but a batch is one array. Shorter sentences are padded to the longest with <pad> tokens (zero vectors here), giving X of shape [b, n, d_model]. A padding mask hides the padding keys; a causal mask hides later tokens; combined, a key must pass both.",
+        "一个批次里的句子长短不一，但批次必须是一个数组。较短的句子用 <pad> 补到最长的长度（这里补的是零向量），得到形状为 [b, n, d_model] 的 X。填充掩码遮住补出来的键；因果掩码遮住后面的 token；两者合用时，一个键必须同时通过两个掩码。",
+    ),
+    "mk_batch": ("One sentence per line (2 or 3)", "每行一个句子（2 到 3 句）"),
+    "mk_add_empty": ("Add an empty sentence to the batch", "往批次里加一个空句子"),
+    "mk_mask_kind": ("Mask to apply", "使用的掩码"),
+    "mk_padding": ("padding", "填充"),
+    "mk_causal": ("causal", "因果"),
+    "mk_both": ("padding and causal", "填充 + 因果"),
+    "mk_which": ("Sentence to inspect", "查看哪个句子"),
+    "mk_padded": (
+        "The padded batch: X is [{b} × {n} × {d}]",
+        "补齐后的批次：X 的形状是 [{b} × {n} × {d}]",
+    ),
+    "mk_lengths": ("real tokens", "真实 token 数"),
+    "mk_masks_title": (
+        "The three masks for sentence {s} (1 = may attend, 0 = hidden)",
+        "第 {s} 句的三个掩码（1 = 可以看，0 = 被遮住）",
+    ),
+    "mk_result_title": ("Masked scores and weights (head 0)", "加掩码后的分数和权重（头 0）"),
+    "mk_padded_rows": (
+        "Rows of <pad> queries still attend to the real keys, so they get ordinary-looking numbers; nothing reads them later, because the loss and any pooling skip padding positions too.",
+        "<pad> 作为查询的那些行仍然会看真实的键，所以看起来也有正常的数；但后面没有人使用它们，因为损失函数和池化同样会跳过填充位置。",
+    ),
+    "mk_empty_row": (
+        "Sentence {s} has no real token: every key is hidden in every row, so each row of A is all zeros (never NaN) and its output is zero.",
+        "第 {s} 句没有真实 token：每一行的所有键都被遮住，所以 A 的每一行全是 0（而不是 NaN），输出也是 0。",
+    ),
+    "mk_order_title": ("Mask before the softmax, not after", "掩码要在 softmax 之前，而不是之后"),
+    "mk_order_text": (
+        "Right: set hidden scores to −∞, then softmax, so the allowed weights share all of the 1. Wrong: softmax over every key, then zero the hidden ones: the rows no longer sum to 1, and the hidden keys still took their share of the total.",
+        "正确做法：先把被遮住的分数设成 −∞，再做 softmax，允许的权重分掉全部的 1。错误做法：先对所有键做 softmax，再把被遮住的权重清零：每行之和不再是 1，而且被遮住的键已经分走了一部分权重。",
+    ),
+    "mk_right": ("Right: softmax(mask(S))", "正确：softmax(mask(S))"),
+    "mk_wrong": ("Wrong: mask(softmax(S))", "错误：mask(softmax(S))"),
 }
 
 # InputError code -> (English, 中文) template over the error's params

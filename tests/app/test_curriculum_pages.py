@@ -23,3 +23,26 @@ def test_multi_head_with_one_head_says_how_to_compare():
     at = run_app("multi-head", lang="zh", n_heads=1)
     assert not at.exception
     assert any("2 个或更多的头" in i.value for i in at.info)
+
+
+def test_masks_page_pads_the_batch_and_zeroes_masked_weights():
+    at = run_app("masks", lang="en")
+    assert not at.exception
+    assert "X is [3 × 5 × 8]" in page_text(at)  # lengths 5, 3, 1 padded to 5
+    at.selectbox(key="batch_sentence").set_value(1).run()
+    A = decode(chart_titled(at, "A")["data"][0]["z"])  # masked cells are NaN (drawn grey)
+    assert np.isnan(A[:, 3:]).all()  # keys 3, 4 are padding
+    assert np.isnan(A[0, 1:]).all()  # causal: token 0 sees only itself
+    np.testing.assert_allclose(np.nansum(A, axis=1), 1.0, atol=1e-5)
+    wrong = decode(chart_titled(at, "Wrong")["data"][0]["z"])
+    assert np.nansum(wrong, axis=1)[0] < 0.99  # masking after the softmax loses weight
+
+
+def test_an_empty_sentence_in_the_batch_gives_zero_rows_not_nan():
+    at = run_app("masks", lang="zh")
+    at.toggle(key="batch_empty").set_value(True).run()
+    at.selectbox(key="batch_sentence").set_value(3).run()
+    assert not at.exception
+    assert any("没有真实 token" in w.value for w in at.warning)
+    text = np.asarray(chart_titled(at, "A")["data"][1]["text"], dtype=object)
+    assert (text == "0").all()  # every cell masked, every weight exactly 0

@@ -13,6 +13,7 @@ TITLES = {
     "loop-vs-matrix": ("Loop or matrix", "循环还是矩阵"),
     "hand-check": ("Check it by hand", "手算核对"),
     "multi-head": ("Several heads", "多个头"),
+    "masks": ("Padding and causal masks", "填充掩码"),
 }
 
 
