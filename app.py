@@ -29,6 +29,7 @@ SECTIONS = {
     "section_deeper": [
         ("multi-head", "multi-head", "page_multihead", ":material/view_column:"),
         ("masks", "masks", "page_masks", ":material/grid_on:"),
+        ("scaling", "scaling", "page_scaling", ":material/expand:"),
     ],
 }
 pages = {

@@ -186,3 +186,24 @@ def batch_trace(sentences: tuple, key: TraceKey, mask_kind: str) -> BatchTrace:
     )
     padded = tuple(tuple(tokens) + (PAD,) * (n - len(tokens)) for tokens in token_lists)
     return BatchTrace(padded, tuple(lengths), masks, trace, np.asarray(allowed))
+
+
+SCALING_D_K = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def dot_product_samples(d_k: int, samples: int) -> np.ndarray:
+    from core.scaling import dot_products
+
+    return dot_products(d_k, samples, seed=d_k)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def sharpness_curves(n_keys: int) -> dict:
+    """(max weight, entropy, gradient) with and without scaling for every d_k in SCALING_D_K."""
+    from core.scaling import softmax_sharpness
+
+    return {
+        scaled: [softmax_sharpness(d_k, n_keys, scaled) for d_k in SCALING_D_K]
+        for scaled in (False, True)
+    }

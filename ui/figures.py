@@ -240,8 +240,18 @@ def heatmap(
     return fig
 
 
-def line_chart(xs, series: dict, *, title: str, x_title: str, y_title: str, log: bool = True):
-    """Lines over xs, one per named series (log-log by default)."""
+def line_chart(
+    xs,
+    series: dict,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    log: bool = True,
+    log_y: bool | None = None,
+):
+    """Lines over xs, one per named series (log-log by default; ``log_y`` overrides the y axis)."""
+    log_y = log if log_y is None else log_y
     fig = go.Figure()
     for name, ys in series.items():
         fig.add_trace(
@@ -253,10 +263,39 @@ def line_chart(xs, series: dict, *, title: str, x_title: str, y_title: str, log:
         xaxis={"title": x_title, "type": "log" if log else "linear", "tickvals": list(xs)},
         yaxis={
             "title": y_title,
-            "type": "log" if log else "linear",
-            "dtick": 1 if log else None,
-            "exponentformat": "power",
+            "type": "log" if log_y else "linear",
+            **({"dtick": 1, "exponentformat": "power"} if log_y else {}),
         },
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        legend={"orientation": "h", "y": -0.25},
+    )
+    return fig
+
+
+def histograms(series: dict, *, title: str, x_title: str, bins: int = 60) -> go.Figure:
+    """Overlaid histograms of named samples (binned here, so the payload stays small)."""
+    fig = go.Figure()
+    everything = np.concatenate([np.asarray(v) for v in series.values()])
+    edges = np.linspace(np.percentile(everything, 0.5), np.percentile(everything, 99.5), bins + 1)
+    centres = (edges[:-1] + edges[1:]) / 2
+    for (name, values), colour in zip(series.items(), ("#D55E00", "#0072B2", "#009E73")):
+        counts, _ = np.histogram(values, bins=edges, density=True)
+        fig.add_trace(
+            go.Bar(
+                x=centres,
+                y=counts,
+                name=plotly_text(name),
+                opacity=0.6,
+                marker_color=colour,
+                width=edges[1] - edges[0],
+            )
+        )
+    fig.update_layout(
+        barmode="overlay",
+        title={"text": plotly_text(title), "x": 0},
+        height=340,
+        xaxis={"title": x_title},
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        legend={"orientation": "h", "y": -0.25},
     )
     return fig

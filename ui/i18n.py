@@ -396,6 +396,38 @@ STRINGS = {
     ),
     "mk_right": ("Right: softmax(mask(S))", "正确：softmax(mask(S))"),
     "mk_wrong": ("Wrong: mask(softmax(S))", "错误：mask(softmax(S))"),
+    "page_scaling": ("Why √d_k", "为什么除以 √d_k"),
+    "sc_title": ("Why divide by √d_k: a live experiment", "为什么要除以 √d_k：现场实验"),
+    "sc_intro": (
+        "Draw random queries and keys with independent entries of mean 0 and variance 1. Their dot product adds up d_k such products, so its variance is d_k: the wider the head, the larger the scores. Dividing by √d_k brings the variance back to 1 whatever d_k is.",
+        "随机生成查询和键，每个分量独立、均值 0、方差 1。它们的点积是 d_k 个乘积之和，所以方差是 d_k：头越宽，分数越大。除以 √d_k 后，无论 d_k 多大，方差都回到 1。",
+    ),
+    "sc_d_k": ("d_k (width of each query and key)", "d_k（每个查询和键的维度）"),
+    "sc_samples": ("random pairs", "随机向量对的数量"),
+    "sc_hist_raw": ("q · k  (variance {var})", "q · k（方差 {var}）"),
+    "sc_hist_scaled": ("q · k / √d_k  (variance {var})", "q · k / √d_k（方差 {var}）"),
+    "sc_measured": (
+        "Measured with {samples} pairs at d_k = {d_k}: variance of q·k = {raw} (theory: {d_k}); after dividing by √d_k = {scaled} (theory: 1).",
+        "用 {samples} 对向量、d_k = {d_k} 测得：q·k 的方差 = {raw}（理论值 {d_k}）；除以 √d_k 后 = {scaled}（理论值 1）。",
+    ),
+    "sc_sharp_title": (
+        "How sharp the softmax gets as d_k grows ({n} keys per row)",
+        "随着 d_k 变大，softmax 有多尖锐（每行 {n} 个键）",
+    ),
+    "sc_sharp_text": (
+        "Without scaling, the largest weight in a row heads for 1 and the entropy for 0: the softmax turns into a hard one-hot choice. With scaling, both stay put.",
+        "不缩放时，每行最大的权重趋近 1，熵趋近 0：softmax 变成了几乎只选一个的硬选择。缩放后两者都基本不变。",
+    ),
+    "sc_max_weight": ("mean largest weight", "平均最大权重"),
+    "sc_entropy": ("mean entropy (nats)", "平均熵（nats）"),
+    "sc_gradient": ("mean size of the softmax gradient", "softmax 梯度的平均大小"),
+    "sc_grad_title": ("The gradient vanishes when the softmax saturates", "softmax 饱和时梯度消失"),
+    "sc_grad_text": (
+        "The softmax's Jacobian is diag(a) − a aᵀ. When one weight is nearly 1 and the rest nearly 0, every entry of it is nearly 0, so almost no gradient flows back to Q and K and learning stalls. Scaling keeps it alive.",
+        "softmax 的雅可比矩阵是 diag(a) − a aᵀ。当一个权重接近 1、其余接近 0 时，它的每个元素都接近 0，几乎没有梯度传回 Q 和 K，学习就停滞了。缩放让梯度保持有效。",
+    ),
+    "sc_with": ("with ÷√d_k", "除以 √d_k"),
+    "sc_without": ("without scaling", "不缩放"),
 }
 
 # InputError code -> (English, 中文) template over the error's params

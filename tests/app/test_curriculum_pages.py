@@ -46,3 +46,19 @@ def test_an_empty_sentence_in_the_batch_gives_zero_rows_not_nan():
     assert any("没有真实 token" in w.value for w in at.warning)
     text = np.asarray(chart_titled(at, "A")["data"][1]["text"], dtype=object)
     assert (text == "0").all()  # every cell masked, every weight exactly 0
+
+
+def test_scaling_page_measures_variance_close_to_d_k():
+    import re
+
+    at = run_app("scaling", lang="en")
+    assert not at.exception
+    for d_k in (64, 512):
+        at.select_slider(key="sc_d_k").set_value(d_k).run()
+        message = at.success[0].value
+        raw, scaled = (float(v) for v in re.findall(r"= ([0-9.]+) \(theory", message))
+        assert abs(raw - d_k) < 5 * d_k * (3 / 20000) ** 0.5  # five standard errors
+        assert abs(scaled - 1) < 5 * (3 / 20000) ** 0.5
+    grad = chart_titled(at, "mean size of the softmax gradient")["data"]
+    without, with_scaling = (decode(trace["y"]) for trace in grad)
+    assert without[-1] < with_scaling[-1] / 3  # d_k = 512: the unscaled gradient has vanished

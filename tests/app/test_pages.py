@@ -14,6 +14,7 @@ TITLES = {
     "hand-check": ("Check it by hand", "手算核对"),
     "multi-head": ("Several heads", "多个头"),
     "masks": ("Padding and causal masks", "填充掩码"),
+    "scaling": ("Why divide by √d_k", "为什么要除以 √d_k"),
 }
 
 
