@@ -30,6 +30,7 @@ SECTIONS = {
         ("multi-head", "multi-head", "page_multihead", ":material/view_column:"),
         ("masks", "masks", "page_masks", ":material/grid_on:"),
         ("scaling", "scaling", "page_scaling", ":material/expand:"),
+        ("mistakes", "mistakes", "page_mistakes", ":material/bug_report:"),
     ],
 }
 pages = {

@@ -10,7 +10,7 @@ from ui.feedback import show_input_error
 from ui.figures import heatmap
 from ui.i18n import DEFAULT_BATCH, labeller, t
 from ui.layout import grid
-from ui.numbers import num
+from ui.numbers import sum_notes
 from ui.settings import current, url_choice
 
 settings = current()
@@ -74,7 +74,7 @@ grid(
 st.subheader(t("mk_result_title"))
 forbidden = ~batch.allowed[s]
 A = batch.trace.weights[s, 0]
-sums = [f"Σ={num(total, dec)}" for total in A.sum(axis=1)]
+sums = sum_notes(A, dec)
 grid(
     [
         (
@@ -139,7 +139,7 @@ grid(
                 decimals=dec,
                 forbidden=forbidden,
                 forbidden_text="0",
-                row_notes=[f"Σ={num(total, dec)}" for total in wrong.sum(axis=1)],
+                row_notes=sum_notes(wrong, dec),
             ),
             "mk_wrong",
         ),

@@ -428,6 +428,42 @@ STRINGS = {
     ),
     "sc_with": ("with ÷√d_k", "除以 √d_k"),
     "sc_without": ("without scaling", "不缩放"),
+    "page_mistakes": ("Common mistakes", "常见错误"),
+    "ms_title": (
+        "Four common mistakes, and the check that catches each",
+        "四个常见错误，以及发现它们的检查方法",
+    ),
+    "ms_intro": (
+        "Each mistake below is computed on purpose from the same numbers as the walkthrough (head 0), next to the correct result.",
+        "下面每个错误都是用与逐步演示相同的数（头 0）故意算出来的，旁边是正确结果。",
+    ),
+    "ms_axis_title": ("1. Softmax along the wrong axis", "1. softmax 沿错了轴"),
+    "ms_axis_text": (
+        "softmax(S, axis=0) normalises each column instead of each row. Check: every row of A must sum to 1. Here the columns do and the rows don't.",
+        "softmax(S, axis=0) 对每一列归一化，而不是每一行。检查方法：A 的每一行之和必须是 1。这里是每一列之和为 1，行却不是。",
+    ),
+    "ms_transpose_title": ("2. A missing transpose", "2. 忘了转置"),
+    "ms_transpose_text": (
+        "Q K instead of Q Kᵀ. Check: the shapes. [n × d_k] @ [n × d_k] only fits when n = d_k, and the product has no meaning.",
+        "把 Q Kᵀ 写成了 Q K。检查方法：看形状。[n × d_k] @ [n × d_k] 只有在 n = d_k 时才能相乘，而且乘出来的结果没有意义。",
+    ),
+    "ms_transpose_fits": (
+        "Here n = d_k = {n}, so Q K runs without an error, and every number is wrong: only checking what each entry means (q_i · k_j) catches it.",
+        "这里 n = d_k = {n}，所以 Q K 不会报错，但每个数都是错的：只有检查每一格的含义（q_i · k_j）才能发现。",
+    ),
+    "ms_order_title": ("3. Masking after the softmax", "3. softmax 之后才加掩码"),
+    "ms_order_text": (
+        "softmax first, then zero the hidden keys (causal mask here). Check: row sums are below 1, and the per-token loop, which only ever sees allowed keys, disagrees. Largest |wrong − loop| = {diff}.",
+        "先 softmax 再把被遮住的键清零（这里用因果掩码）。检查方法：行和小于 1，而且只看允许的键的逐 token 循环给出的结果不同。最大差 |错误 − 循环| = {diff}。",
+    ),
+    "ms_dv_title": ("4. d_k and d_v mixed up", "4. 把 d_k 和 d_v 弄混"),
+    "ms_dv_text": (
+        "With d_k = {d_k} and d_v = {d_v}: dividing by √d_v instead of √d_k changes every weight (check: the per-token loop disagrees, largest difference {diff}); and giving W_O d_k·h rows instead of d_v·h makes the last product fail (check: shapes).",
+        "当 d_k = {d_k}、d_v = {d_v} 时：除以 √d_v 而不是 √d_k 会改变每个权重（检查：逐 token 循环的结果不同，最大差 {diff}）；W_O 如果有 d_k·h 行而不是 d_v·h 行，最后一次乘法就会失败（检查：形状）。",
+    ),
+    "ms_wrong": ("Wrong", "错误"),
+    "ms_right": ("Right", "正确"),
+    "ms_col_sums": ("column sums: {sums}", "列和：{sums}"),
 }
 
 # InputError code -> (English, 中文) template over the error's params

@@ -21,3 +21,8 @@ def factor(value: float, decimals: int) -> str:
     """A number inside a product, in brackets when negative: (−0.50)."""
     text = num(value, decimals)
     return f"({text})" if text.startswith("−") else text
+
+
+def sum_notes(M, decimals: int, axis: int = 1) -> list[str]:
+    """'Σ=1.00' for each row (axis=1) or column (axis=0) of M: notes printed beside a matrix."""
+    return [f"Σ={num(total, decimals)}" for total in M.sum(axis=axis)]

@@ -8,7 +8,7 @@ from ui.escape import markdown_text
 from ui.figures import COLOURS, heatmap
 from ui.i18n import labeller, t
 from ui.layout import plot
-from ui.numbers import num, sub
+from ui.numbers import sub, sum_notes
 from ui.settings import url_choice
 
 STEPS = ("tokens", "pe", "x_pe", "qkv", "scores", "scaled", "mask", "softmax", "av", "heads")
@@ -203,7 +203,7 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
             st.caption(t("masked_legend"))
     elif step == "softmax":
         A = tr.weights[head]
-        notes = [f"Σ={num(total, settings.decimals)}" for total in A.sum(axis=1)]
+        notes = sum_notes(A, settings.decimals)
         plot(
             heatmap(
                 A,

@@ -8,7 +8,15 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
 
-PAGES = ("walkthrough", "loop-vs-matrix", "hand-check", "multi-head", "masks", "scaling")
+PAGES = (
+    "walkthrough",
+    "loop-vs-matrix",
+    "hand-check",
+    "multi-head",
+    "masks",
+    "scaling",
+    "mistakes",
+)
 PAGE_FILES = {page: f"pages/{page}.py" for page in PAGES}  # file names are the url paths
 
 

@@ -15,6 +15,7 @@ TITLES = {
     "multi-head": ("Several heads", "多个头"),
     "masks": ("Padding and causal masks", "填充掩码"),
     "scaling": ("Why divide by √d_k", "为什么要除以 √d_k"),
+    "mistakes": ("Four common mistakes", "四个常见错误"),
 }
 
 
