@@ -31,6 +31,8 @@ SECTIONS = {
         ("masks", "masks", "page_masks", ":material/grid_on:"),
         ("scaling", "scaling", "page_scaling", ":material/expand:"),
         ("mistakes", "mistakes", "page_mistakes", ":material/bug_report:"),
+        ("positional-encoding", "positional-encoding", "page_pe", ":material/timeline:"),
+        ("cost", "cost", "page_cost", ":material/speed:"),
     ],
 }
 pages = {

@@ -16,7 +16,7 @@ from core.positional import positional_encoding
 from core.recurrent import rnn_chain
 from core.scalar import attention_scalar
 from core.softmax import softmax_rows
-from core.timing import time_side_by_side
+from core.timing import growth_exponent, peak_bytes, time_side_by_side
 from core.tokens import MODES, tokenize
 from core.weights import Weights, init_weights
 
@@ -45,5 +45,7 @@ __all__ = [
     "split_heads",
     "to_numpy",
     "time_side_by_side",
+    "growth_exponent",
+    "peak_bytes",
     "tokenize",
 ]

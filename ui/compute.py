@@ -52,6 +52,9 @@ class TraceKey:
     def with_heads(self, n_heads: int) -> "TraceKey":
         return replace(self, n_heads=n_heads)
 
+    def with_sentence(self, sentence: str, positional: bool) -> "TraceKey":
+        return replace(self, sentence=sentence, positional=positional, mode="auto", causal=False)
+
     @classmethod
     def of(cls, settings) -> "TraceKey":
         return cls(

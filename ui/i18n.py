@@ -464,6 +464,89 @@ STRINGS = {
     "ms_wrong": ("Wrong", "错误"),
     "ms_right": ("Right", "正确"),
     "ms_col_sums": ("column sums: {sums}", "列和：{sums}"),
+    "page_pe": ("Positional encoding", "位置编码"),
+    "pe_title": (
+        "Positional encoding: giving attention a sense of order",
+        "位置编码：让注意力知道词序",
+    ),
+    "pe_intro": (
+        "Attention compares every token with every other one, but nothing in Q Kᵀ says where a token stands. The sinusoidal encoding adds a fixed pattern per position: even columns are sines, odd columns cosines, each pair at its own frequency.",
+        "注意力会把每个 token 和其他所有 token 比较，但 Q Kᵀ 里没有任何信息说明 token 在哪个位置。正弦位置编码为每个位置加上一个固定的模式：偶数列是正弦，奇数列是余弦，每一对列有自己的频率。",
+    ),
+    "pe_positions": ("positions shown", "显示的位置数"),
+    "pe_width": ("d_model for this page", "本页使用的 d_model"),
+    "pe_matrix": ("PE [{n} × {d}]", "PE [{n} × {d}]"),
+    "pe_curves_title": ("Chosen columns along the positions", "所选的列随位置的变化"),
+    "pe_dims": ("columns to draw", "要画的列"),
+    "pe_position": ("position", "位置"),
+    "pe_eval_title": ("The formula at one (pos, i)", "在某个 (pos, i) 处计算公式"),
+    "pe_eval": (
+        "angle = {pos} / 10000^({two_i}/{d}) = {angle}; PE[{pos}, {two_i}] = sin({angle}) = {sin}; PE[{pos}, {odd}] = cos({angle}) = {cos}. The matrix above holds exactly these values.",
+        "角度 = {pos} / 10000^({two_i}/{d}) = {angle}；PE[{pos}, {two_i}] = sin({angle}) = {sin}；PE[{pos}, {odd}] = cos({angle}) = {cos}。上面的矩阵里正是这些值。",
+    ),
+    "pe_order_title": ("Word order: the same words, swapped", "词序：同样的词，换了位置"),
+    "pe_order_text": (
+        "Without positional encoding, the second sentence's output rows are exactly the first sentence's rows in a different order: attention cannot tell the two sentences apart. With it, the same word gets a different output in a different place.",
+        "没有位置编码时，第二个句子的输出行与第一个句子完全相同，只是顺序不同：注意力分不清这两个句子。加上位置编码后，同一个词在不同位置会得到不同的输出。",
+    ),
+    "pe_row_a": ("row in A", "在 A 中的行"),
+    "pe_row_b": ("row in B", "在 B 中的行"),
+    "pe_diff_off": ("max |difference|, no PE", "最大差（无 PE）"),
+    "pe_diff_on": ("max |difference|, with PE", "最大差（有 PE）"),
+    "pe_pair": ("sentence pair", "句子对"),
+    "pe_dims_hint": ("Pick at least one column.", "请至少选择一列。"),
+    "page_cost": ("What parallelism buys", "并行带来了什么"),
+    "co_title": (
+        "What parallelism buys: an RNN chain against attention",
+        "并行带来了什么：RNN 链与注意力",
+    ),
+    "co_intro": (
+        "An RNN computes h_t = tanh(h_{t−1} W_h + x_t W_x): step t cannot start before step t − 1 ends, so information from token 0 reaches token n − 1 after n − 1 steps. Attention connects every pair of tokens in one matrix product: a path of length 1, every row at once, at the price of an n × n matrix.",
+        "RNN 计算 h_t = tanh(h_{t−1} W_h + x_t W_x)：第 t 步必须等第 t − 1 步算完，所以 token 0 的信息要经过 n − 1 步才能到达 token n − 1。注意力用一次矩阵乘法连接每一对 token：路径长度为 1，所有行同时算出，代价是一个 n × n 的矩阵。",
+    ),
+    "co_path": (
+        "Path length from the first token to the last: RNN {n_minus_1} sequential steps; attention 1 step.",
+        "从第一个 token 到最后一个 token 的路径长度：RNN 需要 {n_minus_1} 个串行步骤；注意力只需 1 步。",
+    ),
+    "co_measure_title": ("Measured time and memory as n grows", "随 n 增长的实测时间和内存"),
+    "co_measure_text": (
+        "Attention (output only, float32) against two sequential loops: the RNN chain and the per-token attention loop (up to n = 1024). Memory is the peak allocated during one attention pass that keeps the weights A of every head.",
+        "注意力（只算输出，float32）与两种串行循环比较：RNN 链和逐 token 的注意力循环（最多到 n = 1024）。内存是一次保留全部头的权重 A 的注意力计算中分配的峰值。",
+    ),
+    "co_measure": ("Measure (about 10 s)", "开始测量（约 10 秒）"),
+    "co_measuring": ("Measuring n = {n} …", "正在测量 n = {n} …"),
+    "co_not_measured": (
+        "Press the button to measure on this server.",
+        "点击按钮，在本服务器上测量。",
+    ),
+    "co_time": ("seconds per pass", "每次计算的秒数"),
+    "co_memory": ("peak memory (MB)", "峰值内存（MB）"),
+    "co_attention": ("attention (matrix)", "注意力（矩阵）"),
+    "co_rnn": ("RNN chain (sequential)", "RNN 链（串行）"),
+    "co_loop": ("attention, token by token", "注意力，逐 token"),
+    "co_fit": (
+        "Fitted growth over n = 512 … 4096: attention time ~ n^{time}, attention memory ~ n^{memory}; RNN time ~ n^{rnn}.",
+        "在 n = 512 … 4096 上拟合：注意力时间 ~ n^{time}，注意力内存 ~ n^{memory}；RNN 时间 ~ n^{rnn}。",
+    ),
+    "co_train_title": (
+        "Training in one pass, inference one token at a time",
+        "训练一次算完，推理逐个 token",
+    ),
+    "co_train_text": (
+        "Training sees the whole sentence, so a causal mask lets it compute every position in one pass. Generation does not have the future yet: at step t it projects only the new token, appends its key and value to a cache, and attends over the cache. The rows come out identical.",
+        "训练时整句话都已知，用因果掩码就能一次算出所有位置。生成时还没有后面的词：第 t 步只对新 token 做投影，把它的键和值加入缓存，再对缓存做注意力。两种方式得到的行完全相同。",
+    ),
+    "co_full": ("Training: one pass with a causal mask", "训练：因果掩码下一次算完"),
+    "co_incremental": (
+        "Inference: token by token with a K/V cache",
+        "推理：用 K/V 缓存逐个 token 计算",
+    ),
+    "co_same": ("Largest |difference| between the two: {diff}", "两者的最大差：{diff}"),
+    "co_step": ("inference step t", "推理第 t 步"),
+    "co_cache": (
+        "K cache at step {t} (head 0): {rows} of {n} rows",
+        "第 {t} 步的 K 缓存（头 0）：{rows} / {n} 行",
+    ),
 }
 
 # InputError code -> (English, 中文) template over the error's params

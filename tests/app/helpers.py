@@ -16,6 +16,8 @@ PAGES = (
     "masks",
     "scaling",
     "mistakes",
+    "positional-encoding",
+    "cost",
 )
 PAGE_FILES = {page: f"pages/{page}.py" for page in PAGES}  # file names are the url paths
 

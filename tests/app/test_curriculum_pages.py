@@ -81,3 +81,40 @@ def test_a_missing_transpose_that_happens_to_fit_is_flagged_in_chinese():
     at = run_app("mistakes", lang="zh", sentence="a b c d")  # n = d_k = 4
     assert not at.exception
     assert any("n = d_k = 4" in w.value for w in at.warning)
+
+
+def test_positional_encoding_page_shows_permuted_rows_without_pe():
+    at = run_app("positional-encoding", lang="zh")
+    assert not at.exception
+    table = at.dataframe[0].value
+    no_pe, with_pe = table.columns[3], table.columns[4]
+    assert list(table["token"]) == ["你", "喜欢", "我"]
+    assert all(float(v) < 1e-12 for v in table[no_pe])  # same rows, permuted
+    assert all(float(v) > 1e-3 for v in table[with_pe])  # positions make them differ
+    spec = chart_titled(at, "PE [32 × 64]")
+    PE = decode(spec["data"][0]["z"])
+    assert abs(PE[3, 4] - np.sin(3 / 10000 ** (4 / 64))) < 1e-6
+
+
+def test_cost_page_training_pass_equals_incremental_decoding():
+    at = run_app("cost", lang="en", sentence="one two three four five six")
+    assert not at.exception
+    message = next(s.value for s in at.success if "Largest" in s.value)
+    assert float(message.rsplit(":", 1)[1]) < 1e-12
+    assert "5 sequential steps" in page_text(at)
+
+
+def test_cost_page_measures_with_progress_and_fits_exponents(monkeypatch):
+    import re
+
+    import ui.cost
+
+    monkeypatch.setattr(ui.cost, "LOOP_MAX_N", 128)
+    at = run_app("cost", lang="en")
+    at.button(key="co_measure").click()
+    at.run(timeout=300)
+    assert not at.exception
+    fit = next(s.value for s in at.success if "Fitted growth" in s.value)
+    time_exp, memory_exp, rnn_exp = (float(v) for v in re.findall(r"n\^([0-9]+\.[0-9]+)", fit))
+    assert 1.3 < memory_exp < 2.3  # keeping A makes memory quadratic
+    assert time_exp > rnn_exp  # the n x n work outgrows the chain's n steps

@@ -16,6 +16,8 @@ TITLES = {
     "masks": ("Padding and causal masks", "填充掩码"),
     "scaling": ("Why divide by √d_k", "为什么要除以 √d_k"),
     "mistakes": ("Four common mistakes", "四个常见错误"),
+    "positional-encoding": ("Positional encoding", "位置编码"),
+    "cost": ("What parallelism buys", "并行带来了什么"),
 }
 
 

@@ -1,0 +1,101 @@
+"""What parallelism buys: RNN chain vs attention, measured growth, one pass vs K/V cache."""
+
+import numpy as np
+import streamlit as st
+
+import core
+from ui.compute import trace_for
+from ui.cost import COST_NS, measure
+from ui.feedback import show_input_error
+from ui.figures import heatmap, line_chart
+from ui.i18n import t
+from ui.layout import grid, plot
+from ui.settings import current
+
+settings = current()
+st.title(t("co_title"))
+st.markdown(t("co_intro"))
+try:
+    data = trace_for(settings)
+except core.InputError as error:
+    show_input_error(error)
+    st.stop()
+st.info(t("co_path", n_minus_1=data.n - 1))
+
+st.subheader(t("co_measure_title"))
+st.caption(t("co_measure_text"))
+key = ("cost", settings.d_model, settings.n_heads)
+if st.button(t("co_measure"), key="co_measure", type="primary"):
+    bar = st.progress(0.0)
+
+    def report(n):  # each step also lets a rerun interrupt the measurement
+        bar.progress(COST_NS.index(n) / len(COST_NS), text=t("co_measuring", n=n))
+
+    st.session_state[key] = measure(COST_NS, settings.d_model, settings.n_heads, report)
+    bar.empty()
+result = st.session_state.get(key)
+if result is None:
+    st.caption(t("co_not_measured"))
+else:
+    ns = result["n"]
+    big = [i for i, n in enumerate(ns) if n >= 512]
+    fit = {
+        name: core.growth_exponent([ns[i] for i in big], [result[name][i] for i in big])
+        for name in ("attention", "memory", "rnn")
+    }
+    st.success(
+        t(
+            "co_fit",
+            time=f"{fit['attention']:.2f}",
+            memory=f"{fit['memory']:.2f}",
+            rnn=f"{fit['rnn']:.2f}",
+        )
+    )
+    times = {
+        t("co_attention"): result["attention"],
+        t("co_rnn"): result["rnn"],
+        t("co_loop"): result["loop"],
+    }
+    grid(
+        [
+            (
+                line_chart(ns, times, title=t("co_time"), x_title="n", y_title=t("co_time")),
+                "co_times",
+            ),
+            (
+                line_chart(
+                    ns,
+                    {t("co_attention"): result["memory"]},
+                    title=t("co_memory"),
+                    x_title="n",
+                    y_title=t("co_memory"),
+                ),
+                "co_memory",
+            ),
+        ],
+        per_row=2,
+    )
+
+st.subheader(t("co_train_title"))
+st.markdown(t("co_train_text"))
+X, W, h, n = data.trace.X, data.weights, settings.n_heads, data.n
+full = core.to_numpy(core.attention(X, W, h, mask=core.causal_mask(n), keep={"output"}).output)
+incremental = core.to_numpy(core.decode_incremental(X, W, h))
+st.success(t("co_same", diff=f"{np.abs(full - incremental).max():.1e}"))
+tokens, dims = list(data.tokens), [str(c) for c in range(settings.d_model)]
+common = {"decimals": settings.decimals, "row_title": t("axis_token"), "col_title": t("axis_dim")}
+grid(
+    [
+        (heatmap(full, tokens, dims, title=t("co_full"), **common), "co_full"),
+        (heatmap(incremental, tokens, dims, title=t("co_incremental"), **common), "co_incr"),
+    ],
+    per_row=2,
+)
+step = st.slider(t("co_step"), 0, n - 1, n - 1, key="co_step")
+cache = data.trace.K[0][: step + 1]  # the keys cached after step t: rows 0..t
+plot(
+    heatmap(
+        cache, tokens[: step + 1], None, title=t("co_cache", t=step, rows=step + 1, n=n), **common
+    ),
+    "co_cache",
+)
