@@ -2,8 +2,28 @@
 
 import pytest
 
-PAGES = {"walkthrough": "/", "loop-vs-matrix": "/loop-vs-matrix", "hand-check": "/hand-check"}
-CHARTS = {"walkthrough": 1, "loop-vs-matrix": 3, "hand-check": 0}
+PAGES = {
+    "walkthrough": "/",
+    "loop-vs-matrix": "/loop-vs-matrix",
+    "hand-check": "/hand-check",
+    "multi-head": "/multi-head?n_heads=4",
+    "masks": "/masks",
+    "scaling": "/scaling",
+    "mistakes": "/mistakes",
+    "positional-encoding": "/positional-encoding",
+    "cost": "/cost",
+}
+CHARTS = {
+    "walkthrough": 1,
+    "loop-vs-matrix": 3,
+    "hand-check": 0,
+    "multi-head": 10,
+    "masks": 7,
+    "scaling": 5,
+    "mistakes": 8,
+    "positional-encoding": 2,
+    "cost": 3,
+}
 TITLES = {"en": "Self-Attention", "zh": "自注意力"}
 
 
@@ -16,7 +36,8 @@ def test_a_deep_link_works_as_the_first_visit(session):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_renders_in_both_languages(session, name, lang):
-    s = session().open(f"{PAGES[name]}?lang={lang}")
+    path = PAGES[name]
+    s = session().open(f"{path}{'&' if '?' in path else '?'}lang={lang}")
     if CHARTS[name]:
         s.wait_charts(CHARTS[name])
     s.assert_healthy()
@@ -116,3 +137,14 @@ def test_the_causal_mask_step_shows_minus_infinity(session, lang):
     chart = s.page.get_by_test_id("stPlotlyChart").first.inner_text()
     assert chart.count("−∞") == 10  # 5 tokens: the 4 + 3 + 2 + 1 cells above the diagonal
     s.shot(f"walkthrough-{lang}-causal-mask")
+
+
+def test_the_cost_measurement_shows_progress_and_results(session):
+    s = session().open("/cost?lang=zh")
+    s.page.get_by_role("button", name="开始测量").click()
+    s.page.get_by_test_id("stProgress").first.wait_for(timeout=15000)  # progress while measuring
+    s.page.get_by_text("拟合", exact=False).first.wait_for(timeout=180000)
+    s.wait_idle()
+    s.wait_charts(5)
+    s.assert_healthy()
+    s.shot("cost-zh-measured")
