@@ -4,9 +4,8 @@ import numpy as np
 import streamlit as st
 
 import core
-from ui.compute import trace_for
 from ui.cost import COST_NS, measure
-from ui.feedback import show_input_error
+from ui.feedback import trace_or_stop
 from ui.figures import heatmap, line_chart
 from ui.i18n import t
 from ui.layout import grid, plot
@@ -15,11 +14,7 @@ from ui.settings import current
 settings = current()
 st.title(t("co_title"))
 st.markdown(t("co_intro"))
-try:
-    data = trace_for(settings)
-except core.InputError as error:
-    show_input_error(error)
-    st.stop()
+data = trace_or_stop(settings)
 st.info(t("co_path", n_minus_1=data.n - 1))
 
 st.subheader(t("co_measure_title"))

@@ -5,8 +5,7 @@ import streamlit as st
 
 import core
 from core import mistakes
-from ui.compute import trace_for
-from ui.feedback import show_input_error
+from ui.feedback import trace_or_stop
 from ui.figures import heatmap
 from ui.i18n import error_text, t
 from ui.layout import grid
@@ -16,11 +15,7 @@ from ui.settings import current
 settings = current()
 st.title(t("ms_title"))
 st.markdown(t("ms_intro"))
-try:
-    data = trace_for(settings)
-except core.InputError as error:
-    show_input_error(error)
-    st.stop()
+data = trace_or_stop(settings)
 tr, tokens, dec, n, d_k = data.trace, list(data.tokens), settings.decimals, data.n, data.d_k
 scaled = tr.scaled[0]  # [n, n], head 0
 weights = {"scale": "weights", "decimals": dec}

@@ -3,9 +3,8 @@
 import numpy as np
 import streamlit as st
 
-import core
-from ui.compute import TraceKey, sentence_trace, trace_for
-from ui.feedback import show_input_error
+from ui.compute import TraceKey, sentence_trace
+from ui.feedback import trace_or_stop
 from ui.figures import heatmap
 from ui.i18n import t
 from ui.layout import head_bands, head_grid, plot
@@ -14,11 +13,7 @@ from ui.settings import current
 settings = current()
 st.title(t("mh_title"))
 st.markdown(t("mh_intro"))
-try:
-    data = trace_for(settings)
-except core.InputError as error:
-    show_input_error(error)
-    st.stop()
+data = trace_or_stop(settings)
 
 tr, tokens, h, dec = data.trace, list(data.tokens), settings.n_heads, settings.decimals
 n, d_model, d_k, d_v = data.n, settings.d_model, data.d_k, data.d_v

@@ -2,20 +2,14 @@
 
 import streamlit as st
 
-import core
 from ui import walkthrough
-from ui.compute import trace_for
-from ui.feedback import show_input_error
+from ui.feedback import trace_or_stop
 from ui.i18n import t
 from ui.settings import current
 
 settings = current()
 st.title(t("app_title"))
-try:
-    data = trace_for(settings)
-except core.InputError as error:
-    show_input_error(error)
-    st.stop()
+data = trace_or_stop(settings)
 
 st.caption(f"{t('tokens_line', n=data.n)} · {t('random_weights_note')}")
 step = walkthrough.step_navigation(walkthrough.STEPS)

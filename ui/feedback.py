@@ -24,3 +24,14 @@ def show_input_error(error: core.InputError) -> None:
             key="cut_tokens",
             type="primary",
         )
+
+
+def trace_or_stop(settings):
+    """The sidebar sentence's trace; on bad input, the message and nothing more on this page."""
+    from ui.compute import trace_for
+
+    try:
+        return trace_for(settings)
+    except core.InputError as error:
+        show_input_error(error)
+        st.stop()

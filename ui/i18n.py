@@ -501,8 +501,8 @@ STRINGS = {
         "并行带来了什么：RNN 链与注意力",
     ),
     "co_intro": (
-        "An RNN computes h_t = tanh(h_{t−1} W_h + x_t W_x): step t cannot start before step t − 1 ends, so information from token 0 reaches token n − 1 after n − 1 steps. Attention connects every pair of tokens in one matrix product: a path of length 1, every row at once, at the price of an n × n matrix.",
-        "RNN 计算 h_t = tanh(h_{t−1} W_h + x_t W_x)：第 t 步必须等第 t − 1 步算完，所以 token 0 的信息要经过 n − 1 步才能到达 token n − 1。注意力用一次矩阵乘法连接每一对 token：路径长度为 1，所有行同时算出，代价是一个 n × n 的矩阵。",
+        "An RNN computes hₜ = tanh(hₜ₋₁ W_h + xₜ W_x): step t cannot start before step t − 1 ends, so information from token 0 reaches token n − 1 after n − 1 steps. Attention connects every pair of tokens in one matrix product: a path of length 1, every row at once, at the price of an n × n matrix.",
+        "RNN 计算 hₜ = tanh(hₜ₋₁ W_h + xₜ W_x)：第 t 步必须等第 t − 1 步算完，所以 token 0 的信息要经过 n − 1 步才能到达 token n − 1。注意力用一次矩阵乘法连接每一对 token：路径长度为 1，所有行同时算出，代价是一个 n × n 的矩阵。",
     ),
     "co_path": (
         "Path length from the first token to the last: RNN {n_minus_1} sequential steps; attention 1 step.",
