@@ -8,7 +8,7 @@ from ui.cost import COST_NS, measure
 from ui.feedback import trace_or_stop
 from ui.figures import heatmap, line_chart
 from ui.i18n import t
-from ui.layout import grid, plot
+from ui.layout import grid
 from ui.settings import current
 
 settings = current()
@@ -19,6 +19,7 @@ st.info(t("co_path", n_minus_1=data.n - 1))
 
 st.subheader(t("co_measure_title"))
 st.caption(t("co_measure_text"))
+st.caption(t("co_wall_time"))
 key = ("cost", settings.d_model, settings.n_heads)
 if st.button(t("co_measure"), key="co_measure", type="primary"):
     bar = st.progress(0.0)
@@ -73,6 +74,7 @@ else:
 
 st.subheader(t("co_train_title"))
 st.markdown(t("co_train_text"))
+st.caption(t("own_mask_note"))
 X, W, h, n = data.trace.X, data.weights, settings.n_heads, data.n
 full = core.to_numpy(core.attention(X, W, h, mask=core.causal_mask(n), keep={"output"}).output)
 incremental = core.to_numpy(core.decode_incremental(X, W, h))
@@ -87,10 +89,20 @@ grid(
     per_row=2,
 )
 step = st.slider(t("co_step"), 0, n - 1, n - 1, key="co_step")
-cache = data.trace.K[0][: step + 1]  # the keys cached after step t: rows 0..t
-plot(
-    heatmap(
-        cache, tokens[: step + 1], None, title=t("co_cache", t=step, rows=step + 1, n=n), **common
+st.caption(t("co_cache", t=step, rows=step + 1, n=n))
+grid(
+    (
+        (
+            heatmap(
+                getattr(data.trace, name)[0][: step + 1],
+                tokens[: step + 1],
+                None,
+                title=f"{name} cache",
+                **common,
+            ),
+            f"co_cache_{name}",
+        )
+        for name in ("K", "V")
     ),
-    "co_cache",
-)
+    per_row=2,
+)  # the keys and values cached after step t: rows 0..t

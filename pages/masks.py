@@ -16,6 +16,7 @@ from ui.settings import current, url_choice
 settings = current()
 st.title(t("mk_title"))
 st.markdown(t("mk_intro"))
+st.caption(t("own_mask_note"))
 text = st.text_area(t("mk_batch"), value=DEFAULT_BATCH[settings.lang], key="batch", height=100)
 left, right = st.columns(2)
 kind = url_choice(
@@ -48,6 +49,7 @@ st.dataframe(table, width="stretch")
 s = st.selectbox(
     t("mk_which"),
     range(b),
+    index=min(1, b - 1),  # the second sentence is shorter: its padding shows
     key="batch_sentence",
     format_func=lambda i: f"{i} · {' '.join(batch.tokens[i][: batch.lengths[i]]) or '∅'}",
 )

@@ -143,3 +143,4 @@ try:
     core.check_matmul((n, h * d_v), (h * d_k, settings.d_model), "concat", "W_O")
 except core.InputError as error:
     st.error(error_text(error))
+    st.caption(t("ms_dv_fix", rows=h * d_v))

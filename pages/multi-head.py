@@ -36,7 +36,7 @@ plot(
     heatmap(
         Q_all,
         tokens,
-        [str(c % d_k) for c in range(h * d_k)],
+        dims(h * d_k),
         title=t("mh_all_columns"),
         column_bands=head_bands(h, d_k),
         **common,
@@ -49,7 +49,7 @@ st.subheader(t("mh_weights_title"))
 st.caption(t("mh_weights_text"))
 forbidden = None if data.mask is None else ~data.mask
 weights_args = {"scale": "weights", "forbidden": forbidden, "forbidden_text": "0", "decimals": dec}
-head_grid(tr.weights, tokens, tokens, "A_{h}", "mh_a", **weights_args)
+head_grid(tr.weights, tokens, tokens, f"A_{{h}}  [{n} × {n}]", "mh_a", per_row=2, **weights_args)
 
 st.subheader(t("mh_outputs_title"))
 head_grid(tr.head_outputs, tokens, dims(d_v), "O_{h} = A_{h} V_{h}", "mh_o", **common)
@@ -57,7 +57,7 @@ plot(
     heatmap(
         tr.concat,
         tokens,
-        [str(c % d_v) for c in range(h * d_v)],
+        dims(h * d_v),
         title=t("mh_concat"),
         column_bands=head_bands(h, d_v),
         **common,
@@ -94,7 +94,7 @@ else:
                 single.trace.output - tr.output,
                 tokens,
                 dims(d_model),
-                title="output(1 head) − output(h heads)",
+                title=t("mh_diff_title", h=h),
                 **common,
             ),
             "mh_diff",

@@ -15,7 +15,14 @@ from ui.layout import plot
 from ui.numbers import num
 from ui.settings import current
 
-PAIRS = (("我喜欢你", "你喜欢我"), ("I love you", "you love me"), ("狗 咬 人", "人 咬 狗"))
+PAIRS = {
+    "zh": (("我喜欢你", "你喜欢我"), ("狗 咬 人", "人 咬 狗"), ("I love you", "you love me")),
+    "en": (
+        ("dog bites man", "man bites dog"),
+        ("I love you", "you love me"),
+        ("我喜欢你", "你喜欢我"),
+    ),
+}
 settings = current()
 st.title(t("pe_title"))
 st.markdown(t("pe_intro"))
@@ -79,7 +86,7 @@ st.markdown(
 
 st.subheader(t("pe_order_title"))
 st.markdown(t("pe_order_text"))
-pair = st.selectbox(t("pe_pair"), PAIRS, format_func=" ↔ ".join, key="pe_pair")
+pair = st.selectbox(t("pe_pair"), PAIRS[settings.lang], format_func=" ↔ ".join, key="pe_pair")
 key = TraceKey.of(settings)
 try:
     runs = {pe: [sentence_trace(key.with_sentence(s, pe)) for s in pair] for pe in (False, True)}

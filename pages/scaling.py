@@ -7,7 +7,7 @@ import streamlit as st
 from ui.compute import SCALING_D_K, dot_product_samples, sharpness_curves
 from ui.figures import histograms, line_chart
 from ui.i18n import t
-from ui.layout import grid
+from ui.layout import grid, plot
 from ui.settings import current
 
 N_KEYS = 16
@@ -25,23 +25,11 @@ samples = right.select_slider(
 )
 s = dot_product_samples(d_k, samples)
 raw, scaled = float(s.var()), float((s / math.sqrt(d_k)).var())
-grid(
-    [
-        (
-            histograms({t("sc_hist_raw", var=f"{raw:.2f}"): s}, title="q · k", x_title="q · k"),
-            "sc_hist_raw",
-        ),
-        (
-            histograms(
-                {t("sc_hist_scaled", var=f"{scaled:.2f}"): s / math.sqrt(d_k)},
-                title="q · k / √d_k",
-                x_title="q · k / √d_k",
-            ),
-            "sc_hist_scaled",
-        ),
-    ],
-    per_row=2,
-)
+series = {
+    t("sc_hist_raw", var=f"{raw:.2f}"): s,
+    t("sc_hist_scaled", var=f"{scaled:.2f}"): s / math.sqrt(d_k),
+}
+plot(histograms(series, title=t("sc_hist_title"), x_title="score"), "sc_hist")
 st.success(t("sc_measured", samples=samples, d_k=d_k, raw=f"{raw:.2f}", scaled=f"{scaled:.3f}"))
 
 st.subheader(t("sc_sharp_title", n=N_KEYS))

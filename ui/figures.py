@@ -134,20 +134,25 @@ def heatmap(
         fig.add_trace(masked)
 
     def axis(labels, count, block, title_text):
-        if block == 1 and labels is not None and count <= 64:
+        if block == 1 and labels is not None and count <= 40:
             return {
                 "tickmode": "array",
                 "tickvals": list(range(count)),
                 "ticktext": [plotly_text(label) for label in labels],
                 "title": title_text,
+                "tickangle": 0,  # tokens stay upright (Chinese characters too)
             }
         step = max(1, count // 8)
         ticks = list(range(0, count, step))
+        names = (
+            labels if block == 1 and labels is not None else [str(i * block) for i in range(count)]
+        )
         return {
             "tickmode": "array",
             "tickvals": ticks,
-            "ticktext": [str(t * block) for t in ticks],
+            "ticktext": [plotly_text(names[i]) for i in ticks],
             "title": title_text,
+            "tickangle": 0,
         }
 
     if square and small:

@@ -453,8 +453,8 @@ STRINGS = {
     ),
     "ms_order_title": ("3. Masking after the softmax", "3. softmax 之后才加掩码"),
     "ms_order_text": (
-        "softmax first, then zero the hidden keys (causal mask here). Check: row sums are below 1, and the per-token loop, which only ever sees allowed keys, disagrees. Largest |wrong − loop| = {diff}.",
-        "先 softmax 再把被遮住的键清零（这里用因果掩码）。检查方法：行和小于 1，而且只看允许的键的逐 token 循环给出的结果不同。最大差 |错误 − 循环| = {diff}。",
+        "softmax first, then zero the hidden keys (causal mask here). Check: the row sums fall below 1 (every row but the last, which hides nothing), and the per-token loop, which only ever sees allowed keys, disagrees. Largest |wrong − loop| = {diff}.",
+        "先 softmax 再把被遮住的键清零（这里用因果掩码）。检查方法：行和小于 1（最后一行没有被遮住的键，除外），而且只看允许的键的逐 token 循环给出的结果不同。最大差 |错误 − 循环| = {diff}。",
     ),
     "ms_dv_title": ("4. d_k and d_v mixed up", "4. 把 d_k 和 d_v 弄混"),
     "ms_dv_text": (
@@ -489,8 +489,8 @@ STRINGS = {
         "Without positional encoding, the second sentence's output rows are exactly the first sentence's rows in a different order: attention cannot tell the two sentences apart. With it, the same word gets a different output in a different place.",
         "没有位置编码时，第二个句子的输出行与第一个句子完全相同，只是顺序不同：注意力分不清这两个句子。加上位置编码后，同一个词在不同位置会得到不同的输出。",
     ),
-    "pe_row_a": ("row in A", "在 A 中的行"),
-    "pe_row_b": ("row in B", "在 B 中的行"),
+    "pe_row_a": ("position in sentence 1", "在句子 1 中的位置"),
+    "pe_row_b": ("position in sentence 2", "在句子 2 中的位置"),
     "pe_diff_off": ("max |difference|, no PE", "最大差（无 PE）"),
     "pe_diff_on": ("max |difference|, with PE", "最大差（有 PE）"),
     "pe_pair": ("sentence pair", "句子对"),
@@ -544,8 +544,25 @@ STRINGS = {
     "co_same": ("Largest |difference| between the two: {diff}", "两者的最大差：{diff}"),
     "co_step": ("inference step t", "推理第 t 步"),
     "co_cache": (
-        "K cache at step {t} (head 0): {rows} of {n} rows",
-        "第 {t} 步的 K 缓存（头 0）：{rows} / {n} 行",
+        "K and V caches at step {t} (head 0): {rows} of {n} rows",
+        "第 {t} 步的 K、V 缓存（头 0）：{rows} / {n} 行",
+    ),
+    "sc_hist_title": (
+        "The same scores before and after dividing by √d_k, on one axis",
+        "除以 √d_k 前后的同一批分数，画在同一个坐标轴上",
+    ),
+    "ms_dv_fix": (
+        "Here the fix is not a transpose: W_O needs h·d_v = {rows} rows, one for each column of the concat.",
+        "这里的改法不是转置：W_O 需要 h·d_v = {rows} 行，对应拼接结果的每一列。",
+    ),
+    "mh_diff_title": ("output(1 head) − output({h} heads)", "输出（1 个头）− 输出（{h} 个头）"),
+    "own_mask_note": (
+        "This page chooses its own mask; the sidebar's mask setting applies to the walkthrough.",
+        "本页自己选择掩码；侧边栏的掩码设置只作用于逐步演示。",
+    ),
+    "co_wall_time": (
+        "On a CPU with a tiny d_model, one attention pass can take longer than the whole RNN chain: it does n² work. What it buys is a path of length 1 between any two tokens and work that runs in parallel on wide hardware, where the chain's n steps must wait for each other.",
+        "在 CPU 上、d_model 很小时，一次注意力计算可能比整条 RNN 链还慢：它要做 n² 的工作。注意力换来的是任意两个 token 之间长度为 1 的路径，以及能在并行硬件上同时执行的计算，而 RNN 链的 n 步只能一步等一步。",
     ),
 }
 

@@ -27,14 +27,16 @@ def head_bands(n_heads: int, width: int) -> list[tuple]:
     ]
 
 
-def head_grid(stack, row_labels, col_labels, title: str, key: str, **heatmap_args) -> None:
+def head_grid(
+    stack, row_labels, col_labels, title: str, key: str, per_row: int = 4, **heatmap_args
+) -> None:
     """One heatmap per head (stack [h, rows, cols]), each titled in its head's colour.
 
     ``title`` may use {h} for the head number.
     """
     from ui.figures import heatmap
 
-    grid(
+    figures = (
         (
             heatmap(
                 M,
@@ -48,3 +50,4 @@ def head_grid(stack, row_labels, col_labels, title: str, key: str, **heatmap_arg
         )
         for h, M in enumerate(stack)
     )
+    grid(figures, per_row=per_row)
