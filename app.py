@@ -4,6 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.feedback import show_unexpected_error
 from ui.i18n import t
 from ui.settings import sidebar
 from ui.style import apply_style
@@ -48,4 +49,8 @@ pages = {
     ]
     for section, entries in SECTIONS.items()
 }
-st.navigation(pages, position="top").run()
+page = st.navigation(pages, position="top")
+try:
+    page.run()
+except Exception as error:  # st.stop() and st.rerun() are BaseExceptions: they pass through
+    show_unexpected_error(error)

@@ -17,7 +17,7 @@ from core.recurrent import rnn_chain
 from core.scalar import attention_scalar
 from core.softmax import softmax_rows
 from core.timing import growth_exponent, peak_bytes, time_side_by_side
-from core.tokens import MODES, tokenize
+from core.tokens import MODES, count_invisible, tokenize
 from core.weights import Weights, init_weights
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "causal_mask",
     "check_finite",
     "check_matmul",
+    "count_invisible",
     "decode_incremental",
     "embed",
     "init_weights",

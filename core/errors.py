@@ -3,6 +3,7 @@
 MESSAGES = {
     "empty_sentence": "The sentence is empty: type at least one word.",
     "too_many_tokens": "The sentence has {n} tokens; the limit is {limit}.",
+    "too_long": "The sentence has {n} characters; the limit is {limit}.",
     "unknown_mode": "Unknown tokenizer mode {mode!r}; use one of {modes}.",
     "non_positive": "{name} must be a positive whole number, got {value}.",
     "heads_do_not_divide": "d_model = {d_model} is not divisible by n_heads = {n_heads}.",

@@ -3,6 +3,7 @@
 import logging
 import re
 import threading
+import unicodedata
 
 from core.errors import InputError
 
@@ -41,13 +42,35 @@ def _split_mixed(sentence: str) -> list[str]:
     return tokens
 
 
-def tokenize(sentence: str, mode: str = "auto", max_tokens: int | None = None) -> list[str]:
-    """Tokens of ``sentence``; InputError when it is empty or has more than ``max_tokens``."""
+def _is_invisible(ch: str) -> bool:
+    """Control and format characters (zero-width spaces, joiners, direction marks), not spaces."""
+    return unicodedata.category(ch) in ("Cc", "Cf") and not ch.isspace()
+
+
+def count_invisible(sentence: str) -> int:
+    """How many characters tokenize() drops as invisible."""
+    return sum(_is_invisible(ch) for ch in str(sentence or ""))
+
+
+def clean(sentence: str) -> str:
+    """NFC-normalised (a letter and its combining marks become one character where Unicode has
+    one) without control or zero-width characters, which would make invisible tokens."""
+    text = unicodedata.normalize("NFC", str(sentence))
+    return "".join(ch for ch in text if not _is_invisible(ch))
+
+
+def tokenize(
+    sentence: str, mode: str = "auto", max_tokens: int | None = None, max_chars: int | None = None
+) -> list[str]:
+    """Tokens of ``sentence``; InputError when it is empty, longer than ``max_chars`` characters
+    or has more than ``max_tokens`` tokens. Invisible characters are dropped first."""
     if mode not in MODES:
         raise InputError("unknown_mode", mode=mode, modes=", ".join(MODES))
-    if sentence is None or not str(sentence).strip():
+    if max_chars is not None and sentence is not None and len(str(sentence)) > max_chars:
+        raise InputError("too_long", n=len(str(sentence)), limit=max_chars)
+    sentence = clean(sentence) if sentence is not None else ""
+    if not sentence.strip():
         raise InputError("empty_sentence")
-    sentence = str(sentence)
     has_space = any(ch.isspace() for ch in sentence.strip())
     if mode == "space" or (mode == "auto" and has_space):
         tokens = sentence.split()

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 import core
-from ui.settings import MAX_TOKENS
+from ui.settings import MAX_CHARS, MAX_TOKENS
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class TraceKey:
 @st.cache_data(max_entries=128, show_spinner=False)
 def sentence_trace(key: TraceKey) -> SentenceTrace:
     """Tokenize, embed, add PE, attend. Raises core.InputError for input the learner can fix."""
-    tokens = core.tokenize(key.sentence, key.mode, max_tokens=key.max_tokens)
+    tokens = core.tokenize(key.sentence, key.mode, max_tokens=key.max_tokens, max_chars=MAX_CHARS)
     config = core.AttentionConfig(
         d_model=key.d_model, n_heads=key.n_heads, seed=key.seed, positional=key.positional
     )
@@ -163,7 +163,8 @@ class BatchTrace:
 def batch_trace(sentences: tuple, key: TraceKey, mask_kind: str) -> BatchTrace:
     """Pad sentences to one length (zero vectors for PAD), X [b, n, d_model], then attend."""
     token_lists = [
-        core.tokenize(s, key.mode, max_tokens=64) if s.strip() else [] for s in sentences
+        core.tokenize(s, key.mode, max_tokens=64, max_chars=MAX_CHARS) if s.strip() else []
+        for s in sentences
     ]
     lengths = [len(tokens) for tokens in token_lists]
     n = max(1, *lengths)

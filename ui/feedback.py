@@ -6,24 +6,31 @@ import core
 from ui.i18n import error_text, t
 
 
+def _keep_first_characters(limit: int) -> None:
+    """Cut the sidebar sentence to its first ``limit`` characters (a button's callback)."""
+    st.session_state["sentence"] = st.session_state["sentence"][:limit]
+
+
 def _keep_first_tokens(limit: int) -> None:
-    """Cut the sentence in the sidebar to its first ``limit`` tokens (a button's callback)."""
+    """Cut the sidebar sentence to its first ``limit`` tokens (a button's callback)."""
     mode = st.session_state.get("mode", "auto")
     tokens = core.tokenize(st.session_state["sentence"], mode)[:limit]
     st.session_state["sentence"] = ("" if mode == "char" else " ").join(tokens)
 
 
+CUTS = {
+    "too_many_tokens": ("cut_tokens", _keep_first_tokens),
+    "too_long": ("cut_chars", _keep_first_characters),
+}
+
+
 def show_input_error(error: core.InputError) -> None:
+    """The message; for a sentence that is too long, a button that shortens it."""
     st.error(error_text(error), icon=":material/error:")
-    if error.code == "too_many_tokens":
+    if error.code in CUTS and "sentence" in st.session_state:
+        label, action = CUTS[error.code]
         limit = error.params["limit"]
-        st.button(
-            t("cut_tokens", limit=limit),
-            on_click=_keep_first_tokens,
-            args=(limit,),
-            key="cut_tokens",
-            type="primary",
-        )
+        st.button(t(label, limit=limit), on_click=action, args=(limit,), key=label, type="primary")
 
 
 def trace_or_stop(settings):
@@ -31,7 +38,20 @@ def trace_or_stop(settings):
     from ui.compute import trace_for
 
     try:
-        return trace_for(settings)
+        data = trace_for(settings)
     except core.InputError as error:
         show_input_error(error)
         st.stop()
+    invisible = core.count_invisible(settings.sentence)
+    if invisible:
+        st.caption(t("invisible_removed", k=invisible))
+    return data
+
+
+def show_unexpected_error(error: Exception) -> None:
+    """A bug on a page: an apology and what to do, with the details folded away for a report."""
+    import traceback
+
+    st.error(t("unexpected_error"), icon=":material/sentiment_dissatisfied:")
+    with st.expander(t("error_details")):
+        st.code("".join(traceback.format_exception(error)), language=None)

@@ -564,6 +564,20 @@ STRINGS = {
         "On a CPU with a tiny d_model, one attention pass can take longer than the whole RNN chain: it does n² work. What it buys is a path of length 1 between any two tokens and work that runs in parallel on wide hardware, where the chain's n steps must wait for each other.",
         "在 CPU 上、d_model 很小时，一次注意力计算可能比整条 RNN 链还慢：它要做 n² 的工作。注意力换来的是任意两个 token 之间长度为 1 的路径，以及能在并行硬件上同时执行的计算，而 RNN 链的 n 步只能一步等一步。",
     ),
+    "cut_chars": ("Keep the first {limit} characters", "只保留前 {limit} 个字符"),
+    "invisible_removed": (
+        "{k} invisible character(s) (zero-width or control) were ignored.",
+        "忽略了 {k} 个不可见字符（零宽字符或控制字符）。",
+    ),
+    "url_fixed": (
+        "The link asked for {params}, which is not a valid setting; the default is used instead.",
+        "链接中的 {params} 不是有效的设置，已改用默认值。",
+    ),
+    "unexpected_error": (
+        "Something went wrong on this page. Your settings are kept: try another sentence or setting, or reload. If it happens again, please send the details below to your teacher or the developers.",
+        "这个页面出了点问题。你的设置都还在：换一个句子或设置试试，或者刷新页面。如果再次出现，请把下面的详细信息发给老师或开发者。",
+    ),
+    "error_details": ("Details for a bug report", "错误详情（用于报告问题）"),
 }
 
 # InputError code -> (English, 中文) template over the error's params
@@ -576,6 +590,10 @@ ERRORS = {
         "The sentence has {n} tokens; this page shows at most {limit}. Shorten it, or keep the "
         "first {limit} tokens.",
         "这个句子有 {n} 个 token，本页最多显示 {limit} 个。请缩短句子，或只保留前 {limit} 个。",
+    ),
+    "too_long": (
+        "The sentence has {n} characters; the limit is {limit}. Shorten it to use it here.",
+        "这个句子有 {n} 个字符，上限是 {limit} 个。请缩短后再使用。",
     ),
     "unknown_mode": ("Unknown tokenizer mode {mode!r}.", "未知的分词方式 {mode!r}。"),
     "non_positive": (

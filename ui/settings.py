@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from ui.escape import markdown_text
 from ui.i18n import DEFAULT_SENTENCE, LANG_NAMES, LANGS, labeller, t
 
 MODES = ("auto", "space", "char", "jieba")
@@ -11,6 +12,7 @@ D_MODELS = (2, 4, 6, 8, 12, 16, 32, 64, 128, 256, 512)
 N_HEADS = (1, 2, 3, 4, 8)
 MASKS = ("none", "causal")
 MAX_TOKENS = 512
+MAX_CHARS = 5000  # checked before tokenizing: jieba on 100,000 characters takes minutes
 
 
 @dataclass(frozen=True)
@@ -67,9 +69,44 @@ def url_choice(widget, label: str, codes, key: str, default: str, **kwargs) -> s
     return value
 
 
+def _is_int_in(values):
+    def check(text: str) -> bool:
+        try:
+            return int(text) in values
+        except ValueError:
+            return False
+
+    return check
+
+
+URL_RULES = {  # what a shared link may say; anything else is replaced by the default, with a note
+    "lang": lambda v: v in LANGS,
+    "mode": lambda v: v in MODES,
+    "mask": lambda v: v in MASKS,
+    "d_model": _is_int_in(D_MODELS),
+    "n_heads": _is_int_in(N_HEADS),
+    "seed": _is_int_in(range(10000)),
+    "decimals": _is_int_in(range(5)),
+    "pe": lambda v: v.lower() in ("true", "false"),
+    "big": lambda v: v.lower() in ("true", "false"),
+}
+
+
+def check_url() -> list[str]:
+    """Parameters of this session's first URL that are out of range or nonsense (noted once)."""
+    if "_url_notes" not in st.session_state:
+        st.session_state["_url_notes"] = [
+            f"{key}={st.query_params[key]}"
+            for key, valid in URL_RULES.items()
+            if key in st.query_params and not valid(st.query_params[key])
+        ]
+    return st.session_state["_url_notes"]
+
+
 def sidebar() -> Settings:
     """Draw the sidebar widgets (bound to the URL) and return the current settings."""
     bind = {"bind": "query-params"}
+    url_notes = check_url()
     with st.sidebar:
         default_lang = browser_lang()
         lang = url_choice(
@@ -108,6 +145,11 @@ def sidebar() -> Settings:
         decimals = st.slider(t("decimals"), 0, 4, 2, key="decimals", **bind)
         presentation = st.toggle(t("presentation"), value=False, key="big", **bind)
         st.caption(t("share_hint"))
+        if url_notes:
+            st.warning(
+                t("url_fixed", params=markdown_text(", ".join(url_notes))),
+                icon=":material/link_off:",
+            )
     return Settings(
         sentence=sentence or "",
         lang=lang,

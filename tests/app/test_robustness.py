@@ -1,0 +1,98 @@
+"""Hostile text, tampered links, broken pages and a bounded fuzz: never a traceback, never NaN."""
+
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.app.helpers import chart_titled, page_text, run_app
+
+NAN_ON_SCREEN = re.compile(r"\b(nan|NaN|inf)\b")
+
+
+def test_tokens_that_look_like_code_are_shown_literally():
+    sentence = "<b>bold</b> <script>alert(1)</script> javascript:alert(1) $x^2$ **md**"
+    at = run_app(step="scores", lang="en", sentence=sentence)
+    assert not at.exception
+    spec = chart_titled(at, "S = QK")
+    ticks = spec["layout"]["yaxis"]["ticktext"]
+    assert ticks[0] == "&lt;b&gt;bold&lt;/b&gt;"
+    assert ticks[1] == "&lt;script&gt;alert(1)&lt;/script&gt;"
+    assert ticks[3] == "&#36;x^2&#36;"
+    focus = next(e.label for e in at.expander)  # the focus row's title, escaped for Markdown
+    assert r"\*\*md\*\*" in focus
+
+
+def test_a_100000_character_sentence_is_answered_and_can_be_cut():
+    at = run_app(lang="zh")
+    at.text_input(key="sentence").set_value("ab " * 33_334).run(timeout=10)
+    assert not at.exception
+    assert any("100002 个字符" in e.value and "5000" in e.value for e in at.error)
+    at.button(key="cut_chars").click().run(timeout=10)
+    assert len(at.text_input(key="sentence").value) == 5000
+    assert any("1667 个 token" in e.value for e in at.error)  # next: too many tokens
+    at.button(key="cut_tokens").click().run(timeout=10)
+    assert not at.error and "512 个 token" in page_text(at)
+
+
+def test_invisible_emoji_rtl_and_combining_characters():
+    at = run_app(lang="en")
+    at.text_input(key="sentence").set_value("a\u200bb 😀 שלום مرحبا cafe\u0301\x07").run()
+    assert not at.exception
+    text = page_text(at)
+    assert "5 tokens" in text and "2 invisible character(s)" in text
+
+
+def test_nonsense_in_a_shared_link_is_replaced_with_a_note():
+    at = run_app(lang="xx", d_model=-5, n_heads=0, seed="abc", mode="bpe", decimals=9)
+    assert not at.exception
+    note = at.sidebar.warning[0].value
+    for part in ("lang=xx", "d_model=-5", "n_heads=0", "seed=abc", "mode=bpe", "decimals=9"):
+        assert (
+            part.replace("_", r"\_").replace("-", r"\-").replace("=", "=") in note or part in note
+        )
+    assert "5 tokens" in page_text(at)  # the default sentence and sizes are in force
+    assert at.selectbox(key="d_model").value == 8 and at.selectbox(key="n_heads").value == 2
+
+
+def test_an_unexpected_error_gets_a_friendly_message_not_a_traceback(monkeypatch):
+    import ui.walkthrough
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(ui.walkthrough, "render", broken)
+    at = run_app(lang="zh")
+    assert not at.exception
+    assert any("这个页面出了点问题" in e.value for e in at.error)
+    assert "RuntimeError: a bug" in at.expander[0].children[0].value  # folded-away details
+
+
+SENTENCES = st.lists(
+    st.sampled_from(
+        ["<b>", "我", "喜欢", "😀", "\u200b", "$", "x", "**", "a b", "שלום", "1e309", "nan", " "]
+    ),
+    max_size=10,
+).map("".join)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sentence=SENTENCES,
+    lang=st.sampled_from(["en", "zh"]),
+    d_model=st.sampled_from([2, 4, 6, 8]),
+    heads=st.sampled_from([1, 2, 3, 4]),
+    step=st.sampled_from(["tokens", "qkv", "mask", "softmax", "heads"]),
+    mode=st.sampled_from(["auto", "char", "jieba"]),
+    mask=st.sampled_from(["none", "causal"]),
+)
+def test_fuzz_the_walkthrough(sentence, lang, d_model, heads, step, mode, mask):
+    at = run_app(lang=lang, d_model=d_model, n_heads=heads, step=step, mode=mode, mask=mask)
+    at.text_input(key="sentence").set_value(sentence).run()
+    assert not at.exception
+    text = page_text(at)
+    words_typed = sentence.count("nan")
+    assert len(NAN_ON_SCREEN.findall(text)) <= words_typed, "NaN or inf shown to the learner"
+    for chart in at.get("plotly_chart"):
+        cells = str(chart.proto.spec)
+        assert '"nan"' not in cells.lower() and "NaN" not in cells
