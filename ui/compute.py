@@ -68,7 +68,7 @@ class TraceKey:
         )
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
+@st.cache_data(max_entries=16, show_spinner=False)
 def sentence_trace(key: TraceKey) -> SentenceTrace:
     """Tokenize, embed, add PE, attend. Raises core.InputError for input the learner can fix."""
     tokens = core.tokenize(key.sentence, key.mode, max_tokens=key.max_tokens, max_chars=MAX_CHARS)
@@ -95,7 +95,7 @@ def sentence_trace(key: TraceKey) -> SentenceTrace:
     )
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
+@st.cache_data(max_entries=16, show_spinner=False)
 def loop_trace(key: TraceKey) -> core.AttentionTrace:
     """The per-token loop over the same inputs as sentence_trace (for comparing the two)."""
     data = sentence_trace(key)
