@@ -148,3 +148,31 @@ def test_the_cost_measurement_shows_progress_and_results(session):
     s.wait_charts(5)
     s.assert_healthy()
     s.shot("cost-zh-measured")
+
+
+def test_hostile_tokens_show_literally_and_run_nothing(session):
+    s = session()
+    dialogs = []
+    s.page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    s.open("/?lang=en&step=scores")
+    s.wait_charts()
+    box = s.page.get_by_test_id("stTextInput").locator("input")
+    box.fill("<b>bold</b> <img src=x onerror=alert(1)> $x^2$ **md** 😀 שלום")
+    box.press("Enter")
+    s.page.get_by_text("8 tokens", exact=False).first.wait_for(timeout=15000)
+    s.wait_idle()
+    s.wait_charts()
+    chart = s.page.get_by_test_id("stPlotlyChart").first.inner_text()
+    for token in ("<b>bold</b>", "<img", "onerror=alert(1)>", "$x^2$", "**md**", "שלום"):
+        assert token in chart, token
+    assert not dialogs, f"a script ran: {dialogs}"
+    s.assert_healthy()
+    s.shot("walkthrough-en-hostile-tokens")
+
+
+def test_nonsense_in_a_link_is_noted_not_fatal(session):
+    s = session().open("/?lang=xx&d_model=-5&n_heads=0&seed=abc")
+    s.wait_charts()
+    s.assert_healthy()
+    note = s.page.get_by_test_id("stSidebar").inner_text()
+    assert "d_model=-5" in note and "not a valid setting" in note
