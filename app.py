@@ -34,6 +34,7 @@ SECTIONS = {
         ("mistakes", "mistakes", "page_mistakes", ":material/bug_report:"),
         ("positional-encoding", "positional-encoding", "page_pe", ":material/timeline:"),
         ("cost", "cost", "page_cost", ":material/speed:"),
+        ("flash", "flash", "page_flash", ":material/grid_view:"),
     ],
 }
 pages = {

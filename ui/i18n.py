@@ -578,6 +578,42 @@ STRINGS = {
         "这个页面出了点问题。你的设置都还在：换一个句子或设置试试，或者刷新页面。如果再次出现，请把下面的详细信息发给老师或开发者。",
     ),
     "error_details": ("Details for a bug report", "错误详情（用于报告问题）"),
+    "page_flash": ("FlashAttention's tiles", "FlashAttention 的分块"),
+    "fl_title": ("Attention tile by tile: the online softmax", "分块计算注意力：在线 softmax"),
+    "fl_intro": (
+        "FlashAttention never stores the n × n matrix. It walks over the keys one tile at a time, keeping for every query row a running maximum m, a running sum l of e^(s − m) and an unnormalised output. When a tile brings a larger score, everything so far is multiplied by e^(m_old − m_new). At the end, dividing by l gives exactly softmax(S) V.",
+        "FlashAttention 从不保存完整的 n × n 矩阵。它一次处理一块键，并为每个查询行维护三样东西：到目前为止的最大值 m、e^(s − m) 的累计和 l，以及尚未归一化的输出。当新的一块带来更大的分数时，之前的结果都乘以 e^(m_old − m_new)。最后除以 l，得到的正是 softmax(S) V。",
+    ),
+    "fl_tile": ("tile size (rows and columns)", "分块大小（行和列）"),
+    "fl_step": ("step: query tile {qi}, key tile {kj}", "步骤：查询块 {qi}，键块 {kj}"),
+    "fl_step_slider": ("step", "步骤"),
+    "fl_scores": (
+        "S / √d_k (head 0): the current tile is outlined",
+        "S / √d_k（头 0）：当前块用方框标出",
+    ),
+    "fl_state": (
+        "State of the rows in this query tile after this step",
+        "这一步之后，当前查询块中各行的状态",
+    ),
+    "fl_row": ("row", "行"),
+    "fl_m": ("running max m", "当前最大值 m"),
+    "fl_l": ("running sum l", "累计和 l"),
+    "fl_rescale": ("rescale e^(m_old − m_new)", "缩放因子 e^(m_old − m_new)"),
+    "fl_partial": ("Output of this tile's rows so far", "当前块各行到目前为止的输出"),
+    "fl_equal": (
+        "After the last tile, largest |tiled − full| = {diff} (float64).",
+        "最后一块算完后，|分块 − 完整| 的最大差 = {diff}（float64）。",
+    ),
+    "fl_memory_title": (
+        "Peak memory: tiles against the full n × n",
+        "峰值内存：分块与完整 n × n 的对比",
+    ),
+    "fl_memory_text": (
+        "Measured with tracemalloc for one head (d_k = 64, float64, tiles of 64): the full computation grows like n², the tiled one like n.",
+        "用 tracemalloc 测量单个头（d_k = 64，float64，块大小 64）：完整计算按 n² 增长，分块计算按 n 增长。",
+    ),
+    "fl_full": ("full n × n", "完整 n × n"),
+    "fl_tiled": ("tiles of 64", "64 的分块"),
 }
 
 # InputError code -> (English, 中文) template over the error's params

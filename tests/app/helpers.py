@@ -18,6 +18,7 @@ PAGES = (
     "mistakes",
     "positional-encoding",
     "cost",
+    "flash",
 )
 PAGE_FILES = {page: f"pages/{page}.py" for page in PAGES}  # file names are the url paths
 

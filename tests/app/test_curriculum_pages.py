@@ -118,3 +118,17 @@ def test_cost_page_measures_with_progress_and_fits_exponents(monkeypatch):
     time_exp, memory_exp, rnn_exp = (float(v) for v in re.findall(r"n\^([0-9]+\.[0-9]+)", fit))
     assert 1.3 < memory_exp < 2.3  # keeping A makes memory quadratic
     assert time_exp > rnn_exp  # the n x n work outgrows the chain's n steps
+
+
+def test_flash_page_tiles_reproduce_the_full_result():
+    at = run_app("flash", lang="en", sentence="a b c d e f g")
+    assert not at.exception
+    message = next(s.value for s in at.success if "tiled" in s.value)
+    assert float(message.split("=")[1].split()[0]) <= 1e-12
+    at.slider(key="fl_tile").set_value(3).run()
+    at.slider(key="fl_step").set_value(1).run()  # the first tile: rows 0-2, keys 0-2
+    state = at.dataframe[0].value
+    assert list(state.iloc[:, 0]) == ["0 · a", "1 · b", "2 · c"]
+    memory = chart_titled(at, "Peak memory")["data"]
+    full, tiled = (decode(trace["y"]) for trace in memory)
+    assert full[-1] > 8 * tiled[-1]  # n = 2048: n x n against tiles

@@ -106,6 +106,8 @@ ALLOWED = {
     "model",
     "diag",
     "float",
+    "flashattention",
+    "tracemalloc",
 }
 
 

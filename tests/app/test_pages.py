@@ -18,6 +18,7 @@ TITLES = {
     "mistakes": ("Four common mistakes", "四个常见错误"),
     "positional-encoding": ("Positional encoding", "位置编码"),
     "cost": ("What parallelism buys", "并行带来了什么"),
+    "flash": ("Attention tile by tile", "分块计算注意力"),
 }
 
 
