@@ -96,11 +96,18 @@ if typed.strip():
 
 st.subheader(t("worksheet"))
 sheet = handcheck.worksheet_markdown(matrices, trace, tokens, settings.decimals, settings.lang)
-d1, d2 = st.columns(2)
+d1, d2, d3 = st.columns(3)
 d1.download_button(
     t("download_md"), sheet, "attention-worksheet.md", "text/markdown", key="download_md"
 )
 d2.download_button(
+    t("download_tex"),
+    handcheck.worksheet_latex(matrices, trace, tokens, settings.decimals, settings.lang),
+    "attention-worksheet.tex",
+    "application/x-tex",
+    key="download_tex",
+)
+d3.download_button(
     t("download_csv"),
     handcheck.worksheet_csv(matrices, trace),
     "attention-worksheet.csv",

@@ -198,3 +198,63 @@ def check_answer(text: str, expected: np.ndarray, tolerance: float = 0.01) -> An
         if abs(typed[j] - float(expected[j])) > tolerance
     )
     return AnswerCheck(None, {"k": len(expected)}, wrong)
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_text(text: str) -> str:
+    """Plain text that LaTeX prints literally."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def _bmatrix(M: np.ndarray, decimals: int) -> str:
+    rows = [" & ".join(f"{v:.{decimals}f}" for v in row) for row in M]
+    return r"\begin{bmatrix} " + r" \\ ".join(rows) + r" \end{bmatrix}"
+
+
+def worksheet_latex(matrices, trace, tokens, decimals: int, lang: str) -> str:
+    """The worksheet as a LaTeX document (compile with xelatex; ctex for the Chinese version)."""
+    d = max(decimals, 4)
+    Q, K, V, A = trace.Q[0], trace.K[0], trace.V[0], trace.weights[0]
+    d_k = Q.shape[1]
+    lines = [r"\documentclass{article}", r"\usepackage{amsmath}"]
+    if lang == "zh":
+        lines.append(r"\usepackage{ctex}")
+    lines += [
+        r"\begin{document}",
+        rf"\section*{{{latex_text(t('ws_header', lang))}}}",
+        "Tokens: " + ", ".join(latex_text(token) for token in tokens),
+        "",
+    ]
+    for name in MATRIX_NAMES:
+        places = 0 if _whole(matrices[name]) else 2
+        symbol = name if "_" not in name else f"W_{{{name[-1]}}}"  # W_Q -> W_{Q}
+        lines.append(rf"\[ {symbol} = {_bmatrix(matrices[name], places)} \]")
+    for label, M, W in (("Q", Q, "W_Q"), ("K", K, "W_K"), ("V", V, "W_V")):
+        lines.append(rf"\[ {label} = X W_{{{W[-1]}}} = {_bmatrix(M, 2)} \]")
+    lines.append(rf"\[ S = Q K^\top = {_bmatrix(trace.scores[0], 2)} \]")
+    lines.append(rf"\[ \frac{{S}}{{\sqrt{{{d_k}}}}} = {_bmatrix(trace.scaled[0], d)} \]")
+    for i in range(N):
+        row = trace.scaled[0, i]
+        exps = np.exp(row - row.max())
+        terms = " + ".join(f"e^{{{row[j] - row.max():.{d}f}}}" for j in range(N))
+        lines.append(
+            rf"\[ a_{{{i}}} = \frac{{(e^{{s_{{{i}j}} - m}})_j}}{{{terms}}} = "
+            rf"\frac{{({', '.join(f'{e:.{d}f}' for e in exps)})}}{{{exps.sum():.{d}f}}}"
+            rf" = ({', '.join(f'{a:.{d}f}' for a in A[i])}) \]"
+        )
+    lines.append(rf"\[ O = A V = {_bmatrix(trace.output, d)} \]")
+    lines += [r"\end{document}", ""]
+    return "\n".join(lines)

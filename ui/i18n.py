@@ -614,6 +614,14 @@ STRINGS = {
     ),
     "fl_full": ("full n × n", "完整 n × n"),
     "fl_tiled": ("tiles of 64", "64 的分块"),
+    "export_title": ("Download this view", "下载当前视图的数据"),
+    "export_npz": ("All matrices (.npz)", "全部矩阵（.npz）"),
+    "export_csv": ("All matrices (CSV files, zipped)", "全部矩阵（CSV 文件，zip 压缩）"),
+    "export_png": (
+        "Each chart's camera button (top right of the chart) saves it as PNG.",
+        "每张图右上角的相机按钮可以把图保存为 PNG。",
+    ),
+    "download_tex": ("Download worksheet (LaTeX)", "下载计算单（LaTeX）"),
 }
 
 # InputError code -> (English, 中文) template over the error's params

@@ -55,3 +55,20 @@ def test_worksheet_contains_every_step_with_the_right_numbers():
     csv = handcheck.worksheet_csv(M, trace)
     assert csv.splitlines()[0] == "matrix,row,c0,c1,c2"  # S and A are 3 wide
     assert any(line.startswith("A,0,0.4011") for line in csv.splitlines())
+
+
+def test_worksheet_latex_has_every_matrix_and_escapes_text():
+    M = {
+        "X": np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
+        "W_Q": np.eye(2),
+        "W_K": np.eye(2),
+        "W_V": np.array([[1.0, 2.0], [3.0, 4.0]]),
+    }
+    trace = handcheck.hand_trace(M)
+    tex = handcheck.worksheet_latex(M, trace, ("$x_1", "a&b", "我"), 2, "zh")
+    assert tex.startswith(r"\documentclass{article}") and r"\usepackage{ctex}" in tex
+    assert tex.count(r"\begin{bmatrix}") == tex.count(r"\end{bmatrix}") == 10
+    assert r"W_{V} = \begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}" in tex
+    assert "(0.4011, 0.1978, 0.4011)" in tex  # row 0 of A, as worked by hand
+    assert r"\$x\_1, a\&b, 我" in tex
+    assert tex.count("{") == tex.count("}")
