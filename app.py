@@ -35,6 +35,7 @@ SECTIONS = {
         ("positional-encoding", "positional-encoding", "page_pe", ":material/timeline:"),
         ("cost", "cost", "page_cost", ":material/speed:"),
         ("flash", "flash", "page_flash", ":material/grid_view:"),
+        ("trained", "trained", "page_trained", ":material/school:"),
     ],
 }
 pages = {

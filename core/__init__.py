@@ -3,6 +3,7 @@
 Pure computation: no Streamlit, no Plotly. See DESIGN.md for the public API.
 """
 
+from core import pretrained
 from core.attention import FIELDS, AttentionTrace, attention, merge_heads, split_heads
 from core.backend import backend, to_numpy
 from core.checks import check_finite, check_matmul
@@ -21,6 +22,7 @@ from core.tokens import MODES, count_invisible, tokenize
 from core.weights import Weights, init_weights
 
 __all__ = [
+    "pretrained",
     "FIELDS",
     "MODES",
     "AttentionConfig",

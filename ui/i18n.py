@@ -622,6 +622,57 @@ STRINGS = {
         "每张图右上角的相机按钮可以把图保存为 PNG。",
     ),
     "download_tex": ("Download worksheet (LaTeX)", "下载计算单（LaTeX）"),
+    "page_trained": ("A trained model", "训练好的模型"),
+    "tr_title": (
+        "Attention in a trained model: all-MiniLM-L6-v2",
+        "训练好的模型里的注意力：all-MiniLM-L6-v2",
+    ),
+    "tr_intro": (
+        "Everything so far used random weights. Here the weights are a real pretrained BERT-style model (6 layers, 12 heads, d_model 384, d_k 32), read from its own files and run by this app's NumPy code: the same Q, K, V, S, A and O, now with patterns the model learned.",
+        "前面用的都是随机权重。这里的权重来自一个真正预训练过的 BERT 类模型（6 层、12 个头、d_model 384、d_k 32），直接从它自己的文件读取，用本应用的 NumPy 代码计算：同样的 Q、K、V、S、A、O，但图案是模型学到的。",
+    ),
+    "tr_model": ("model", "模型"),
+    "tr_missing": (
+        "This model is not installed here. Install it with: {hint}",
+        "这里没有安装这个模型。安装方法：{hint}",
+    ),
+    "tr_sentence": ("Sentence for the model", "给模型的句子"),
+    "tr_layer": ("layer", "层"),
+    "tr_head": ("head", "头"),
+    "tr_pieces": (
+        "The model's own pieces: how your words map onto them",
+        "模型自己的分词结果：你的词如何对应到这些片段",
+    ),
+    "tr_word": ("word", "词"),
+    "tr_its_pieces": ("pieces", "片段"),
+    "tr_special": (
+        "[CLS] and [SEP] are added by the model at the start and end.",
+        "[CLS] 和 [SEP] 是模型在开头和结尾自动加上的。",
+    ),
+    "tr_vocab_note": (
+        "This model's vocabulary has almost no Chinese: most Chinese characters become [UNK]. Try an English sentence.",
+        "这个模型的词表几乎没有中文：大多数汉字会变成 [UNK]。请试试英文句子。",
+    ),
+    "tr_matrices": (
+        "Layer {layer}, head {head}: the same steps as the walkthrough",
+        "第 {layer} 层、第 {head} 个头：与逐步演示相同的步骤",
+    ),
+    "tr_bias_note": (
+        "Q, K and V include the model's biases (X W + b). X is the layer's input; output bias and the rest of the layer (residual, LayerNorm, feed-forward) come after.",
+        "Q、K、V 包含模型的偏置（X W + b）。X 是这一层的输入；输出偏置以及这一层的其余部分（残差、LayerNorm、前馈网络）在之后。",
+    ),
+    "tr_who_title": ("Which heads connect two pieces?", "哪些头把两个片段联系起来？"),
+    "tr_query": ("query piece", "查询片段"),
+    "tr_key": ("key piece", "键片段"),
+    "tr_who": (
+        "Weight from “{q}” to “{k}” in every layer and head",
+        "每一层、每个头中“{q}”对“{k}”的权重",
+    ),
+    "tr_compare_title": (
+        "Word order: two sentences, same layer and head",
+        "词序：两个句子，同一层同一个头",
+    ),
+    "tr_second": ("Second sentence", "第二个句子"),
 }
 
 # InputError code -> (English, 中文) template over the error's params
@@ -661,6 +712,15 @@ ERRORS = {
     "bad_shape": (
         "{name} should have shape {expected}, not {actual}.",
         "{name} 的形状应为 {expected}，而不是 {actual}。",
+    ),
+    "unknown_model": (
+        "Unknown model {name!r}; choose one of {models}.",
+        "未知的模型 {name!r}；可选：{models}。",
+    ),
+    "model_unreadable": (
+        "The model {name!r} is installed, but this app cannot read its 4-bit weights yet; "
+        "choose minilm.",
+        "模型 {name!r} 已安装，但本应用暂时还不能读取它的 4 位量化权重；请选择 minilm。",
     ),
     "bad_dtype": ("Unsupported number type {dtype!r}.", "不支持的数值类型 {dtype!r}。"),
     "model_missing": (

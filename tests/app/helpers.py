@@ -19,6 +19,7 @@ PAGES = (
     "positional-encoding",
     "cost",
     "flash",
+    "trained",
 )
 PAGE_FILES = {page: f"pages/{page}.py" for page in PAGES}  # file names are the url paths
 

@@ -132,3 +132,17 @@ def test_flash_page_tiles_reproduce_the_full_result():
     memory = chart_titled(at, "Peak memory")["data"]
     full, tiled = (decode(trace["y"]) for trace in memory)
     assert full[-1] > 8 * tiled[-1]  # n = 2048: n x n against tiles
+
+
+def test_trained_page_shows_the_models_pieces_and_real_weights():
+    import core
+
+    at = run_app("trained", lang="en")
+    assert not at.exception
+    pieces = at.dataframe[0].value
+    assert list(pieces.iloc[:, 1]) == ["i", "love", "you"]
+    A = decode(chart_titled(at, "A")["data"][0]["z"])
+    expected = core.pretrained.load("minilm").trace("I love you", 0).weights[0]
+    np.testing.assert_allclose(A, expected, atol=1e-6)  # float32 on the wire
+    at.selectbox(key="trained_model").set_value("e5-small-q4").run()
+    assert not at.exception and (at.warning or at.error)  # says how to get it, or why not

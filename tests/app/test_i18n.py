@@ -108,6 +108,9 @@ ALLOWED = {
     "float",
     "flashattention",
     "tracemalloc",
+    "bert",
+    "layernorm",
+    "minilm",
 }
 
 

@@ -19,6 +19,7 @@ TITLES = {
     "positional-encoding": ("Positional encoding", "位置编码"),
     "cost": ("What parallelism buys", "并行带来了什么"),
     "flash": ("Attention tile by tile", "分块计算注意力"),
+    "trained": ("Attention in a trained model", "训练好的模型里的注意力"),
 }
 
 
