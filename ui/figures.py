@@ -134,7 +134,7 @@ def heatmap(
         fig.add_trace(masked)
 
     def axis(labels, count, block, title_text):
-        if block == 1 and labels is not None and count <= 40:
+        if block == 1 and labels is not None and count <= MAX_TEXT_CELLS:
             return {
                 "tickmode": "array",
                 "tickvals": list(range(count)),

@@ -12,6 +12,8 @@ PAGES = {
     "mistakes": "/mistakes",
     "positional-encoding": "/positional-encoding",
     "cost": "/cost",
+    "flash": "/flash",
+    "trained": "/trained",
 }
 CHARTS = {
     "walkthrough": 1,
@@ -19,10 +21,12 @@ CHARTS = {
     "hand-check": 0,
     "multi-head": 10,
     "masks": 7,
-    "scaling": 5,
+    "scaling": 4,
     "mistakes": 8,
     "positional-encoding": 2,
     "cost": 3,
+    "flash": 4,
+    "trained": 9,
 }
 TITLES = {"en": "Self-Attention", "zh": "自注意力"}
 
