@@ -39,16 +39,19 @@ def test_check_answer_within_tolerance():
     assert handcheck.check_answer("0.25 x 0.25", expected).problem == "not_a_number"
 
 
+# the example worked by hand in tests/core/test_hand_example.py
+HAND_EXAMPLE = {
+    "X": np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
+    "W_Q": np.eye(2),
+    "W_K": np.eye(2),
+    "W_V": np.array([[1.0, 2.0], [3.0, 4.0]]),
+}
+
+
 def test_worksheet_contains_every_step_with_the_right_numbers():
-    M = {
-        "X": np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
-        "W_Q": np.eye(2),
-        "W_K": np.eye(2),
-        "W_V": np.array([[1.0, 2.0], [3.0, 4.0]]),
-    }
+    M = HAND_EXAMPLE
     trace = handcheck.hand_trace(M)
     sheet = handcheck.worksheet_markdown(M, trace, ("a", "b", "c"), 2, "en")
-    # the example worked by hand in tests/core/test_hand_example.py
     assert "0.4011" in sheet and "0.1978" in sheet  # row 0 of A
     assert "**2.5989**" in sheet and "**4.0000**" in sheet  # output row 0
     assert "S₂,₂ = q₂·k₂ = 1.00·1.00 + 1.00·1.00 = **2.00**" in sheet
@@ -58,12 +61,7 @@ def test_worksheet_contains_every_step_with_the_right_numbers():
 
 
 def test_worksheet_latex_has_every_matrix_and_escapes_text():
-    M = {
-        "X": np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
-        "W_Q": np.eye(2),
-        "W_K": np.eye(2),
-        "W_V": np.array([[1.0, 2.0], [3.0, 4.0]]),
-    }
+    M = HAND_EXAMPLE
     trace = handcheck.hand_trace(M)
     tex = handcheck.worksheet_latex(M, trace, ("$x_1", "a&b", "我"), 2, "zh")
     assert tex.startswith(r"\documentclass{article}") and r"\usepackage{ctex}" in tex
