@@ -9,6 +9,7 @@ from ui.compute import loop_for, loop_vs_matrix_times, trace_for
 from ui.feedback import show_input_error
 from ui.figures import heatmap, line_chart
 from ui.i18n import t
+from ui.layout import plot
 from ui.settings import current
 
 settings = current()
@@ -28,7 +29,7 @@ tokens, dims = list(data.tokens), [str(c) for c in range(settings.d_model)]
 left, right = st.columns(2)
 common = {"decimals": settings.decimals, "row_title": t("axis_token"), "col_title": t("axis_dim")}
 with left:
-    st.plotly_chart(
+    plot(
         heatmap(
             partial,
             tokens,
@@ -37,15 +38,10 @@ with left:
             focus_row=k - 1 if k else None,
             **common,
         ),
-        width="stretch",
-        key="fig_loop",
+        "fig_loop",
     )
 with right:
-    st.plotly_chart(
-        heatmap(data.trace.output, tokens, dims, title=t("matrix_panel"), **common),
-        width="stretch",
-        key="fig_matrix",
-    )
+    plot(heatmap(data.trace.output, tokens, dims, title=t("matrix_panel"), **common), "fig_matrix")
 diff = float(np.max(np.abs(loop.output - data.trace.output)))
 st.success(t("max_diff", diff=f"{diff:.2e}"))
 
@@ -64,11 +60,10 @@ shown[t("col_speedup_python")] = (table["python"] / table["matrix"]).map(
 )
 st.dataframe(shown, hide_index=True, width="stretch")
 series = {column: table[name] * 1e3 for name, column in names.items()}
-st.plotly_chart(
+plot(
     line_chart(
         table["n"], series, title=t("timing_title"), x_title=t("col_n"), y_title=t("time_axis")
     ),
-    width="stretch",
-    key="fig_times",
+    "fig_times",
 )
 st.caption(t("timing_small_n"))

@@ -9,7 +9,7 @@ from ui.compute import all_layer_weights, model_trace
 from ui.feedback import show_input_error
 from ui.figures import COLOURS, heatmap
 from ui.i18n import t
-from ui.layout import grid
+from ui.layout import grid, plot
 from ui.settings import current
 
 settings = current()
@@ -92,7 +92,7 @@ labels = [f"{i} · {p}" for i, p in enumerate(pieces)]
 q = labels.index(a.selectbox(t("tr_query"), labels, index=min(3, len(labels) - 1), key="tr_q"))
 k = labels.index(b.selectbox(t("tr_key"), labels, index=min(1, len(labels) - 1), key="tr_k"))
 weights = all_layer_weights(model, sentence)[:, :, q, k]  # [layers, heads]
-st.plotly_chart(
+plot(
     heatmap(
         weights,
         [str(i) for i in range(weights.shape[0])],
@@ -103,8 +103,7 @@ st.plotly_chart(
         row_title=t("tr_layer"),
         col_title=t("tr_head"),
     ),
-    width="stretch",
-    key="tr_who",
+    "tr_who",
 )
 
 st.subheader(t("tr_compare_title"))

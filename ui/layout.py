@@ -7,6 +7,10 @@ from ui.i18n import t
 
 
 def plot(fig, key: str) -> None:
+    """Draw a figure; in projector mode (the sidebar's large text) its text grows too."""
+    if st.session_state.get("big"):
+        fig.update_layout(font={"size": 17}, title_font_size=20)
+        fig.update_traces(textfont_size=17, selector={"type": "heatmap"})
     st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False})
 
 
