@@ -1,0 +1,117 @@
+"""How quickly the app answers a new sentence: an AppTest rerun, and typing-to-chart in Chromium.
+
+Targets: AppTest rerun after a sentence change, median under 150 ms at n = 12; in Chromium, typing a
+sentence to seeing the updated chart under 1 s.   Run: python bench/responsiveness.py
+"""
+
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def sentences(count: int, n: int = 12) -> list[str]:
+    return [" ".join(f"w{r}_{i}" for i in range(n)) for r in range(count)]
+
+
+def apptest_reruns(count: int = 20) -> list[float]:
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.testing.v1 import AppTest
+
+    original = PagesManager.__init__
+
+    def past_first_visit(self, *args, **kwargs):  # as a running server is (see tests/app)
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    PagesManager.__init__ = past_first_visit
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["step"] = "softmax"
+    at.run()
+    times = []
+    for sentence in sentences(count):
+        start = time.perf_counter()
+        at.text_input(key="sentence").set_value(sentence).run()
+        times.append(time.perf_counter() - start)
+        assert not at.exception
+    return times
+
+
+def chromium_typing(count: int = 8) -> list[float]:
+    from playwright.sync_api import sync_playwright
+
+    port = 8765
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(ROOT / "app.py"),
+            f"--server.port={port}",
+            "--server.address=127.0.0.1",
+            "--server.headless=true",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.3)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path="/usr/bin/chromium",
+                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+            )
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{port}/?lang=en&step=softmax")
+            page.wait_for_selector("[data-testid=stPlotlyChart] .main-svg")
+            box = page.get_by_test_id("stTextInput").locator("input")
+            times = []
+            for r, sentence in enumerate(sentences(count)):
+                first = f"w{r}_0"
+                start = time.perf_counter()
+                box.fill(sentence)
+                box.press("Enter")
+                page.wait_for_function(  # the chart's tick labels show the new tokens
+                    "t => [...document.querySelectorAll('[data-testid=stPlotlyChart] text')]"
+                    ".some(e => e.textContent === t)",
+                    arg=first,
+                    timeout=10000,
+                )
+                times.append(time.perf_counter() - start)
+            browser.close()
+        return times
+    finally:
+        server.terminate()
+
+
+def main():
+    reruns = apptest_reruns()
+    median = statistics.median(reruns)
+    print(
+        f"AppTest rerun after a sentence change (n = 12, softmax step): median "
+        f"{median * 1e3:.0f} ms, best {min(reruns) * 1e3:.0f} ms over {len(reruns)}"
+        f" -> target < 150 ms {'met' if median < 0.15 else 'MISSED'}"
+    )
+    typing = chromium_typing()
+    median = statistics.median(typing)
+    print(
+        f"Chromium: type a 12-token sentence, Enter, until the chart shows it: median "
+        f"{median * 1e3:.0f} ms, worst {max(typing) * 1e3:.0f} ms over {len(typing)}"
+        f" -> target < 1 s {'met' if median < 1 else 'MISSED'}"
+    )
+
+
+if __name__ == "__main__":
+    main()
