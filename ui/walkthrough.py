@@ -5,7 +5,7 @@ import streamlit as st
 
 from ui import arithmetic
 from ui.escape import markdown_text
-from ui.figures import COLOURS, heatmap
+from ui.figures import COLOURS, MAX_SIDE, MAX_TEXT_CELLS, heatmap
 from ui.i18n import labeller, t
 from ui.layout import plot
 from ui.numbers import sub, sum_notes
@@ -118,7 +118,10 @@ def render(step: str, data, settings, head: int, focus: int) -> None:
     if step in ("pe", "x_pe") and data.PE is None:
         explain_key = "explain_pe_off"
     st.info(t(explain_key))
-    if data.n > 24:
+    if data.n > MAX_SIDE:
+        side = -(-data.n // -(-data.n // MAX_SIDE))  # cells per side after block averaging
+        st.caption(t("downsampled", n=data.n, m=side))
+    elif data.n > MAX_TEXT_CELLS:
         st.caption(t("too_big_for_text", n=data.n))
     _figures(step, data, settings, head, focus)
     if step in ROW_STEPS:

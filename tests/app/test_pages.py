@@ -137,3 +137,11 @@ def test_too_many_tokens_offers_to_keep_the_first_ones():
     assert not at.exception and not at.error
     assert at.text_input(key="sentence").value == " ".join(f"w{i}" for i in range(512))
     assert "512 tokens" in page_text(at)
+
+
+def test_a_long_sentence_says_its_matrices_are_downsampled():
+    at = run_app(lang="en", step="softmax", sentence=" ".join(f"w{i}" for i in range(300)))
+    assert not at.exception
+    assert "300×300 shown as 150×150 blocks" in page_text(at)
+    z = decode(chart_titled(at, "A = softmax")["data"][0]["z"])
+    assert z.shape == (150, 150)
