@@ -8,25 +8,19 @@ Run: python bench/classroom.py [sessions]      (stops by itself; nothing leaves 
 """
 
 import asyncio
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.server import serving  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 LINK = "lang=zh&sentence=这+部+电影+很+好看&mask=causal&step=softmax"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def rss_mb(pid: int) -> float:
@@ -80,36 +74,12 @@ def percentile(values, q):
 
 def main():
     sessions = int(sys.argv[1]) if len(sys.argv) > 1 else 60
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "app.py"),
-            f"--server.port={port}",
-            "--server.address=127.0.0.1",
-            "--server.headless=true",
-            "--server.enableXsrfProtection=false",
-            "--server.fileWatcherType=none",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.2)
+    with serving("--server.enableXsrfProtection=false", "--server.fileWatcherType=none") as (
+        port,
+        server,
+    ):
         idle = rss_mb(server.pid)
         results = asyncio.run(asyncio.wait_for(classroom(port, sessions, server.pid), 300))
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
     first, rerun = results["first"], results["rerun"]
     print(f"{sessions} sessions on one server (loopback), the teacher's link: {LINK}")
     print(

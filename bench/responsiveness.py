@@ -5,14 +5,14 @@ sentence to seeing the updated chart under 1 s.   Run: python bench/responsivene
 """
 
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.server import serving  # noqa: E402
 
 
 def sentences(count: int, n: int = 12) -> list[str]:
@@ -45,29 +45,7 @@ def apptest_reruns(count: int = 20) -> list[float]:
 def chromium_typing(count: int = 8) -> list[float]:
     from playwright.sync_api import sync_playwright
 
-    port = 8765
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "app.py"),
-            f"--server.port={port}",
-            "--server.address=127.0.0.1",
-            "--server.headless=true",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.3)
+    with serving() as (port, _):
         with sync_playwright() as p:
             browser = p.chromium.launch(
                 executable_path="/usr/bin/chromium",
@@ -92,8 +70,6 @@ def chromium_typing(count: int = 8) -> list[float]:
                 times.append(time.perf_counter() - start)
             browser.close()
         return times
-    finally:
-        server.terminate()
 
 
 def main():
