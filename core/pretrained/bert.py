@@ -7,8 +7,9 @@ from pathlib import Path
 import numpy as np
 
 from core.attention import attention
+from core.pretrained.pieces import Piece, Tokenizer
 from core.pretrained.safetensors import read_safetensors
-from core.pretrained.wordpiece import basic_tokens, wordpiece
+from core.pretrained.wordpiece import WordPieceTokenizer
 from core.weights import Weights
 
 _erf = np.frompyfunc(math.erf, 1, 1)
@@ -25,24 +26,21 @@ def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) 
     return (x - mean) / np.sqrt(var + eps) * weight + bias
 
 
-@dataclass(frozen=True)
-class Piece:
-    text: str  # the model's piece, e.g. "##ing" or "[CLS]"
-    word: int | None  # index of the learner's whitespace word it came from (None: special)
-
-
 @dataclass
 class BertModel:
-    """Weights and vocabulary of a BERT-style encoder."""
+    """Weights and tokenizer of a BERT-style encoder (BERT, or XLM-R, which has the same layers).
+
+    ``tensors`` use Hugging Face's names; the word table may instead be ``word_table``, anything
+    that returns rows for a list of ids (a quantised table dequantises only those)."""
 
     name: str
     tensors: dict
-    vocab: dict
+    tokenizer: Tokenizer
     n_layers: int
     n_heads: int
     d_model: int
     eps: float
-    lowercase: bool = True
+    word_table: object = None
 
     @classmethod
     def from_directory(cls, name: str, directory: Path, config: dict) -> "BertModel":
@@ -50,7 +48,7 @@ class BertModel:
         return cls(
             name,
             read_safetensors(directory / "model.safetensors"),
-            {word: i for i, word in enumerate(words)},
+            WordPieceTokenizer({word: i for i, word in enumerate(words)}),
             config["num_hidden_layers"],
             config["num_attention_heads"],
             config["hidden_size"],
@@ -58,30 +56,27 @@ class BertModel:
         )
 
     def pieces(self, sentence: str) -> list[Piece]:
-        """[CLS], each word's WordPiece pieces (remembering the word), [SEP]."""
-        out = [Piece("[CLS]", None)]
-        for w, word in enumerate(sentence.split()):
-            for token in basic_tokens(word, self.lowercase):
-                out += [Piece(p, w) for p in wordpiece(token, self.vocab)]
-        return out + [Piece("[SEP]", None)]
+        return self.tokenizer.pieces(sentence)
 
     def tokenize(self, sentence: str) -> list[str]:
         return [piece.text for piece in self.pieces(sentence)]
 
     def _w(self, name: str) -> np.ndarray:
-        """A weight in float64 (converted once)."""
-        cache = self.__dict__.setdefault("_float64", {})
-        if name not in cache:
-            cache[name] = self.tensors[name].astype(np.float64)
-        return cache[name]
+        """A weight, in float32 as the model stores it (the model runs in float32, like torch)."""
+        return np.asarray(self.tensors[name], dtype=np.float32)
 
     def hidden_states(self, sentence: str) -> list[np.ndarray]:
         """The input of every layer and the last output: n_layers + 1 arrays [n, d_model]."""
-        ids = [self.vocab.get(p, self.vocab["[UNK]"]) for p in self.tokenize(sentence)]
+        ids = [piece.id for piece in self.pieces(sentence)]
         n = len(ids)
         e = "embeddings."
-        H = (
+        words = (
             self._w(e + "word_embeddings.weight")[ids]
+            if self.word_table is None
+            else self.word_table[ids]
+        )
+        H = (
+            words
             + self._w(e + "position_embeddings.weight")[:n]
             + self._w(e + "token_type_embeddings.weight")[0]
         )
@@ -115,7 +110,7 @@ class BertModel:
         """X with a column of ones and weights with the bias as their last row, so the core's
         attention computes X W + b. W_O leaves out its bias (added after, as in the model)."""
         p = f"encoder.layer.{layer}.attention."
-        X = np.hstack([H, np.ones((H.shape[0], 1))])  # [n, d_model + 1]
+        X = np.hstack([H, np.ones((H.shape[0], 1), H.dtype)])  # [n, d_model + 1]
 
         def with_bias(kind):
             return np.vstack(

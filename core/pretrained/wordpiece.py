@@ -1,6 +1,9 @@
 """BERT's tokenizer, as the reference BertTokenizer does it: basic splitting, then WordPiece."""
 
 import unicodedata
+from dataclasses import dataclass
+
+from core.pretrained.pieces import Piece
 
 _CJK = (
     (0x4E00, 0x9FFF),
@@ -73,3 +76,20 @@ def wordpiece(token: str, vocab: dict, unk: str = "[UNK]", max_chars: int = 100)
             return [unk]
         start = stop
     return pieces
+
+
+@dataclass
+class WordPieceTokenizer:
+    vocab: dict  # piece -> id
+    lowercase: bool = True
+
+    def pieces(self, sentence: str) -> list[Piece]:
+        """[CLS], each word's WordPiece pieces (remembering the word), [SEP]."""
+        out = [Piece("[CLS]", None, self.vocab["[CLS]"])]
+        unknown = self.vocab["[UNK]"]
+        for w, word in enumerate(sentence.split()):
+            for token in basic_tokens(word, self.lowercase):
+                out += [
+                    Piece(p, w, self.vocab.get(p, unknown)) for p in wordpiece(token, self.vocab)
+                ]
+        return out + [Piece("[SEP]", None, self.vocab["[SEP]"])]

