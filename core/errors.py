@@ -16,7 +16,6 @@ MESSAGES = {
     "bad_dtype": "dtype must be float32 or float64, got {dtype!r}.",
     "model_missing": "The model package {package!r} is not installed: {hint}",
     "unknown_model": "Unknown model {name!r}; choose one of {models}.",
-    "model_unreadable": "The model {name!r} is installed, but its weights cannot be read yet.",
 }
 
 

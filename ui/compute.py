@@ -234,31 +234,27 @@ def flash_memory(ns=FLASH_NS, d_k: int = 64, tile: int = 64) -> dict:
 
 
 @dataclass(frozen=True)
-class ModelTrace:
-    """One layer's attention in a trained model, on the host."""
+class ModelTraces:
+    """Every layer's attention in a trained model over one sentence, on the host."""
 
-    pieces: tuple  # the model's pieces, [CLS] ... [SEP]
-    words: tuple  # for each piece, the learner's word index (None for [CLS] / [SEP])
-    trace: core.AttentionTrace
+    pieces: tuple  # the model's pieces, e.g. [CLS] ... [SEP] or <s> ... </s>
+    words: tuple  # for each piece, the learner's word index (None for the special pieces)
+    traces: tuple  # core.AttentionTrace per layer
+
+    @property
+    def weights(self) -> np.ndarray:
+        """A of every layer and head, [layers, heads, n, n]."""
+        return np.stack([trace.weights for trace in self.traces])
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def model_trace(model_name: str, sentence: str, layer: int) -> ModelTrace:
-    """A trained model's layer over ``sentence``; InputError when the model is missing."""
+@st.cache_data(max_entries=16, show_spinner=False)
+def model_traces(model_name: str, sentence: str) -> ModelTraces:
+    """A trained model's attention over ``sentence``; InputError when the model is missing."""
     core.tokenize(sentence, max_chars=2000, max_tokens=200)  # empty or too long: a clear message
     model = core.pretrained.load(model_name)
     pieces = model.pieces(sentence)
-    return ModelTrace(
+    return ModelTraces(
         tuple(p.text for p in pieces),
         tuple(p.word for p in pieces),
-        _host_trace(model.trace(sentence, layer)),
-    )
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def all_layer_weights(model_name: str, sentence: str) -> np.ndarray:
-    """A of every layer and head, [layers, heads, n, n]."""
-    model = core.pretrained.load(model_name)
-    return np.stack(
-        [model_trace(model_name, sentence, layer).trace.weights for layer in range(model.n_layers)]
+        tuple(_host_trace(trace) for trace in model.traces(sentence)),
     )

@@ -617,13 +617,10 @@ STRINGS = {
     ),
     "download_tex": ("Download worksheet (LaTeX)", "下载计算单（LaTeX）"),
     "page_trained": ("A trained model", "训练好的模型"),
-    "tr_title": (
-        "Attention in a trained model: all-MiniLM-L6-v2",
-        "训练好的模型里的注意力：all-MiniLM-L6-v2",
-    ),
+    "tr_title": ("Attention in a trained model", "训练好的模型里的注意力"),
     "tr_intro": (
-        "Everything so far used random weights. Here the weights are a real pretrained BERT-style model (6 layers, 12 heads, d_model 384, d_k 32), read from its own files and run by this app's NumPy code: the same Q, K, V, S, A and O, now with patterns the model learned.",
-        "前面用的都是随机权重。这里的权重来自一个真正预训练过的 BERT 类模型（6 层、12 个头、d_model 384、d_k 32），直接从它自己的文件读取，用本应用的 NumPy 代码计算：同样的 Q、K、V、S、A、O，但图案是模型学到的。",
+        "Everything so far used random weights. Here the weights come from a real pretrained encoder, read from its own files and run by this app's NumPy code: the same Q, K, V, S, A and O as in the walkthrough, now with patterns the model learned.",
+        "前面用的都是随机权重。这里的权重来自一个真正预训练过的编码器，直接从它自己的文件读取，用本应用的 NumPy 代码计算：和逐步演示里一样的 Q、K、V、S、A、O，但图案是模型学到的。",
     ),
     "tr_model": ("model", "模型"),
     "tr_missing": (
@@ -640,12 +637,12 @@ STRINGS = {
     "tr_word": ("word", "词"),
     "tr_its_pieces": ("pieces", "片段"),
     "tr_special": (
-        "[CLS] and [SEP] are added by the model at the start and end.",
-        "[CLS] 和 [SEP] 是模型在开头和结尾自动加上的。",
+        "{start} and {end} are added by the model at the start and end.",
+        "{start} 和 {end} 是模型在开头和结尾自动加上的。",
     ),
     "tr_vocab_note": (
-        "This model's vocabulary has almost no Chinese: most Chinese characters become [UNK]. Try an English sentence.",
-        "这个模型的词表几乎没有中文：大多数汉字会变成 [UNK]。请试试英文句子。",
+        "This model's vocabulary has almost no Chinese: most Chinese characters become [UNK]. Choose multilingual-e5-small for Chinese.",
+        "这个模型的词表几乎没有中文：大多数汉字会变成 [UNK]。中文请选择 multilingual-e5-small。",
     ),
     "tr_matrices": (
         "Layer {layer}, head {head}: the same steps as the walkthrough",
@@ -662,11 +659,31 @@ STRINGS = {
         "Weight from “{q}” to “{k}” in every layer and head",
         "每一层、每个头中“{q}”对“{k}”的权重",
     ),
-    "tr_compare_title": (
-        "Word order: two sentences, same layer and head",
-        "词序：两个句子，同一层同一个头",
-    ),
+    "tr_compare_title": ("Word order: two sentences, layer {layer}, head {head}", "词序：两个句子，第 {layer} 层、第 {head} 个头"),
     "tr_second": ("Second sentence", "第二个句子"),
+    "tr_about_minilm": (
+        "**all-MiniLM-L6-v2**: an English BERT-style encoder with 6 layers, 12 heads, d_model 384 and d_k 32. Its vocabulary has almost no Chinese.",
+        "**all-MiniLM-L6-v2**：一个英文的 BERT 类编码器，6 层、12 个头、d_model 384、d_k 32。它的词表几乎没有中文。",
+    ),
+    "tr_about_e5": (
+        "**multilingual-e5-small**: an XLM-R encoder trained on about 100 languages, Chinese included, with 12 layers, 12 heads, d_model 384 and d_k 32. **Its weights are quantised to 4 bits**: each block of 32 weights shares one scale d, and each weight is one of 16 levels (q − 8)·d. This page turns them back into float32 and computes in float32, so the weights are close to the original model's but not identical.",
+        "**multilingual-e5-small**：一个在约 100 种语言（包括中文）上训练的 XLM-R 编码器，12 层、12 个头、d_model 384、d_k 32。**它的权重被量化成了 4 位**：每 32 个权重共用一个缩放因子 d，每个权重只能取 16 个等级之一 (q − 8)·d。本页把它们还原成 float32 再用 float32 计算，所以权重接近原模型，但并不完全相同。",
+    ),
+    "model_minilm": ("all-MiniLM-L6-v2 (English)", "all-MiniLM-L6-v2（英文）"),
+    "model_e5-small-q4": (
+        "multilingual-e5-small, 4-bit (中文, English, …)",
+        "multilingual-e5-small，4 位量化（中文、英文等）",
+    ),
+    "tr_metaspace": (
+        "▁ stands for a space: a piece starting with ▁ starts a word, and a lone ▁ is the space in front of characters that got pieces of their own.",
+        "▁ 表示空格：以 ▁ 开头的片段是一个词的开始；单独的 ▁ 是后面字符前面的那个空格，后面的字符各自成了片段。",
+    ),
+    "tr_strongest": (
+        "Strongest: layer {layer}, head {head}, where “{q}” gives “{k}” a weight of {weight} (spread evenly over the {n} pieces it would be {even}).",
+        "最强的是第 {layer} 层第 {head} 个头：“{q}”给“{k}”的权重是 {weight}（如果平均分给 {n} 个片段，每个只有 {even}）。",
+    ),
+    "tr_first": ("First sentence", "第一个句子"),
+    "tr_sidebar_note": ("This page uses the trained model's own sentence and sizes; the sidebar's sentence and layer settings apply to the other pages.", "本页使用训练好的模型自己的句子和尺寸；侧边栏里的句子和注意力层设置只作用于其他页面。"),
 }
 
 # InputError code -> (English, 中文) template over the error's params
@@ -710,11 +727,6 @@ ERRORS = {
     "unknown_model": (
         "Unknown model {name!r}; choose one of {models}.",
         "未知的模型 {name!r}；可选：{models}。",
-    ),
-    "model_unreadable": (
-        "The model {name!r} is installed, but this app cannot read its 4-bit weights yet; "
-        "choose minilm.",
-        "模型 {name!r} 已安装，但本应用暂时还不能读取它的 4 位量化权重；请选择 minilm。",
     ),
     "bad_dtype": ("Unsupported number type {dtype!r}.", "不支持的数值类型 {dtype!r}。"),
     "model_missing": (

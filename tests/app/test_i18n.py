@@ -111,6 +111,8 @@ ALLOWED = {
     "bert",
     "layernorm",
     "minilm",
+    "multilingual",  # the name multilingual-e5-small
+    "small",
 }
 
 

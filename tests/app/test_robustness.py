@@ -1,5 +1,6 @@
 """Hostile text, tampered links, broken pages and a bounded fuzz: never a traceback, never NaN."""
 
+import json
 import re
 
 from hypothesis import HealthCheck, given, settings
@@ -94,5 +95,9 @@ def test_fuzz_the_walkthrough(sentence, lang, d_model, heads, step, mode, mask):
     words_typed = sentence.count("nan")
     assert len(NAN_ON_SCREEN.findall(text)) <= words_typed, "NaN or inf shown to the learner"
     for chart in at.get("plotly_chart"):
-        cells = str(chart.proto.spec)
+        spec = json.loads(chart.proto.spec)
+        for axis in spec["layout"].values():  # tick labels are the learner's tokens, e.g. "nan"
+            if isinstance(axis, dict):
+                axis.pop("ticktext", None)
+        cells = json.dumps(spec)
         assert '"nan"' not in cells.lower() and "NaN" not in cells
