@@ -35,14 +35,7 @@ fig = heatmap(
     decimals=dec,
     forbidden=None if allowed is None else ~allowed,
     square=True,
-)
-fig.add_shape(
-    type="rect",
-    x0=step.cols[0] - 0.5,
-    x1=step.cols[1] - 0.5,
-    y0=step.rows[0] - 0.5,
-    y1=step.rows[1] - 0.5,
-    line={"color": "#D55E00", "width": 4},
+    outline=(step.rows, step.cols),
 )
 plot(fig, "fl_scores")
 

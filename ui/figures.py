@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 
 from ui.escape import plotly_text
 from ui.numbers import num
+from ui.shared_cache import shared
 
 SIGNED_SCALE = "RdBu_r"  # diverging, centred on 0: scores, projections, any signed matrix
 WEIGHT_SCALE = "Viridis"  # sequential, colour-blind safe: weights in [0, 1]
@@ -24,6 +25,15 @@ HEAD_COLOURS = (
     "#F0E442",
     "#000000",
 )  # Okabe-Ito: head h is always this colour
+
+
+class SharedFigure(go.Figure):
+    """A finished figure drawn by many sessions: its dict (what Streamlit sends) is made once."""
+
+    def to_dict(self):
+        if "_as_dict" not in self.__dict__:
+            self.__dict__["_as_dict"] = super().to_dict()
+        return self.__dict__["_as_dict"]
 
 
 def block_mean(M: np.ndarray, max_side: int = MAX_SIDE) -> tuple[np.ndarray, int, int]:
@@ -50,6 +60,7 @@ def _format(values: np.ndarray, decimals: int) -> np.ndarray:
     return np.vectorize(lambda v: num(v, decimals), otypes=[object])(values)
 
 
+@shared(max_entries=160)
 def heatmap(
     M,
     row_labels,
@@ -68,6 +79,7 @@ def heatmap(
     square: bool = False,
     title_colour: str | None = None,
     column_bands=None,
+    outline=None,
 ) -> go.Figure:
     """A labelled heatmap: rows top to bottom in order, positions on the axes, tokens as tick text.
 
@@ -75,6 +87,9 @@ def heatmap(
     figures); "weights" is sequential on [0, 1]. ``forbidden`` (bool, True = masked) cells are
     drawn grey with ``forbidden_text``. ``square`` keeps n x n cells square. Matrices larger
     than MAX_SIDE are block-averaged (the hover says which rows and columns a block covers).
+    ``outline`` (rows, cols), each a (start, stop) pair, draws a box around those cells.
+
+    Figures are shared between sessions (built once per distinct call): never change one.
     """
     M = np.asarray(M, dtype=np.float64)
     rows, cols = M.shape
@@ -114,7 +129,7 @@ def heatmap(
             if not small
             else "%{y} → %{x}: %{z:.4f}<extra></extra>"
         )
-    fig = go.Figure(trace)
+    fig = SharedFigure(trace)
 
     if small and hidden.any():  # masked cells: grey, with their symbolic value written in
         masked = go.Heatmap(
@@ -173,65 +188,87 @@ def heatmap(
             **({"scaleanchor": "x", "constrain": "domain"} if square and small else {}),
         },
         plot_bgcolor="white",
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
         height=height,
     )
+    shapes, notes, margin = [], [], {"l": 10, "r": 10, "t": 40, "b": 10}
     if focus_row is not None:
         if with_text:
-            fig.add_shape(
-                type="rect",
-                line={"color": "#111111", "width": 2.5},
-                fillcolor="rgba(0,0,0,0)",
-                x0=-0.5,
-                x1=cols - 0.5,
-                y0=focus_row - 0.5,
-                y1=focus_row + 0.5,
+            shapes.append(
+                dict(
+                    type="rect",
+                    line={"color": "#111111", "width": 2.5},
+                    fillcolor="rgba(0,0,0,0)",
+                    x0=-0.5,
+                    x1=cols - 0.5,
+                    y0=focus_row - 0.5,
+                    y1=focus_row + 0.5,
+                )
             )
         else:  # too many rows for a box: a marker at the row's left edge
-            fig.add_annotation(
-                text="▶",
-                x=-0.5,
-                y=focus_row / br,
-                xanchor="right",
-                showarrow=False,
-                font={"size": 14, "color": "#111111"},
+            notes.append(
+                dict(
+                    text="▶",
+                    x=-0.5,
+                    y=focus_row / br,
+                    xanchor="right",
+                    showarrow=False,
+                    font={"size": 14, "color": "#111111"},
+                )
             )
+    if outline is not None:
+        (r0, r1), (c0, c1) = outline
+        shapes.append(
+            dict(
+                type="rect",
+                x0=c0 / bc - 0.5,
+                x1=c1 / bc - 0.5,
+                y0=r0 / br - 0.5,
+                y1=r1 / br - 0.5,
+                line={"color": "#D55E00", "width": 4},
+            )
+        )
     for start, stop, band_colour, label in column_bands or ():  # e.g. each head's columns
-        fig.add_shape(
-            type="rect",
-            xref="x",
-            yref="paper",
-            x0=start - 0.5,
-            x1=stop - 0.5,
-            y0=1.0,
-            y1=1.06,
-            fillcolor=band_colour,
-            line={"width": 0},
+        shapes.append(
+            dict(
+                type="rect",
+                xref="x",
+                yref="paper",
+                x0=start - 0.5,
+                x1=stop - 0.5,
+                y0=1.0,
+                y1=1.06,
+                fillcolor=band_colour,
+                line={"width": 0},
+            )
         )
-        fig.add_shape(
-            type="line",
-            xref="x",
-            yref="paper",
-            x0=start - 0.5,
-            x1=start - 0.5,
-            y0=0,
-            y1=1.0,
-            line={"color": band_colour, "width": 2},
+        shapes.append(
+            dict(
+                type="line",
+                xref="x",
+                yref="paper",
+                x0=start - 0.5,
+                x1=start - 0.5,
+                y0=0,
+                y1=1.0,
+                line={"color": band_colour, "width": 2},
+            )
         )
-        fig.add_annotation(
-            text=plotly_text(label),
-            x=(start + stop - 1) / 2,
-            yref="paper",
-            y=1.06,
-            yanchor="bottom",
-            showarrow=False,
-            font={"size": 11, "color": band_colour},
+        notes.append(
+            dict(
+                text=plotly_text(label),
+                x=(start + stop - 1) / 2,
+                yref="paper",
+                y=1.06,
+                yanchor="bottom",
+                showarrow=False,
+                font={"size": 11, "color": band_colour},
+            )
         )
     if column_bands:
-        fig.update_layout(margin={"t": 70})
+        margin["t"] = 70
     if row_notes is not None and with_text:
-        for i, note in enumerate(row_notes):
-            fig.add_annotation(
+        notes += [
+            dict(
                 text=plotly_text(note),
                 x=cols - 0.5,
                 y=i,
@@ -240,8 +277,11 @@ def heatmap(
                 xshift=8,
                 font={"size": 11, "color": "#444444"},
             )
-        fig.update_traces(colorbar={"x": 1.12}, selector={"type": "heatmap"})
-        fig.update_layout(margin={"r": 40})
+            for i, note in enumerate(row_notes)
+        ]
+        fig.data[0].colorbar.x = 1.12
+        margin["r"] = 40
+    fig.update_layout(shapes=shapes, annotations=notes, margin=margin)
     return fig
 
 

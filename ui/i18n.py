@@ -659,7 +659,10 @@ STRINGS = {
         "Weight from “{q}” to “{k}” in every layer and head",
         "每一层、每个头中“{q}”对“{k}”的权重",
     ),
-    "tr_compare_title": ("Word order: two sentences, layer {layer}, head {head}", "词序：两个句子，第 {layer} 层、第 {head} 个头"),
+    "tr_compare_title": (
+        "Word order: two sentences, layer {layer}, head {head}",
+        "词序：两个句子，第 {layer} 层、第 {head} 个头",
+    ),
     "tr_second": ("Second sentence", "第二个句子"),
     "tr_about_minilm": (
         "**all-MiniLM-L6-v2**: an English BERT-style encoder with 6 layers, 12 heads, d_model 384 and d_k 32. Its vocabulary has almost no Chinese.",
@@ -683,7 +686,10 @@ STRINGS = {
         "最强的是第 {layer} 层第 {head} 个头：“{q}”给“{k}”的权重是 {weight}（如果平均分给 {n} 个片段，每个只有 {even}）。",
     ),
     "tr_first": ("First sentence", "第一个句子"),
-    "tr_sidebar_note": ("This page uses the trained model's own sentence and sizes; the sidebar's sentence and layer settings apply to the other pages.", "本页使用训练好的模型自己的句子和尺寸；侧边栏里的句子和注意力层设置只作用于其他页面。"),
+    "tr_sidebar_note": (
+        "This page uses the trained model's own sentence and sizes; the sidebar's sentence and layer settings apply to the other pages.",
+        "本页使用训练好的模型自己的句子和尺寸；侧边栏里的句子和注意力层设置只作用于其他页面。",
+    ),
 }
 
 # InputError code -> (English, 中文) template over the error's params

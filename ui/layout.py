@@ -1,5 +1,6 @@
 """Placing figures on a page: one chart, or a grid of small multiples."""
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from ui.figures import HEAD_COLOURS
@@ -9,6 +10,7 @@ from ui.i18n import t
 def plot(fig, key: str) -> None:
     """Draw a figure; in projector mode (the sidebar's large text) its text grows too."""
     if st.session_state.get("big"):
+        fig = go.Figure(fig)  # a copy: figures may be shared between sessions
         fig.update_layout(font={"size": 17}, title_font_size=20)
         fig.update_traces(textfont_size=17, selector={"type": "heatmap"})
     st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False})

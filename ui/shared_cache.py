@@ -1,0 +1,66 @@
+"""A bounded, thread-safe cache shared by every session of the server, computing each entry once.
+
+Figures are the costly part of a rerun (Plotly validates every property it is given), and a class
+following one teacher's link asks for the same figures 30-60 times at once. ``shared`` keys a call
+on its arguments (arrays by a digest of their bytes), lets the first caller build the value while
+the others wait for it, and keeps at most ``max_entries`` values, dropping the least recently used.
+Callers get the same object: they must not change it.
+"""
+
+import hashlib
+import threading
+from collections import OrderedDict
+from functools import wraps
+
+import numpy as np
+
+
+def _fingerprint(value) -> object:
+    if isinstance(value, np.ndarray):
+        data = np.ascontiguousarray(value)
+        return ("array", data.shape, data.dtype.str, hashlib.blake2b(data.tobytes()).digest())
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_fingerprint(item) for item in value))
+    if isinstance(value, dict):
+        return ("dict", tuple(sorted((k, _fingerprint(v)) for k, v in value.items())))
+    if value is None or isinstance(value, (str, int, float, bool, np.generic)):
+        return value
+    raise TypeError(f"shared cache: cannot key on {type(value).__name__}")
+
+
+def shared(max_entries: int):
+    def decorate(build):
+        entries: OrderedDict = OrderedDict()
+        building: dict = {}  # key -> lock held while the first caller builds it
+        lock = threading.Lock()
+
+        @wraps(build)
+        def cached(*args, **kwargs):
+            key = _fingerprint((args, kwargs))
+            with lock:
+                if key in entries:
+                    entries.move_to_end(key)
+                    return entries[key]
+                key_lock = building.setdefault(key, threading.Lock())
+            with key_lock:
+                with lock:
+                    if key in entries:  # built by another session while this one waited
+                        return entries[key]
+                try:
+                    value = build(*args, **kwargs)
+                except BaseException:
+                    with lock:
+                        building.pop(key, None)
+                    raise
+                with lock:
+                    entries[key] = value
+                    while len(entries) > max_entries:
+                        entries.popitem(last=False)
+                    building.pop(key, None)
+            return value
+
+        cached.cache_len = lambda: len(entries)
+        cached.cache_clear = entries.clear
+        return cached
+
+    return decorate
