@@ -42,7 +42,26 @@ def apptest_reruns(count: int = 20) -> list[float]:
     return times
 
 
-def chromium_typing(count: int = 8) -> list[float]:
+# In the page: note when Enter is pressed, then watch the DOM until a chart's text shows `token`.
+WATCH = """token => {
+  window.__seen = null;
+  const marks = {};
+  const onKey = e => { if (e.key === "Enter") marks.enter = performance.now(); };
+  document.addEventListener("keydown", onKey, {capture: true, once: true});
+  const shows = () => [...document.querySelectorAll("[data-testid=stPlotlyChart] text")]
+    .some(e => e.textContent === token);
+  const observer = new MutationObserver(() => {
+    if (marks.enter !== undefined && shows()) {
+      observer.disconnect();
+      window.__seen = performance.now() - marks.enter;
+    }
+  });
+  observer.observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+
+
+def chromium_typing(count: int = 8) -> tuple[list[float], list[float]]:
+    """(Enter to chart, in the page's own clock; fill + Enter + Playwright's wait, from outside)."""
     from playwright.sync_api import sync_playwright
 
     with serving() as (port, _):
@@ -54,22 +73,19 @@ def chromium_typing(count: int = 8) -> list[float]:
             page = browser.new_page()
             page.goto(f"http://127.0.0.1:{port}/?lang=en&step=softmax")
             page.wait_for_selector("[data-testid=stPlotlyChart] .main-svg")
+            page.wait_for_timeout(1000)
             box = page.get_by_test_id("stTextInput").locator("input")
-            times = []
+            inside, outside = [], []
             for r, sentence in enumerate(sentences(count)):
-                first = f"w{r}_0"
+                page.evaluate(WATCH, f"w{r}_0")
                 start = time.perf_counter()
                 box.fill(sentence)
                 box.press("Enter")
-                page.wait_for_function(  # the chart's tick labels show the new tokens
-                    "t => [...document.querySelectorAll('[data-testid=stPlotlyChart] text')]"
-                    ".some(e => e.textContent === t)",
-                    arg=first,
-                    timeout=10000,
-                )
-                times.append(time.perf_counter() - start)
+                page.wait_for_function("() => window.__seen !== null", timeout=10000)
+                outside.append(time.perf_counter() - start)
+                inside.append(page.evaluate("window.__seen") / 1000)
             browser.close()
-        return times
+        return inside, outside
 
 
 def main():
@@ -80,12 +96,16 @@ def main():
         f"{median * 1e3:.0f} ms, best {min(reruns) * 1e3:.0f} ms over {len(reruns)}"
         f" -> target < 150 ms {'met' if median < 0.15 else 'MISSED'}"
     )
-    typing = chromium_typing()
-    median = statistics.median(typing)
+    inside, outside = chromium_typing()
+    median = statistics.median(inside)
     print(
-        f"Chromium: type a 12-token sentence, Enter, until the chart shows it: median "
-        f"{median * 1e3:.0f} ms, worst {max(typing) * 1e3:.0f} ms over {len(typing)}"
-        f" -> target < 1 s {'met' if median < 1 else 'MISSED'}"
+        f"Chromium: a 12-token sentence typed, from Enter until the chart shows it (the page's"
+        f" clock): median {median * 1e3:.0f} ms, worst {max(inside) * 1e3:.0f} ms over"
+        f" {len(inside)} -> target < 1 s {'met' if median < 1 else 'MISSED'}"
+    )
+    print(
+        f"  (from outside, fill + Enter + Playwright's polling: median"
+        f" {statistics.median(outside) * 1e3:.0f} ms)"
     )
 
 

@@ -266,19 +266,32 @@ def heatmap(
         )
     if column_bands:
         margin["t"] = 70
-    if row_notes is not None and with_text:
-        notes += [
-            dict(
-                text=plotly_text(note),
-                x=cols - 0.5,
-                y=i,
-                xanchor="left",
-                showarrow=False,
-                xshift=8,
-                font={"size": 11, "color": "#444444"},
+    if row_notes is not None and with_text:  # tick labels of a right-hand axis: cheap to draw
+        fig.add_trace(
+            go.Scatter(
+                x=np.zeros(rows),
+                y=np.arange(rows),
+                yaxis="y2",
+                mode="markers",
+                marker={"opacity": 0},
+                hoverinfo="skip",
+                showlegend=False,
             )
-            for i, note in enumerate(row_notes)
-        ]
+        )
+        fig.update_layout(
+            yaxis2={
+                "overlaying": "y",
+                "side": "right",
+                "anchor": "x",
+                "range": [rows - 0.5, -0.5],
+                "tickmode": "array",
+                "tickvals": list(range(rows)),
+                "ticktext": [plotly_text(note) for note in row_notes],
+                "tickfont": {"size": 11, "color": "#444444"},
+                "showgrid": False,
+                "zeroline": False,
+            }
+        )
         fig.data[0].colorbar.x = 1.12
         margin["r"] = 40
     fig.update_layout(shapes=shapes, annotations=notes, margin=margin)
