@@ -1,5 +1,9 @@
 """Parsing what a learner typed, checking answers, and the worksheet's numbers."""
 
+import os
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -70,3 +74,33 @@ def test_worksheet_latex_has_every_matrix_and_escapes_text():
     assert "(0.4011, 0.1978, 0.4011)" in tex  # row 0 of A, as worked by hand
     assert r"\$x\_1, a\&b, 我" in tex
     assert tex.count("{") == tex.count("}")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_worksheet_latex_compiles(lang, tmp_path):
+    """pdflatex builds the worksheet into a PDF (CI installs texlive-latex-base). The Chinese one
+    needs ctex (texlive-lang-chinese, ~1 GB): it is compiled where that is installed."""
+    if shutil.which("pdflatex") is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI installs texlive-latex-base for this test")
+        pytest.skip("pdflatex is not installed")
+    tokens = ("$x_1", "a&b", "50%")
+    if lang == "zh":
+        found = subprocess.run(["kpsewhich", "ctex.sty"], capture_output=True, text=True)
+        if not found.stdout.strip():
+            pytest.skip("ctex is not installed (texlive-lang-chinese)")
+        tokens = ("我", "喜欢", "你")
+    tex = handcheck.worksheet_latex(
+        HAND_EXAMPLE, handcheck.hand_trace(HAND_EXAMPLE), tokens, 2, lang
+    )
+    (tmp_path / "worksheet.tex").write_text(tex, encoding="utf-8")
+    engine = "xelatex" if lang == "zh" else "pdflatex"
+    run = subprocess.run(
+        [engine, "-interaction=nonstopmode", "-halt-on-error", "worksheet.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert (tmp_path / "worksheet.pdf").stat().st_size > 1000
