@@ -3,6 +3,7 @@
 import math
 from dataclasses import dataclass
 
+import numpy as np
 from array_api_compat import array_namespace
 
 from core.checks import check_finite, check_heads, check_matmul, check_shape
@@ -11,6 +12,7 @@ from core.weights import Weights
 
 PER_HEAD_FIELDS = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "head_outputs")
 FIELDS = ("X", *PER_HEAD_FIELDS, "concat", "output")
+SQUARE_FIELDS = frozenset({"scores", "scaled", "masked", "weights"})  # [..., h, n, n]
 BLOCK_BYTES = 256 * 2**20  # n x n temporaries per block of heads stay under this
 
 
@@ -117,15 +119,25 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
     max_heads = 1 if heads is not None else n_heads  # a chosen few heads: one at a time
 
     blocks = list(_head_blocks(computed, n_rows, itemsize, max_heads))
-    trace, outputs = {}, []
+    trace, outputs, in_place = {}, [], {}
+    if len(blocks) > 1 and isinstance(X, np.ndarray):  # NumPy can write each block in place
+        n, batch = X.shape[-2], X.shape[:-2]
+        for name in SQUARE_FIELDS & keep:
+            in_place[name] = trace[name] = np.empty((*batch, len(shown), n, n), X.dtype)
     for start, stop in blocks:
         part = _head_range(start, stop)
-        block = _attend_block(Q[part], K[part], V[part], mask, scale, keep, xp)
+        out = None
+        if start in shown and in_place:
+            at = shown.index(start)
+            out = {
+                name: whole[_head_range(at, at + stop - start)] for name, whole in in_place.items()
+            }
+        block = _attend_block(Q[part], K[part], V[part], mask, scale, keep, xp, out)
         outputs.append(block["head_outputs"])
         if start not in shown:  # computed only for the output (blocks are one head then)
             continue
         for name, value in block.items():
-            if name not in keep:
+            if name not in keep or (out is not None and name in out):
                 continue
             if len(blocks) == 1:
                 trace[name] = value
@@ -145,17 +157,35 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
     return AttentionTrace(**trace, heads=shown)
 
 
-def _attend_block(Q, K, V, mask, scale, keep, xp) -> dict:
-    """Scaled dot-product attention for a block of heads, keeping the fields asked for."""
-    S = Q @ xp.matrix_transpose(K)  # [..., hb, n, d_k] @ [..., hb, d_k, n] -> [..., hb, n, n]
+def _attend_block(Q, K, V, mask, scale, keep, xp, out=None) -> dict:
+    """Scaled dot-product attention for a block of heads, keeping the fields asked for.
+
+    ``out`` (NumPy only) maps n x n fields to the arrays to write them into, so a block's
+    results land where the trace keeps them instead of being copied there.
+    """
+    out = out or {}
+    Kt = xp.matrix_transpose(K)  # [..., hb, d_k, n]
     if "scores" in keep:
-        scaled = S * scale  # [..., hb, n, n]
-    else:
-        S *= scale  # nobody keeps S: scale it where it is
+        S = np.matmul(Q, Kt, out=out["scores"]) if "scores" in out else Q @ Kt  # [..., hb, n, n]
+        scaled = np.multiply(S, scale, out=out["scaled"]) if "scaled" in out else S * scale
+    else:  # nobody keeps S: scale it where it is
+        S = np.matmul(Q, Kt, out=out["scaled"]) if "scaled" in out else Q @ Kt
+        S *= scale
         scaled = S
-    masked = scaled if mask is None else xp.where(mask, scaled, -math.inf)  # [..., hb, n, n]
+    if mask is None:
+        masked = scaled
+        if "masked" in out:  # kept in its own array: it has the scaled scores
+            masked = np.copyto(out["masked"], scaled) or out["masked"]
+    elif "masked" in out:
+        masked = out["masked"]
+        np.copyto(masked, scaled)
+        np.copyto(masked, -math.inf, where=~mask)
+    else:
+        masked = xp.where(mask, scaled, -math.inf)  # [..., hb, n, n]
     aliases_of_masked = {"masked"} | ({"scaled"} if mask is None else set())
-    A = softmax_rows(masked, overwrite=not (aliases_of_masked & keep))  # [..., hb, n, n]
+    A = softmax_rows(  # [..., hb, n, n]
+        masked, overwrite=not (aliases_of_masked & keep), out=out.get("weights")
+    )
     O = A @ V  # [..., hb, n, n] @ [..., hb, n, d_v] -> [..., hb, n, d_v]
     block = {"Q": Q, "K": K, "V": V, "scores": S, "scaled": scaled, "masked": masked, "weights": A}
     block = {name: value for name, value in block.items() if name in keep}

@@ -1,15 +1,29 @@
 """Row-wise softmax that never overflows and never makes NaN, with -inf meaning "forbidden"."""
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from array_api_compat import array_namespace
 
 
-def softmax_rows(Z, overwrite: bool = False):
+def softmax_rows(Z, overwrite: bool = False, out=None):
     """softmax(Z) along the last axis; -inf entries get weight exactly 0, an all -inf row all 0.
 
     Subtracting the row maximum keeps exp() <= 1, so scores of 1e8 do not overflow.
-    With ``overwrite`` the input's memory is reused (the caller no longer needs Z).
+    With ``overwrite`` the input's memory is reused (the caller no longer needs Z); ``out``
+    (NumPy only) is an array of Z's shape to write the result into.
     """
+    numpy_rows = isinstance(Z, np.ndarray) and Z.shape[-1] > 0
+    if numpy_rows and (out is not None or Z.size >= CHUNKED_FROM):
+        return _softmax_rows_chunked(
+            Z,
+            out
+            if out is not None
+            else Z
+            if overwrite and Z.flags.c_contiguous
+            else np.empty(Z.shape, Z.dtype),
+        )
     xp = array_namespace(Z)
     row_max = xp.max(Z, axis=-1, keepdims=True)  # [..., n, 1]
     row_max = xp.where(xp.isfinite(row_max), row_max, 0.0)  # no allowed key: -inf - 0 stays -inf
@@ -21,6 +35,40 @@ def softmax_rows(Z, overwrite: bool = False):
     row_sum = xp.sum(E, axis=-1, keepdims=True)  # [..., n, 1]
     E /= xp.where(row_sum > 0, row_sum, 1.0)  # an all-zero row stays all zero, never 0/0
     return E
+
+
+CHUNKED_FROM = 1 << 20  # entries; below this one pass over the whole array is fast enough
+CHUNK_BYTES = 1 << 20  # a block of rows that stays in a core's L2 cache through five passes
+_workers = ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1))
+
+
+def _softmax_rows_chunked(Z: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The same softmax for large NumPy arrays, a cache-sized block of rows at a time.
+
+    Each block goes max, subtract, exp, sum, divide while it is still in cache, instead of five
+    trips through memory for the whole array; NumPy releases the GIL in these loops, so blocks
+    run on the machine's cores at once (as torch's softmax does).
+    """
+    if not out.flags.c_contiguous:  # e.g. a block of heads inside a batch: via a contiguous copy
+        np.copyto(out, _softmax_rows_chunked(Z, np.empty(Z.shape, Z.dtype)))
+        return out
+    n = Z.shape[-1]
+    rows_in = np.ascontiguousarray(Z).reshape(-1, n)
+    rows_out = out.reshape(-1, n)  # a view: out is contiguous
+    step = max(1, CHUNK_BYTES // (n * Z.itemsize))
+
+    def block(start: int) -> None:
+        z, e = rows_in[start : start + step], rows_out[start : start + step]
+        row_max = z.max(axis=1, keepdims=True)
+        row_max[~np.isfinite(row_max)] = 0.0  # no allowed key: -inf - 0 stays -inf
+        np.subtract(z, row_max, out=e)
+        np.exp(e, out=e)  # exp(-inf) = 0 exactly
+        row_sum = e.sum(axis=1, keepdims=True)
+        row_sum[row_sum == 0] = 1.0  # an all-zero row stays all zero, never 0/0
+        np.divide(e, row_sum, out=e)
+
+    list(_workers.map(block, range(0, rows_in.shape[0], step)))
+    return out
 
 
 def _exp_inplace(Z, xp):
