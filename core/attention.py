@@ -172,16 +172,13 @@ def _attend_block(Q, K, V, mask, scale, keep, xp, out=None) -> dict:
         S = np.matmul(Q, Kt, out=out["scaled"]) if "scaled" in out else Q @ Kt
         S *= scale
         scaled = S
-    if mask is None:
-        masked = scaled
-        if "masked" in out:  # kept in its own array: it has the scaled scores
-            masked = np.copyto(out["masked"], scaled) or out["masked"]
-    elif "masked" in out:
+    if "masked" in out:
         masked = out["masked"]
         np.copyto(masked, scaled)
-        np.copyto(masked, -math.inf, where=~mask)
+        if mask is not None:
+            np.copyto(masked, -math.inf, where=~mask)
     else:
-        masked = xp.where(mask, scaled, -math.inf)  # [..., hb, n, n]
+        masked = scaled if mask is None else xp.where(mask, scaled, -math.inf)  # [..., hb, n, n]
     aliases_of_masked = {"masked"} | ({"scaled"} if mask is None else set())
     A = softmax_rows(  # [..., hb, n, n]
         masked, overwrite=not (aliases_of_masked & keep), out=out.get("weights")

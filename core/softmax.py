@@ -14,16 +14,11 @@ def softmax_rows(Z, overwrite: bool = False, out=None):
     With ``overwrite`` the input's memory is reused (the caller no longer needs Z); ``out``
     (NumPy only) is an array of Z's shape to write the result into.
     """
-    numpy_rows = isinstance(Z, np.ndarray) and Z.shape[-1] > 0
-    if numpy_rows and (out is not None or Z.size >= CHUNKED_FROM):
-        return _softmax_rows_chunked(
-            Z,
-            out
-            if out is not None
-            else Z
-            if overwrite and Z.flags.c_contiguous
-            else np.empty(Z.shape, Z.dtype),
-        )
+    large = Z.size >= CHUNKED_FROM or out is not None
+    if isinstance(Z, np.ndarray) and Z.shape[-1] > 0 and large:
+        if out is None:
+            out = Z if overwrite and Z.flags.c_contiguous else np.empty(Z.shape, Z.dtype)
+        return _softmax_rows_chunked(Z, out)
     xp = array_namespace(Z)
     row_max = xp.max(Z, axis=-1, keepdims=True)  # [..., n, 1]
     row_max = xp.where(xp.isfinite(row_max), row_max, 0.0)  # no allowed key: -inf - 0 stays -inf

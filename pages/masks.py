@@ -7,10 +7,9 @@ import core
 from core.mistakes import mask_after_softmax
 from ui.compute import BATCH_MASKS, TraceKey, batch_trace
 from ui.feedback import show_input_error
-from ui.figures import heatmap
+from ui.figures import heatmap, weights_heatmap
 from ui.i18n import DEFAULT_BATCH, labeller, t
 from ui.layout import grid
-from ui.numbers import sum_notes
 from ui.settings import current, url_choice
 
 settings = current()
@@ -76,7 +75,6 @@ grid(
 st.subheader(t("mk_result_title"))
 forbidden = ~batch.allowed[s]
 A = batch.trace.weights[s, 0]
-sums = sum_notes(A, dec)
 grid(
     [
         (
@@ -91,17 +89,7 @@ grid(
             "mk_masked",
         ),
         (
-            heatmap(
-                A,
-                tokens,
-                tokens,
-                title="A",
-                scale="weights",
-                decimals=dec,
-                forbidden=forbidden,
-                forbidden_text="0",
-                row_notes=sums,
-            ),
+            weights_heatmap(A, tokens, title="A", decimals=dec, forbidden=forbidden),
             "mk_weights",
         ),
     ],
@@ -118,31 +106,11 @@ wrong = mask_after_softmax(batch.trace.scaled[s, 0], batch.allowed[s])
 grid(
     [
         (
-            heatmap(
-                A,
-                tokens,
-                tokens,
-                title=t("mk_right"),
-                scale="weights",
-                decimals=dec,
-                forbidden=forbidden,
-                forbidden_text="0",
-                row_notes=sums,
-            ),
+            weights_heatmap(A, tokens, title=t("mk_right"), decimals=dec, forbidden=forbidden),
             "mk_right",
         ),
         (
-            heatmap(
-                wrong,
-                tokens,
-                tokens,
-                title=t("mk_wrong"),
-                scale="weights",
-                decimals=dec,
-                forbidden=forbidden,
-                forbidden_text="0",
-                row_notes=sum_notes(wrong, dec),
-            ),
+            weights_heatmap(wrong, tokens, title=t("mk_wrong"), decimals=dec, forbidden=forbidden),
             "mk_wrong",
         ),
     ],

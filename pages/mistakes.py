@@ -6,10 +6,10 @@ import streamlit as st
 import core
 from core import mistakes
 from ui.feedback import trace_or_stop
-from ui.figures import heatmap
+from ui.figures import heatmap, weights_heatmap
 from ui.i18n import error_text, t
 from ui.layout import grid
-from ui.numbers import num, sum_notes
+from ui.numbers import num
 from ui.settings import current
 
 settings = current()
@@ -28,24 +28,14 @@ right = mistakes.softmax_along(scaled, axis=-1)
 grid(
     [
         (
-            heatmap(
-                wrong,
-                tokens,
-                tokens,
-                title=f"{t('ms_wrong')}: softmax(S, axis=0)",
-                row_notes=sum_notes(wrong, dec),
-                **weights,
+            weights_heatmap(
+                wrong, tokens, title=f"{t('ms_wrong')}: softmax(S, axis=0)", decimals=dec
             ),
             "ms_axis_wrong",
         ),
         (
-            heatmap(
-                right,
-                tokens,
-                tokens,
-                title=f"{t('ms_right')}: softmax(S, axis=1)",
-                row_notes=sum_notes(right, dec),
-                **weights,
+            weights_heatmap(
+                right, tokens, title=f"{t('ms_right')}: softmax(S, axis=1)", decimals=dec
             ),
             "ms_axis_right",
         ),
@@ -83,28 +73,22 @@ st.markdown(t("ms_order_text", diff=f"{np.abs(wrong - loop).max():.4f}"))
 grid(
     [
         (
-            heatmap(
+            weights_heatmap(
                 wrong,
                 tokens,
-                tokens,
                 title=f"{t('ms_wrong')}: mask(softmax(S))",
+                decimals=dec,
                 forbidden=~causal,
-                forbidden_text="0",
-                row_notes=sum_notes(wrong, dec),
-                **weights,
             ),
             "ms_order_wrong",
         ),
         (
-            heatmap(
+            weights_heatmap(
                 loop,
                 tokens,
-                tokens,
                 title=f"{t('ms_right')}: softmax(mask(S))",
+                decimals=dec,
                 forbidden=~causal,
-                forbidden_text="0",
-                row_notes=sum_notes(loop, dec),
-                **weights,
             ),
             "ms_order_right",
         ),

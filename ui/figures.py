@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ui.escape import plotly_text
-from ui.numbers import num
+from ui.numbers import num, sum_notes
 from ui.shared_cache import shared
 
 SIGNED_SCALE = "RdBu_r"  # diverging, centred on 0: scores, projections, any signed matrix
@@ -296,6 +296,23 @@ def heatmap(
         margin["r"] = 40
     fig.update_layout(shapes=shapes, annotations=notes, margin=margin)
     return fig
+
+
+def weights_heatmap(A, tokens, *, title: str, decimals: int = 2, forbidden=None, **options):
+    """Attention weights, query tokens by key tokens, on [0, 1]: masked cells read "0", and each
+    row's sum is written beside it (so a row that does not sum to 1 shows it)."""
+    return heatmap(
+        A,
+        tokens,
+        tokens,
+        title=title,
+        scale="weights",
+        decimals=decimals,
+        forbidden=forbidden,
+        forbidden_text="0",
+        row_notes=sum_notes(A, decimals),
+        **options,
+    )
 
 
 def line_chart(

@@ -5,10 +5,10 @@ import streamlit as st
 
 from ui import arithmetic
 from ui.escape import markdown_text
-from ui.figures import COLOURS, MAX_SIDE, MAX_TEXT_CELLS, heatmap
+from ui.figures import COLOURS, MAX_SIDE, MAX_TEXT_CELLS, heatmap, weights_heatmap
 from ui.i18n import labeller, t
 from ui.layout import plot
-from ui.numbers import sub, sum_notes
+from ui.numbers import sub
 from ui.settings import url_choice
 
 STEPS = ("tokens", "pe", "x_pe", "qkv", "scores", "scaled", "mask", "softmax", "av", "heads")
@@ -205,22 +205,10 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
         if step == "mask" and forbidden is not None:
             st.caption(t("masked_legend"))
     elif step == "softmax":
-        A = tr.weights[head]
-        notes = sum_notes(A, settings.decimals)
-        plot(
-            heatmap(
-                A,
-                tokens,
-                tokens,
-                title=t("chart_softmax"),
-                scale="weights",
-                forbidden=forbidden,
-                forbidden_text="0",
-                row_notes=notes,
-                **by_pair,
-            ),
-            "fig_softmax",
+        A = weights_heatmap(
+            tr.weights[head], tokens, title=t("chart_softmax"), forbidden=forbidden, **by_pair
         )
+        plot(A, "fig_softmax")
         st.caption(t("row_sum_note"))
     elif step == "av":
         O = tr.head_outputs[head]

@@ -74,3 +74,27 @@ def test_without_positions_permuting_tokens_permutes_outputs():
     out_pe = core.attention(X + PE, W, 2).output
     out_perm_pe = core.attention(X_perm + PE, W, 2).output
     assert np.abs(out_perm_pe - out_pe[order]).max() > 1e-3  # positions make order matter
+
+
+def test_large_softmaxes_block_by_block_equal_the_formula():
+    """Above CHUNKED_FROM entries (and whenever ``out`` is given) rows go a cache-sized block at
+    a time on several threads: the numbers must be the plain formula's, -inf rows included."""
+    from core.softmax import CHUNKED_FROM, softmax_rows
+
+    rng = np.random.default_rng(3)
+    Z = rng.normal(scale=30, size=(3, 700, 600))  # 1.26M entries, above CHUNKED_FROM
+    assert Z.size >= CHUNKED_FROM
+    Z[0, :, 5:] = -np.inf  # only the first five keys allowed
+    Z[1, 7] = -np.inf  # a row with no allowed key
+    expected = np.exp(Z - Z.max(axis=-1, keepdims=True).clip(min=-1e300))  # a -inf row max: finite
+    expected[1, 7] = 0.0
+    sums = expected.sum(axis=-1, keepdims=True)
+    expected = expected / np.where(sums > 0, sums, 1.0)
+
+    np.testing.assert_allclose(softmax_rows(Z), expected, rtol=1e-12, atol=1e-300)
+    strided = np.ascontiguousarray(Z.transpose(0, 2, 1)).transpose(0, 2, 1)  # same values
+    out = np.empty((3, 700, 1200))[:, :, ::2]  # not contiguous: written through a copy
+    assert softmax_rows(strided, out=out) is out
+    np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-300)
+    assert np.all(out[0, :, 5:] == 0) and np.all(out[1, 7] == 0)
+    np.testing.assert_allclose(softmax_rows(Z.copy(), overwrite=True), expected, rtol=1e-12)
