@@ -19,7 +19,7 @@ try:
     data = trace_for(settings)
     loop = loop_for(settings)
 except core.InputError as error:
-    show_input_error(error)
+    show_input_error(error, box="sentence", mode=settings.mode)
     st.stop()
 
 n = data.n

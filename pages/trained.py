@@ -20,8 +20,9 @@ model = st.selectbox(
 )
 example = trained.EXAMPLES[model]
 st.markdown(t(example.about))
-sentence = st.text_input(t("tr_sentence"), example.sentence, key=f"trained_sentence_{model}")
-data = trained.traces_or_stop(model, sentence)
+box = f"trained_sentence_{model}"
+sentence = st.text_input(t("tr_sentence"), example.sentence, key=box)
+data = trained.traces_or_stop(model, sentence, box)
 left, right = st.columns(2)
 layer = left.slider(t("tr_layer"), 0, len(data.traces) - 1, 0, key=f"trained_layer_{model}")
 n_heads = data.traces[0].weights.shape[0]

@@ -6,16 +6,15 @@ import core
 from ui.i18n import error_text, t
 
 
-def _keep_first_characters(limit: int) -> None:
-    """Cut the sidebar sentence to its first ``limit`` characters (a button's callback)."""
-    st.session_state["sentence"] = st.session_state["sentence"][:limit]
+def _keep_first_characters(box: str, mode: str, limit: int) -> None:
+    """Cut the text box ``box`` to its first ``limit`` characters (a button's callback)."""
+    st.session_state[box] = st.session_state[box][:limit]
 
 
-def _keep_first_tokens(limit: int) -> None:
-    """Cut the sidebar sentence to its first ``limit`` tokens (a button's callback)."""
-    mode = st.session_state.get("mode", "auto")
-    tokens = core.tokenize(st.session_state["sentence"], mode)[:limit]
-    st.session_state["sentence"] = ("" if mode == "char" else " ").join(tokens)
+def _keep_first_tokens(box: str, mode: str, limit: int) -> None:
+    """Cut the text box ``box`` to its first ``limit`` tokens (a button's callback)."""
+    tokens = core.tokenize(st.session_state[box], mode)[:limit]
+    st.session_state[box] = ("" if mode == "char" else " ").join(tokens)
 
 
 CUTS = {
@@ -24,13 +23,20 @@ CUTS = {
 }
 
 
-def show_input_error(error: core.InputError) -> None:
-    """The message; for a sentence that is too long, a button that shortens it."""
+def show_input_error(error: core.InputError, box: str | None = None, mode: str = "auto") -> None:
+    """The message; for a sentence that is too long, a button that shortens the text box whose
+    session key is ``box`` (tokenized with ``mode``), when the sentence came from one box."""
     st.error(error_text(error), icon=":material/error:")
-    if error.code in CUTS and "sentence" in st.session_state:
+    if error.code in CUTS and box in st.session_state:
         label, action = CUTS[error.code]
         limit = error.params["limit"]
-        st.button(t(label, limit=limit), on_click=action, args=(limit,), key=label, type="primary")
+        st.button(
+            t(label, limit=limit),
+            on_click=action,
+            args=(box, mode, limit),
+            key=f"{label}_{box}",
+            type="primary",
+        )
 
 
 def trace_or_stop(settings):
@@ -40,7 +46,7 @@ def trace_or_stop(settings):
     try:
         data = trace_for(settings)
     except core.InputError as error:
-        show_input_error(error)
+        show_input_error(error, box="sentence", mode=settings.mode)
         st.stop()
     invisible = core.count_invisible(settings.sentence)
     if invisible:

@@ -34,15 +34,16 @@ EXAMPLES = {
 }
 
 
-def traces_or_stop(model: str, sentence: str) -> ModelTraces:
-    """The model's traces; when the model is missing, how to get it; on bad input, the message."""
+def traces_or_stop(model: str, sentence: str, box: str) -> ModelTraces:
+    """The model's traces of what the text box ``box`` holds; when the model is missing, how to
+    get it; on bad input, the message (and a button that shortens that box)."""
     try:
         return model_traces(model, sentence)
     except core.InputError as error:
         if error.code == "model_missing":
             st.warning(t("tr_missing", hint=error.params["hint"]))
         else:
-            show_input_error(error)
+            show_input_error(error, box=box)
         st.stop()
 
 
@@ -153,13 +154,14 @@ def which_heads_link(model: str, data: ModelTraces, link: tuple[str, str]) -> No
 def word_order(model: str, pair: tuple[str, str], layer: int, head: int, decimals: int) -> None:
     """Two sentences the learner types, the same layer and head's A side by side."""
     columns = st.columns(2)
+    boxes = [f"trained_{label}_{model}" for label in ("tr_first", "tr_second")]
     texts = [
-        column.text_input(t(label), default, key=f"trained_{label}_{model}")
-        for column, label, default in zip(columns, ("tr_first", "tr_second"), pair)
+        column.text_input(t(label), default, key=box)
+        for column, label, default, box in zip(columns, ("tr_first", "tr_second"), pair, boxes)
     ]
     figures = []
-    for i, text in enumerate(texts):
-        other = traces_or_stop(model, text)
+    for i, (text, box) in enumerate(zip(texts, boxes)):
+        other = traces_or_stop(model, text, box)
         pieces = list(other.pieces)
         A = other.traces[layer].weights[head]
         figures.append(

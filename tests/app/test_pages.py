@@ -133,7 +133,7 @@ def test_loop_page_agrees_with_the_matrix():
 def test_too_many_tokens_offers_to_keep_the_first_ones():
     at = run_app(lang="en")
     at.text_input(key="sentence").set_value(" ".join(f"w{i}" for i in range(600))).run()
-    at.button(key="cut_tokens").click().run()
+    at.button(key="cut_tokens_sentence").click().run()
     assert not at.exception and not at.error
     assert at.text_input(key="sentence").value == " ".join(f"w{i}" for i in range(512))
     assert "512 tokens" in page_text(at)

@@ -29,10 +29,10 @@ def test_a_100000_character_sentence_is_answered_and_can_be_cut():
     at.text_input(key="sentence").set_value("ab " * 33_334).run(timeout=10)
     assert not at.exception
     assert any("100002 个字符" in e.value and "5000" in e.value for e in at.error)
-    at.button(key="cut_chars").click().run(timeout=10)
+    at.button(key="cut_chars_sentence").click().run(timeout=10)
     assert len(at.text_input(key="sentence").value) == 5000
     assert any("1667 个 token" in e.value for e in at.error)  # next: too many tokens
-    at.button(key="cut_tokens").click().run(timeout=10)
+    at.button(key="cut_tokens_sentence").click().run(timeout=10)
     assert not at.error and "512 个 token" in page_text(at)
 
 
