@@ -5,7 +5,7 @@ Pure computation: no Streamlit, no Plotly. See DESIGN.md for the public API.
 
 from core import pretrained
 from core.attention import FIELDS, AttentionTrace, attention, merge_heads, split_heads
-from core.backend import backend, to_numpy
+from core.backend import GPU_FROM_N, backend, to_numpy
 from core.checks import check_finite, check_matmul
 from core.config import AttentionConfig
 from core.decoding import decode_incremental
@@ -32,6 +32,7 @@ __all__ = [
     "attention",
     "attention_loop",
     "attention_scalar",
+    "GPU_FROM_N",
     "backend",
     "causal_mask",
     "check_finite",

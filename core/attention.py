@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 from array_api_compat import array_namespace
 
+from core.backend import like
 from core.checks import check_finite, check_heads, check_matmul, check_shape
 from core.softmax import softmax_rows
 from core.weights import Weights
@@ -98,6 +99,7 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
     ``heads`` limits the per-head fields to those heads (the output still uses every head when
     "output" or "concat" is kept). Keeping fewer n x n fields lets large n fit in little memory.
     """
+    weights, mask = weights.like(X), like(mask, X)  # computed where X lives
     xp = array_namespace(X, weights.W_Q)
     d_k, d_v = validate(X, weights, n_heads, mask)
     keep = frozenset(keep)

@@ -5,8 +5,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from array_api_compat import array_namespace
 
 ENV_VAR = "SELF_ATTENTION_BACKEND"  # "numpy" or "cupy" forces that backend
+
+# Below this many tokens the CPU is faster than the GPU, so a shorter sentence stays on NumPy even
+# where CuPy works: launching the dozens of small kernels of one trace and copying the numbers back
+# cost more than the arithmetic. bench/gpu_timing.py on an H200 (assets/gpu_timings.json): with
+# every intermediate brought back, the GPU won from n = 512 for the app's default layer (d_model 8,
+# 2 heads; 1.07x there, 0.44x at 256) and from n = 256 for d_model 512 with 8 heads. The larger
+# is used: below it, some layer the app offers is quicker on the CPU.
+GPU_FROM_N = 512
 
 
 @dataclass(frozen=True)
@@ -33,9 +42,25 @@ def _try_cupy():
     return xp_cupy, None
 
 
+def backend(n: int | None = None) -> Backend:
+    """The backend that computes, and why: CuPy when it imports and a GPU is usable, else NumPy.
+
+    With ``n`` (the number of tokens) a sequence shorter than GPU_FROM_N stays on NumPy, where it
+    is faster, unless CuPy was forced with SELF_ATTENTION_BACKEND=cupy.
+    """
+    best = _best_backend()
+    forced = os.environ.get(ENV_VAR, "").strip().lower() == "cupy"
+    if n is None or best.name != "cupy" or forced or n >= GPU_FROM_N:
+        return best
+    import array_api_compat.numpy as xp_numpy
+
+    return Backend(
+        "numpy", f"n = {n} < {GPU_FROM_N}: the CPU is faster for short sequences", xp_numpy
+    )
+
+
 @lru_cache(maxsize=1)
-def backend() -> Backend:
-    """The backend in use and why: NumPy by default, CuPy when it imports and a GPU is usable."""
+def _best_backend() -> Backend:
     import array_api_compat.numpy as xp_numpy
 
     forced = os.environ.get(ENV_VAR, "").strip().lower()
@@ -50,9 +75,24 @@ def backend() -> Backend:
     return Backend("numpy", f"default; {why_not}", xp_numpy)
 
 
-def asarray(host_array: np.ndarray):
-    """Move a NumPy array to the backend in use."""
-    return backend().xp.asarray(host_array)
+backend.cache_clear = _best_backend.cache_clear  # tests and benchmarks switch backends
+
+
+def asarray(host_array: np.ndarray, n: int | None = None):
+    """Move a NumPy array to the backend that computes sequences of n tokens (see backend)."""
+    return backend(n).xp.asarray(host_array)
+
+
+def like(array, reference):
+    """``array`` in the same library as ``reference`` (NumPy, CuPy, ...), copied only if needed."""
+    if array is None or _library(array) == _library(reference):
+        return array
+    host = to_numpy(array)
+    return host if isinstance(reference, np.ndarray) else array_namespace(reference).asarray(host)
+
+
+def _library(array) -> str:
+    return type(array).__module__.partition(".")[0]
 
 
 def to_numpy(array) -> np.ndarray:

@@ -15,6 +15,7 @@ def decode_incremental(X, weights: Weights, n_heads: int):
     Training computes every row at once with a causal mask; this is how generation runs, and the
     rows come out the same.
     """
+    weights = weights.like(X)  # computed where X lives
     xp = array_namespace(X, weights.W_Q)
     d_k, d_v = validate(X, weights, n_heads)
     n = X.shape[0]

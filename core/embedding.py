@@ -14,4 +14,4 @@ def embed(tokens: list[str], d_model: int, seed: int = 0, dtype: str = "float64"
     X = np.round(
         np.asarray(rows, dtype=np.float64).reshape(len(tokens), d_model), 2
     )  # [n, d_model]
-    return asarray(X.astype(dtype))
+    return asarray(X.astype(dtype), n=len(tokens))

@@ -9,6 +9,7 @@ import math
 from array_api_compat import array_namespace
 
 from core.attention import AttentionTrace, validate
+from core.backend import like
 from core.weights import Weights
 
 
@@ -49,6 +50,7 @@ def _attend_sentence(X, weights: Weights, n_heads: int, allowed, d_k: int, d_v: 
 
 def attention_loop(X, weights: Weights, n_heads: int, mask=None) -> AttentionTrace:
     """Same fields as core.attention, computed head by head and query token by query token."""
+    weights, mask = weights.like(X), like(mask, X)  # computed where X lives
     xp = array_namespace(X, weights.W_Q)
     d_k, d_v = validate(X, weights, n_heads, mask)
     sentences = [X] if X.ndim == 2 else [X[s, ...] for s in range(X.shape[0])]

@@ -9,7 +9,7 @@ from core.config import check_positive
 def causal_mask(n: int):
     """bool [n, n]: query i may see keys j <= i (no peeking at later tokens)."""
     check_positive("n", n)
-    return asarray(np.tril(np.ones((n, n), dtype=bool)))  # [n, n]
+    return asarray(np.tril(np.ones((n, n), dtype=bool)), n=n)  # [n, n]
 
 
 def padding_mask(lengths, n: int):
@@ -18,5 +18,5 @@ def padding_mask(lengths, n: int):
     lengths = np.asarray(lengths, dtype=np.int64)  # [b]
     allowed_key = np.arange(n)[None, :] < lengths[:, None]  # [b, n]
     return asarray(
-        np.broadcast_to(allowed_key[:, None, :], (len(lengths), n, n)).copy()
+        np.broadcast_to(allowed_key[:, None, :], (len(lengths), n, n)).copy(), n=n
     )  # [b, n, n]

@@ -16,4 +16,4 @@ def positional_encoding(n: int, d_model: int, dtype: str = "float64"):
     PE = np.empty((n, d_model))  # [n, d_model]
     PE[:, 0::2] = np.sin(angle)
     PE[:, 1::2] = np.cos(angle[:, : d_model // 2])
-    return asarray(PE.astype(dtype))
+    return asarray(PE.astype(dtype), n=n)

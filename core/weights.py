@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.backend import asarray
+from core.backend import asarray, like
 from core.config import AttentionConfig
 from core.seeding import rng_for
 
@@ -15,6 +15,11 @@ class Weights:
     W_K: object  # [d_model, n_heads * d_k]
     W_V: object  # [d_model, n_heads * d_v]
     W_O: object  # [n_heads * d_v, d_model]
+
+    def like(self, X) -> "Weights":
+        """These weights in X's array library (NumPy or CuPy): the computation runs where X is."""
+        moved = {name: like(W, X) for name, W in vars(self).items()}
+        return self if all(moved[name] is W for name, W in vars(self).items()) else Weights(**moved)
 
 
 def init_weights(config: AttentionConfig) -> Weights:

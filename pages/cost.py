@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 import core
-from ui.cost import COST_NS, measure
+from ui.cost import cost_ns, gpu_from_n, gpu_usable, measure, recorded_gpu, recorded_table
 from ui.feedback import trace_or_stop
 from ui.figures import heatmap, line_chart
 from ui.i18n import t
@@ -20,21 +20,21 @@ st.info(t("co_path", n_minus_1=data.n - 1))
 st.subheader(t("co_measure_title"))
 st.caption(t("co_measure_text"))
 st.caption(t("co_wall_time"))
-key = ("cost", settings.d_model, settings.n_heads)
+ns = cost_ns()
+key = ("cost", settings.d_model, settings.n_heads, ns)
 if st.button(t("co_measure"), key="co_measure", type="primary"):
     bar = st.progress(0.0)
 
     def report(n):  # each step also lets a rerun interrupt the measurement
-        bar.progress(COST_NS.index(n) / len(COST_NS), text=t("co_measuring", n=n))
+        bar.progress(ns.index(n) / len(ns), text=t("co_measuring", n=n))
 
-    st.session_state[key] = measure(COST_NS, settings.d_model, settings.n_heads, report)
+    st.session_state[key] = measure(ns, settings.d_model, settings.n_heads, report)
     bar.empty()
 result = st.session_state.get(key)
 if result is None:
     st.caption(t("co_not_measured"))
 else:
-    ns = result["n"]
-    big = [i for i, n in enumerate(ns) if n >= 512]
+    big = [i for i, n in enumerate(ns) if 512 <= n <= 4096]
     fit = {
         name: core.growth_exponent([ns[i] for i in big], [result[name][i] for i in big])
         for name in ("attention", "memory", "rnn")
@@ -47,11 +47,8 @@ else:
             rnn=f"{fit['rnn']:.2f}",
         )
     )
-    times = {
-        t("co_attention"): result["attention"],
-        t("co_rnn"): result["rnn"],
-        t("co_loop"): result["loop"],
-    }
+    series = ("attention", "gpu", "rnn", "loop") if gpu_usable() else ("attention", "rnn", "loop")
+    times = {t(f"co_{name}"): result[name] for name in series}
     grid(
         [
             (
@@ -71,6 +68,25 @@ else:
         ],
         per_row=2,
     )
+    if gpu_usable():
+        from_n = gpu_from_n(result)
+        never = t("co_gpu_never")
+        st.info(never if from_n is None else t("co_gpu_from", n=from_n, limit=core.GPU_FROM_N))
+if not gpu_usable():
+    st.caption(t("co_no_gpu"))
+    recorded = recorded_gpu()
+    if recorded is not None:
+        page = recorded["cost_page"]
+        st.caption(
+            t(
+                "co_recorded",
+                device=recorded["device"],
+                cores=recorded["cpu_cores"],
+                date=recorded["date"],
+                from_n=gpu_from_n(page),
+            )
+        )
+        st.dataframe(recorded_table(page, t), hide_index=True)
 
 st.subheader(t("co_train_title"))
 st.markdown(t("co_train_text"))

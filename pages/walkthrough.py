@@ -17,7 +17,7 @@ st.caption(f"{t('tokens_line', n=data.n)} · {t('random_weights_note')}")
 step = walkthrough.step_navigation(walkthrough.STEPS)
 head, focus = walkthrough.row_controls(step, data, settings.n_heads)
 walkthrough.render(step, data, settings, head, focus)
-st.caption(t("backend_note", backend=data.backend))
+st.caption(walkthrough.backend_line(data.backend))
 with st.expander(t("export_title")):
     left, right = st.columns(2)
     left.download_button(

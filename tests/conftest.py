@@ -1,5 +1,26 @@
+"""Shared by every test: the repository on sys.path, and a stand-in GPU backend."""
+
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture
+def gpu_stand_in(monkeypatch):
+    """CuPy's place taken by array-api-strict: 'a GPU' whose arrays are not NumPy's, so the
+    placement rules (short sequences on the CPU, the computation where X is) can be checked on a
+    machine without one. Returns GPU_FROM_N."""
+    import array_api_strict
+
+    import core
+
+    backend_module = sys.modules["core.backend"]
+    monkeypatch.delenv(backend_module.ENV_VAR, raising=False)
+    monkeypatch.setattr(backend_module, "_try_cupy", lambda: (array_api_strict, None))
+    core.backend.cache_clear()
+    yield backend_module.GPU_FROM_N
+    core.backend.cache_clear()

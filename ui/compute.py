@@ -92,7 +92,7 @@ def sentence_trace(key: TraceKey) -> SentenceTrace:
         mask=core.to_numpy(mask),
         d_k=config.d_k,
         d_v=config.d_v,
-        backend=core.backend().name,
+        backend=core.backend(n).name,
     )
 
 
@@ -184,11 +184,8 @@ def batch_trace(sentences: tuple, key: TraceKey, mask_kind: str) -> BatchTrace:
     W = core.init_weights(
         core.AttentionConfig(d_model=key.d_model, n_heads=key.n_heads, seed=key.seed)
     )
-    trace = _host_trace(
-        core.attention(
-            core.backend().xp.asarray(X), W, key.n_heads, core.backend().xp.asarray(allowed)
-        )
-    )
+    xp = core.backend(n).xp
+    trace = _host_trace(core.attention(xp.asarray(X), W, key.n_heads, xp.asarray(allowed)))
     padded = tuple(tuple(tokens) + (PAD,) * (n - len(tokens)) for tokens in token_lists)
     return BatchTrace(padded, tuple(lengths), masks, trace, np.asarray(allowed))
 

@@ -1,39 +1,87 @@
-"""Measurements for the cost page: attention against sequential loops as n grows."""
+"""Measurements for the cost page: attention against sequential loops as n grows, on the CPU
+and, where CuPy finds a GPU, on the GPU too."""
 
+import json
 from functools import partial
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 import core
 
 COST_NS = (64, 128, 256, 512, 1024, 2048, 4096)
+GPU_COST_NS = (*COST_NS, 8192)  # with a GPU the attention reaches n = 8192
 LOOP_MAX_N = 1024  # the per-token loop stops here: beyond it a single pass takes seconds
+SERIES = ("attention", "gpu", "rnn", "loop")
+RECORDED_GPU = Path(__file__).resolve().parents[1] / "assets" / "gpu_timings.json"
+
+
+def gpu_usable() -> bool:
+    return core.backend().name == "cupy"
+
+
+def cost_ns() -> tuple:
+    return GPU_COST_NS if gpu_usable() else COST_NS
 
 
 def measure(ns, d_model: int, n_heads: int, on_step=lambda n: None) -> dict:
-    """Best seconds per pass of attention, the RNN chain and the per-token loop, and the peak
-    bytes of an attention pass keeping A, at each n. ``on_step(n)`` reports progress."""
+    """Best seconds per pass of attention (on the CPU, and on the GPU when one is usable), the RNN
+    chain and the per-token loop, and the peak bytes of an attention pass keeping A, at each n.
+    Each pass ends with its output on the host. ``on_step(n)`` reports progress."""
     config = core.AttentionConfig(d_model=d_model, n_heads=n_heads, dtype="float32")
-    W = core.init_weights(config)
+    W_best = core.init_weights(config)  # on the GPU where there is one
+    W = W_best.like(np.zeros(1))  # the same weights on the host
     rng = np.random.default_rng(0)
     W_h = (rng.normal(size=(d_model, d_model)) / np.sqrt(d_model)).astype(np.float32)
     W_x = (rng.normal(size=(d_model, d_model)) / np.sqrt(d_model)).astype(np.float32)
-    result = {"n": [], "attention": [], "rnn": [], "loop": [], "memory": []}
+    result = {"n": [], "memory": [], **{name: [] for name in SERIES}}
     for n in ns:
         on_step(n)
-        X = core.embed([f"t{i}" for i in range(n)], d_model, dtype="float32")
-        X_host = core.to_numpy(X)
+        X = core.to_numpy(core.embed([f"t{i}" for i in range(n)], d_model, dtype="float32"))
         impls = {
             "attention": lambda X=X: core.attention(X, W, n_heads, keep={"output"}),
-            "rnn": lambda X_host=X_host: core.rnn_chain(X_host, W_h, W_x),
+            "rnn": lambda X=X: core.rnn_chain(X, W_h, W_x),
         }
+        if gpu_usable():
+            X_gpu = core.backend().xp.asarray(X)
+            impls["gpu"] = lambda X_gpu=X_gpu: core.to_numpy(
+                core.attention(X_gpu, W_best, n_heads, keep={"output"}).output
+            )
         times = core.time_side_by_side(impls, rounds=3, block=2, pause=0.0)
         if n <= LOOP_MAX_N:  # slow: one warm-up and one timed call
             loop = {"loop": lambda X=X: core.attention_loop(X, W, n_heads)}
             times.update(core.time_side_by_side(loop, rounds=1, block=1, pause=0.0))
         result["n"].append(n)
-        for name in ("attention", "rnn", "loop"):
+        for name in SERIES:
             result[name].append(times[name]["best"] if name in times else float("nan"))
         peak = core.peak_bytes(partial(core.attention, X, W, n_heads, keep={"weights", "output"}))
         result["memory"].append(peak / 2**20)
     return result
+
+
+def gpu_from_n(result: dict):
+    """The smallest measured n from which the GPU is faster at every larger n (None if never)."""
+    wins = [gpu < cpu for gpu, cpu in zip(result["gpu"], result["attention"], strict=True)]
+    return next((n for i, n in enumerate(result["n"]) if all(wins[i:])), None)
+
+
+def recorded_gpu() -> dict | None:
+    """What bench/gpu_timing.py measured on a GPU machine (assets/gpu_timings.json), if present."""
+    try:
+        return json.loads(RECORDED_GPU.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def recorded_table(measured: dict, t) -> pd.DataFrame:
+    """n, CPU and GPU milliseconds and the GPU's speed-up, from a measure() result."""
+    cpu, gpu = np.asarray(measured["attention"]), np.asarray(measured["gpu"])
+    return pd.DataFrame(
+        {
+            "n": measured["n"],
+            t("co_col_cpu"): np.round(cpu * 1e3, 2),
+            t("co_col_gpu"): np.round(gpu * 1e3, 2),
+            t("co_col_ratio"): [f"{ratio:.1f}×" for ratio in cpu / gpu],
+        }
+    )

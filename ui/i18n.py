@@ -515,7 +515,7 @@ STRINGS = {
     ),
     "co_time": ("seconds per pass", "每次计算的秒数"),
     "co_memory": ("peak memory (MB)", "峰值内存（MB）"),
-    "co_attention": ("attention (matrix)", "注意力（矩阵）"),
+    "co_attention": ("attention on the CPU (NumPy)", "注意力，CPU（NumPy）"),
     "co_rnn": ("RNN chain (sequential)", "RNN 链（串行）"),
     "co_loop": ("attention, token by token", "注意力，逐 token"),
     "co_fit": (
@@ -689,6 +689,32 @@ STRINGS = {
     "tr_sidebar_note": (
         "This page uses the trained model's own sentence and sizes; the sidebar's sentence and layer settings apply to the other pages.",
         "本页使用训练好的模型自己的句子和尺寸；侧边栏里的句子和注意力层设置只作用于其他页面。",
+    ),
+    "co_gpu": ("attention on the GPU (CuPy)", "注意力，GPU（CuPy）"),
+    "co_gpu_from": (
+        "Here the GPU is faster than the CPU from n = {n} on. Shorter sentences are computed on the CPU (below n = {limit}), where they are quicker.",
+        "在这里，从 n = {n} 起 GPU 比 CPU 快。更短的句子（n < {limit}）放在 CPU 上算，那样更快。",
+    ),
+    "co_gpu_never": (
+        "The GPU was not faster than the CPU at any n measured here.",
+        "在这里测到的所有 n 上，GPU 都没有比 CPU 快。",
+    ),
+    "co_no_gpu": (
+        "This server has no usable GPU, so attention is measured on the CPU (NumPy) only.",
+        "这台服务器没有可用的 GPU，所以只测量 CPU（NumPy）上的注意力。",
+    ),
+    "co_recorded": (
+        "For comparison, the same measurement on a GPU server ({device}, {cores} CPU cores), recorded by bench/gpu_timing.py on {date}. d_model = 512, 8 heads, output brought back to the CPU. The GPU was faster from n = {from_n} on.",
+        "作为对比，这是在一台 GPU 服务器（{device}，{cores} 个 CPU 核）上的同一测量，由 bench/gpu_timing.py 于 {date} 记录。d_model = 512，8 个头，输出拷回 CPU。从 n = {from_n} 起 GPU 更快。",
+    ),
+    "co_col_cpu": ("CPU, NumPy (ms)", "CPU，NumPy（毫秒）"),
+    "co_col_gpu": ("GPU, CuPy (ms)", "GPU，CuPy（毫秒）"),
+    "co_col_ratio": ("GPU speed-up", "GPU 加速倍数"),
+    "backend_numpy": ("NumPy (CPU)", "NumPy（CPU）"),
+    "backend_cupy": ("CuPy (GPU)", "CuPy（GPU）"),
+    "backend_short": (
+        "a GPU is available, but a sequence shorter than {limit} tokens is faster on the CPU",
+        "有可用的 GPU，但少于 {limit} 个 token 的序列在 CPU 上更快",
     ),
 }
 

@@ -3,6 +3,7 @@
 import numpy as np
 import streamlit as st
 
+import core
 from ui import arithmetic
 from ui.escape import markdown_text
 from ui.figures import COLOURS, MAX_SIDE, MAX_TEXT_CELLS, heatmap, weights_heatmap
@@ -29,6 +30,14 @@ FORMULAS = {
     "av": r"O_h = A V,\qquad o_i = \sum_j a_{ij} v_j",
     "heads": r"\text{MultiHead}(X) = \text{Concat}(O_0, \dots, O_{h-1})\, W_O",
 }
+
+
+def backend_line(name: str) -> str:
+    """Which library computed these numbers; says so when a GPU sat idle because n was small."""
+    line = t("backend_note", backend=t(f"backend_{name}"))
+    if name == "numpy" and core.backend().name == "cupy":
+        line += f" · {t('backend_short', limit=core.GPU_FROM_N)}"
+    return line
 
 
 def shape(rows, cols) -> str:

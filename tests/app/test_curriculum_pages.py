@@ -1,6 +1,7 @@
 """AppTest for the curriculum pages: the numbers they draw against independent computations."""
 
 import numpy as np
+import pytest
 
 from tests.app.helpers import chart_titled, decode, page_text, run_app
 
@@ -200,3 +201,64 @@ def test_a_too_long_sentence_on_the_trained_page_is_cut_in_its_own_box():
     assert not at.exception and not at.error
     assert at.text_input(key="trained_sentence_minilm").value == " ".join(["word"] * 200)
     assert at.text_input(key="sentence").value == sidebar_sentence  # the sidebar is untouched
+
+
+def test_cost_page_without_a_gpu_shows_the_recorded_gpu_comparison():
+    import json
+
+    import core
+    from ui.cost import RECORDED_GPU
+
+    if core.backend().name == "cupy":
+        pytest.skip("this machine has a GPU: the page measures it instead")
+    recorded = json.loads(RECORDED_GPU.read_text(encoding="utf-8"))["cost_page"]
+    for lang, no_gpu, ratio_column in (
+        ("en", "no usable GPU", "GPU speed-up"),
+        ("zh", "没有可用的 GPU", "GPU 加速倍数"),
+    ):
+        at = run_app("cost", lang=lang)
+        assert not at.exception
+        assert no_gpu in page_text(at)
+        table = at.dataframe[0].value
+        assert list(table["n"]) == recorded["n"]
+        expected = [f"{cpu / gpu:.1f}×" for cpu, gpu in zip(recorded["attention"], recorded["gpu"])]
+        assert list(table[ratio_column]) == expected
+    first_win = next(
+        n
+        for i, n in enumerate(recorded["n"])
+        if all(g < c for g, c in zip(recorded["gpu"][i:], recorded["attention"][i:]))
+    )
+    assert f"from n = {first_win} on" in page_text(run_app("cost", lang="en"))
+
+
+def test_cost_page_with_a_gpu_times_both_backends_and_names_the_crossover(
+    monkeypatch, gpu_stand_in
+):
+    import ui.cost
+
+    monkeypatch.setattr(ui.cost, "GPU_COST_NS", (256, 512, 1024))
+    monkeypatch.setattr(ui.cost, "LOOP_MAX_N", 64)
+    at = run_app("cost", lang="en")
+    assert "no usable GPU" not in page_text(at)
+    at.button(key="co_measure").click()
+    at.run(timeout=300)
+    assert not at.exception
+    spec = chart_titled(at, "seconds per pass")
+    lines = {trace["name"]: decode(trace["y"]) for trace in spec["data"]}
+    cpu, gpu = lines["attention on the CPU (NumPy)"], lines["attention on the GPU (CuPy)"]
+    assert list(decode(spec["data"][0]["x"])) == [256, 512, 1024]
+    assert np.all(np.isfinite(cpu)) and np.all(np.isfinite(gpu)) and np.all(gpu > 0)
+    wins = gpu < cpu
+    first = next((n for i, n in enumerate([256, 512, 1024]) if wins[i:].all()), None)
+    expected = "not faster" if first is None else f"faster than the CPU from n = {first} on"
+    assert expected in page_text(at)
+
+
+def test_the_walkthrough_says_which_backend_computed_it(gpu_stand_in):
+    at = run_app(lang="en", sentence="which backend computed these numbers")
+    assert not at.exception
+    line = next(c.value for c in at.caption if "Computed with" in c.value)
+    assert "NumPy (CPU)" in line and f"shorter than {gpu_stand_in} tokens" in line
+    at = run_app(lang="zh", sentence="which backend computed these numbers")
+    line = next(c.value for c in at.caption if "计算后端" in c.value)
+    assert "NumPy（CPU）" in line and f"少于 {gpu_stand_in} 个 token" in line

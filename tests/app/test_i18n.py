@@ -113,6 +113,9 @@ ALLOWED = {
     "minilm",
     "multilingual",  # the name multilingual-e5-small
     "small",
+    "nvidia",  # the GPU's maker, in the name of the machine the GPU timings were recorded on
+    "bench",  # the script bench/gpu_timing.py that recorded them
+    "timing",
 }
 
 

@@ -1,4 +1,5 @@
-"""Backends the core tests run on: NumPy, and array-api-strict to catch NumPy-only calls."""
+"""Backends the core tests run on: NumPy, array-api-strict to catch NumPy-only calls, and CuPy
+where a GPU is usable."""
 
 import numpy as np
 import pytest
@@ -6,14 +7,31 @@ import pytest
 import core
 
 
+def _cupy_namespace():
+    """array-api-compat's CuPy namespace when CuPy imports and a GPU runs a kernel, else None."""
+    try:
+        import cupy
+
+        cupy.zeros(1).sum()
+    except Exception:  # not installed, no driver, no device
+        return None
+    import array_api_compat.cupy as xp_cupy
+
+    return xp_cupy
+
+
 def _namespaces():
     import array_api_compat.numpy as xp_numpy
     import array_api_strict
 
-    return {"numpy": xp_numpy, "strict": array_api_strict}
+    found = {"numpy": xp_numpy, "strict": array_api_strict}
+    xp_cupy = _cupy_namespace()
+    if xp_cupy is not None:  # on a GPU machine every core test also runs on CuPy
+        found["cupy"] = xp_cupy
+    return found
 
 
-@pytest.fixture(params=["numpy", "strict"], scope="session")
+@pytest.fixture(params=list(_namespaces()), scope="session")
 def xp(request):
     return _namespaces()[request.param]
 

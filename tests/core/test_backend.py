@@ -69,3 +69,41 @@ def test_cupy_matches_numpy(fresh_backend):
         np.testing.assert_allclose(
             core.to_numpy(getattr(got, name)), getattr(expected, name), atol=1e-5, rtol=1e-5
         )
+
+
+def test_short_sequences_stay_on_the_cpu(gpu_stand_in):
+    assert core.backend().name == "cupy"
+    short = core.backend(gpu_stand_in - 1)
+    assert short.name == "numpy" and str(gpu_stand_in) in short.reason
+    assert core.backend(gpu_stand_in).name == "cupy"
+    assert isinstance(core.embed(["a", "b"], 4), np.ndarray)
+    assert isinstance(core.causal_mask(3), np.ndarray)
+    long = core.embed([f"t{i}" for i in range(gpu_stand_in)], 4)
+    assert not isinstance(long, np.ndarray) and type(long).__module__.startswith("array_api_strict")
+
+
+def test_forcing_cupy_keeps_short_sequences_on_it(gpu_stand_in, fresh_backend):
+    fresh_backend.setenv(ENV_VAR, "cupy")
+    assert core.backend(2).name == "cupy"
+    assert not isinstance(core.embed(["a", "b"], 4), np.ndarray)
+
+
+def test_attention_runs_where_X_is(gpu_stand_in):
+    """Weights made on 'the GPU' and a short X on the CPU: the numbers come out on the CPU, equal
+    to an all-NumPy run, and a long X keeps them on 'the GPU'."""
+    config = core.AttentionConfig(d_model=8, n_heads=2)
+    W = core.init_weights(config)  # made by the best backend: the stand-in GPU
+    assert not isinstance(W.W_Q, np.ndarray)
+    host_W = core.Weights(**{name: core.to_numpy(M) for name, M in vars(W).items()})
+    X = core.embed(["a", "b", "c"], 8)
+    got = core.attention(X, W, 2, mask=core.causal_mask(3))
+    expected = core.attention(X, host_W, 2, mask=np.tril(np.ones((3, 3), bool)))
+    assert isinstance(got.output, np.ndarray)
+    np.testing.assert_array_equal(got.weights, expected.weights)
+    np.testing.assert_array_equal(got.output, expected.output)
+    loop = core.attention_loop(X, W, 2, mask=core.causal_mask(3))
+    np.testing.assert_allclose(loop.output, expected.output, atol=1e-12)
+    np.testing.assert_allclose(core.decode_incremental(X, W, 2), got.output, atol=1e-12)
+    X_far = core.backend(gpu_stand_in).xp.asarray(X)
+    assert not isinstance(core.attention(X_far, host_W, 2).output, np.ndarray)
+    assert W.like(X_far) is W
