@@ -4,7 +4,8 @@
 2. speed at n in {1024, 8192}: d_model 512, 8 heads, causal, the output brought to the host;
 3. the crossover: the n from which the GPU wins, for the app's default layer (d_model 8, 2 heads,
    every intermediate brought to the host, as the walkthrough does) and for d_model 512, 8 heads;
-4. the cost page's own measurement (ui/cost.measure) on both backends, up to n = 8192.
+4. the cost page's own measurement (ui/cost.measure) on both backends, up to n = 8192;
+5. the automatic choice (core.backend(n), GPU from GPU_FROM_N) against the faster of the two.
 
 Every time includes bringing the numbers back to the host, which is what the app shows.
 Usage: python bench/gpu_timing.py [results.json]   (--dry-run: NumPy in both roles, small n)
@@ -40,9 +41,14 @@ def use(backend: str):
     assert core.backend().name == backend or DRY_RUN, core.backend()
 
 
-def placed(backend: str, n: int, d_model: int, heads: int, keep):
-    """A call computing attention on ``backend`` and bringing the kept fields to the host."""
-    use(backend)
+def placed(backend: str | None, n: int, d_model: int, heads: int, keep):
+    """A call computing attention on ``backend`` (None: the automatic choice for n) and bringing
+    the kept fields to the host."""
+    if backend is None:
+        os.environ.pop(ENV_VAR, None)
+        core.backend.cache_clear()
+    else:
+        use(backend)
     config = core.AttentionConfig(d_model=d_model, n_heads=heads, dtype="float32")
     X = core.embed([f"t{i}" for i in range(n)], d_model, dtype="float32")
     W, mask = core.init_weights(config), core.causal_mask(n)
@@ -129,6 +135,27 @@ def cost_page(results: dict):
     print(f"   the whole measurement took {results['cost_page']['seconds']:.1f} s")
 
 
+def automatic(results: dict):
+    print(f"5. The automatic choice (GPU from n = {core.GPU_FROM_N}), app default layer")
+    rows = results["automatic"] = []
+    d_model, heads, keep = LAYERS["app default (d_model 8, 2 heads, full trace)"]
+    for n in SWEEP_NS:
+        os.environ.pop(ENV_VAR, None)
+        core.backend.cache_clear()
+        chosen = core.backend(n).name
+        impls = {name: placed(name, n, d_model, heads, keep) for name in ("numpy", GPU)}
+        impls["automatic"] = placed(None, n, d_model, heads, keep)
+        slow = n * n * heads > 2**27
+        times = time_side_by_side(impls, rounds=3, block=1 if slow else 3, pause=0.0)
+        best = {name: times[name]["best"] for name in impls}
+        fastest = min(best["numpy"], best[GPU])
+        rows.append({"n": n, "chosen": chosen, **best})
+        print(
+            f"   n = {n:5d}: chose {chosen:5s} {fmt_seconds(best['automatic'])},"
+            f" {best['automatic'] / fastest:5.2f}x the faster backend's time"
+        )
+
+
 def main():
     results = {
         "date": datetime.date.today().isoformat(),
@@ -143,7 +170,7 @@ def main():
         results["device"] = name.decode() if isinstance(name, bytes) else str(name)
         results["cupy"] = cupy.__version__
         print(f"{results['device']}, CuPy {cupy.__version__}, NumPy {np.__version__}")
-    for step in (agreement, speed, crossover, cost_page):
+    for step in (agreement, speed, crossover, cost_page, automatic):
         step(results)
     paths = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
     if paths:

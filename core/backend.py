@@ -11,10 +11,10 @@ ENV_VAR = "SELF_ATTENTION_BACKEND"  # "numpy" or "cupy" forces that backend
 
 # Below this many tokens the CPU is faster than the GPU, so a shorter sentence stays on NumPy even
 # where CuPy works: launching the dozens of small kernels of one trace and copying the numbers back
-# cost more than the arithmetic. bench/gpu_timing.py on an H200 (assets/gpu_timings.json): with
-# every intermediate brought back, the GPU won from n = 512 for the app's default layer (d_model 8,
-# 2 heads; 1.07x there, 0.44x at 256) and from n = 256 for d_model 512 with 8 heads. The larger
-# is used: below it, some layer the app offers is quicker on the CPU.
+# cost more than the arithmetic. bench/gpu_timing.py on an H200 (assets/gpu_timings.json; three
+# runs): with every intermediate brought back, the GPU won from n = 512 for the app's default layer
+# (d_model 8, 2 heads: 1.04-1.54x at 512, 0.34-0.44x at 256) and from n = 256 for d_model 512 with
+# 8 heads. The larger is used: below it, some layer the app offers is quicker on the CPU.
 GPU_FROM_N = 512
 
 
@@ -85,14 +85,15 @@ def asarray(host_array: np.ndarray, n: int | None = None):
 
 def like(array, reference):
     """``array`` in the same library as ``reference`` (NumPy, CuPy, ...), copied only if needed."""
-    if array is None or _library(array) == _library(reference):
+    if array is None or same_library(array, reference):
         return array
     host = to_numpy(array)
     return host if isinstance(reference, np.ndarray) else array_namespace(reference).asarray(host)
 
 
-def _library(array) -> str:
-    return type(array).__module__.partition(".")[0]
+def same_library(array, reference) -> bool:
+    """Whether both arrays belong to one array library (both NumPy, both CuPy, ...)."""
+    return type(array).__module__.partition(".")[0] == type(reference).__module__.partition(".")[0]
 
 
 def to_numpy(array) -> np.ndarray:

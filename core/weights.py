@@ -1,10 +1,11 @@
 """The projection matrices W_Q, W_K, W_V and W_O of one multi-head attention layer."""
 
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from core.backend import asarray, like
+from core.backend import asarray, like, same_library
 from core.config import AttentionConfig
 from core.seeding import rng_for
 
@@ -17,9 +18,17 @@ class Weights:
     W_O: object  # [n_heads * d_v, d_model]
 
     def like(self, X) -> "Weights":
-        """These weights in X's array library (NumPy or CuPy): the computation runs where X is."""
-        moved = {name: like(W, X) for name, W in vars(self).items()}
-        return self if all(moved[name] is W for name, W in vars(self).items()) else Weights(**moved)
+        """These weights in X's array library (NumPy or CuPy): the computation runs where X is.
+        The copy is made once per library and kept as long as these weights are."""
+        if all(same_library(W, X) for W in vars(self).values()):
+            return self
+        copies = _copies.setdefault(self, {})
+        if type(X) not in copies:
+            copies[type(X)] = Weights(**{name: like(W, X) for name, W in vars(self).items()})
+        return copies[type(X)]
+
+
+_copies: "WeakKeyDictionary[Weights, dict]" = WeakKeyDictionary()  # Weights -> {array type: copy}
 
 
 def init_weights(config: AttentionConfig) -> Weights:

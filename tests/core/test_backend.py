@@ -107,3 +107,4 @@ def test_attention_runs_where_X_is(gpu_stand_in):
     X_far = core.backend(gpu_stand_in).xp.asarray(X)
     assert not isinstance(core.attention(X_far, host_W, 2).output, np.ndarray)
     assert W.like(X_far) is W
+    assert W.like(X) is W.like(X)  # copied to the CPU once, not on every call
