@@ -25,8 +25,8 @@ key = ("cost", settings.d_model, settings.n_heads, ns)
 if st.button(t("co_measure"), key="co_measure", type="primary"):
     bar = st.progress(0.0)
 
-    def report(n):  # each step also lets a rerun interrupt the measurement
-        bar.progress(ns.index(n) / len(ns), text=t("co_measuring", n=n))
+    def report(done, n):  # each step also lets a rerun interrupt the measurement
+        bar.progress(done, text=t("co_measuring", n=n))
 
     st.session_state[key] = measure(ns, settings.d_model, settings.n_heads, report)
     bar.empty()

@@ -25,19 +25,27 @@ def cost_ns() -> tuple:
     return GPU_COST_NS if gpu_usable() else COST_NS
 
 
-def measure(ns, d_model: int, n_heads: int, on_step=lambda n: None) -> dict:
+ROUNDS = 3  # passes over every n; a burst of load from elsewhere then spoils one n's round only
+
+
+def measure(ns, d_model: int, n_heads: int, on_step=lambda done, n: None) -> dict:
     """Best seconds per pass of attention (on the CPU, and on the GPU when one is usable), the RNN
     chain and the per-token loop, and the peak bytes of an attention pass keeping A, at each n.
-    Each pass ends with its output on the host. ``on_step(n)`` reports progress."""
+
+    Each pass ends with its output on the host. The timings sweep all n ROUNDS times rather than
+    finishing one n before the next, and keep each n's best. ``on_step(done, n)`` reports
+    progress: the fraction done, and the n about to be measured."""
     config = core.AttentionConfig(d_model=d_model, n_heads=n_heads, dtype="float32")
     W_best = core.init_weights(config)  # on the GPU where there is one
     W = W_best.like(np.zeros(1))  # the same weights on the host
     rng = np.random.default_rng(0)
     W_h = (rng.normal(size=(d_model, d_model)) / np.sqrt(d_model)).astype(np.float32)
     W_x = (rng.normal(size=(d_model, d_model)) / np.sqrt(d_model)).astype(np.float32)
-    result = {"n": [], "memory": [], **{name: [] for name in SERIES}}
-    for n in ns:
-        on_step(n)
+    best = {n: dict.fromkeys(SERIES, float("nan")) for n in ns}
+    memory = {}
+    steps = [(r, n) for r in range(ROUNDS) for n in ns]
+    for done, (r, n) in enumerate(steps):
+        on_step(done / len(steps), n)
         X = core.to_numpy(core.embed([f"t{i}" for i in range(n)], d_model, dtype="float32"))
         impls = {
             "attention": lambda X=X: core.attention(X, W, n_heads, keep={"output"}),
@@ -48,16 +56,19 @@ def measure(ns, d_model: int, n_heads: int, on_step=lambda n: None) -> dict:
             impls["gpu"] = lambda X_gpu=X_gpu: core.to_numpy(
                 core.attention(X_gpu, W_best, n_heads, keep={"output"}).output
             )
-        times = core.time_side_by_side(impls, rounds=3, block=2, pause=0.0)
-        if n <= LOOP_MAX_N:  # slow: one warm-up and one timed call
-            loop = {"loop": lambda X=X: core.attention_loop(X, W, n_heads)}
-            times.update(core.time_side_by_side(loop, rounds=1, block=1, pause=0.0))
-        result["n"].append(n)
-        for name in SERIES:
-            result[name].append(times[name]["best"] if name in times else float("nan"))
-        peak = core.peak_bytes(partial(core.attention, X, W, n_heads, keep={"weights", "output"}))
-        result["memory"].append(peak / 2**20)
-    return result
+        if r == 0 and n <= LOOP_MAX_N:  # slow: one warm-up and one timed call, in the first round
+            impls["loop"] = lambda X=X: core.attention_loop(X, W, n_heads)
+        times = core.time_side_by_side(impls, rounds=1, block=2, pause=0.0)
+        for name, time in times.items():
+            best[n][name] = min(time["best"], best[n][name]) if r else time["best"]
+        if r == 0:
+            keep_A = partial(core.attention, X, W, n_heads, keep={"weights", "output"})
+            memory[n] = core.peak_bytes(keep_A) / 2**20
+    return {
+        "n": list(ns),
+        "memory": [memory[n] for n in ns],
+        **{name: [best[n][name] for n in ns] for name in SERIES},
+    }
 
 
 def gpu_from_n(result: dict):
