@@ -7,13 +7,13 @@ import streamlit as st
 from ui.feedback import show_unexpected_error
 from ui.i18n import t
 from ui.settings import sidebar
-from ui.style import apply_style
+from ui.style import FAVICON, apply_style
 
 HERE = Path(__file__).parent
 
 st.set_page_config(
     page_title="Self-Attention, Step by Step · 自注意力",
-    page_icon=str(HERE / "assets" / "icon.png"),
+    page_icon=FAVICON,
     layout="wide",
 )
 settings = sidebar()
@@ -38,20 +38,30 @@ SECTIONS = {
         ("trained", "trained", "page_trained", ":material/school:"),
     ],
 }
-pages = {
-    t(section): [
-        st.Page(
-            HERE / "pages" / f"{script}.py",
-            title=t(title),
-            icon=icon,
-            url_path=url or None,
-            default=not url,
-        )
-        for script, url, title, icon in entries
-    ]
-    for section, entries in SECTIONS.items()
-}
-page = st.navigation(pages, position="top")
+
+
+def session_pages(lang: str) -> dict:
+    """The navigation's pages in ``lang``, made once per session and language: building a page
+    resolves its file on disk, which every rerun of every session would otherwise repeat."""
+    made = st.session_state.setdefault("_pages", {})
+    if lang not in made:
+        made[lang] = {
+            t(section): [
+                st.Page(
+                    HERE / "pages" / f"{script}.py",
+                    title=t(title),
+                    icon=icon,
+                    url_path=url or None,
+                    default=not url,
+                )
+                for script, url, title, icon in entries
+            ]
+            for section, entries in SECTIONS.items()
+        }
+    return made[lang]
+
+
+page = st.navigation(session_pages(settings.lang), position="top")
 try:
     page.run()
 except Exception as error:  # st.stop() and st.rerun() are BaseExceptions: they pass through

@@ -1,7 +1,7 @@
 """Cached calls into core: one trace per distinct setting, shared by every session on the server."""
 
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import lru_cache, partial
 
 import numpy as np
 import streamlit as st
@@ -69,9 +69,14 @@ class TraceKey:
         )
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@lru_cache(maxsize=16)
 def sentence_trace(key: TraceKey) -> SentenceTrace:
-    """Tokenize, embed, add PE, attend. Raises core.InputError for input the learner can fix."""
+    """Tokenize, embed, add PE, attend. Raises core.InputError for input the learner can fix.
+
+    Every page of every session asks for this on every run, so it is cached in the process by the
+    (hashable) key itself: st.cache_data would hash the key field by field and unpickle a copy each
+    time. Sessions share the one result, so its arrays are made read-only.
+    """
     tokens = core.tokenize(key.sentence, key.mode, max_tokens=key.max_tokens, max_chars=MAX_CHARS)
     config = core.AttentionConfig(
         d_model=key.d_model, n_heads=key.n_heads, seed=key.seed, positional=key.positional
@@ -83,17 +88,28 @@ def sentence_trace(key: TraceKey) -> SentenceTrace:
     W = core.init_weights(config)
     mask = core.causal_mask(n) if key.causal else None
     trace = core.attention(X, W, key.n_heads, mask)
-    return SentenceTrace(
-        tokens=tuple(tokens),
-        E=core.to_numpy(E),
-        PE=core.to_numpy(PE),
-        weights=_host_weights(W),
-        trace=_host_trace(trace),
-        mask=core.to_numpy(mask),
-        d_k=config.d_k,
-        d_v=config.d_v,
-        backend=core.backend(n).name,
+    return _read_only(
+        SentenceTrace(
+            tokens=tuple(tokens),
+            E=core.to_numpy(E),
+            PE=core.to_numpy(PE),
+            weights=_host_weights(W),
+            trace=_host_trace(trace),
+            mask=core.to_numpy(mask),
+            d_k=config.d_k,
+            d_v=config.d_v,
+            backend=core.backend(n).name,
+        )
     )
+
+
+def _read_only(data: SentenceTrace) -> SentenceTrace:
+    arrays = [data.E, data.PE, data.mask, *vars(data.weights).values()]
+    arrays += [getattr(data.trace, name) for name in core.FIELDS]
+    for array in arrays:
+        if isinstance(array, np.ndarray):
+            array.flags.writeable = False
+    return data
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

@@ -1,6 +1,15 @@
 """Page styling: a compact layout, and a larger-text mode for projectors."""
 
+import base64
+from pathlib import Path
+
 import streamlit as st
+
+# The favicon as a data URL, read once: given a file path, Streamlit would read it and register it
+# with its media manager on every run of every session.
+FAVICON = "data:image/png;base64," + base64.b64encode(
+    (Path(__file__).resolve().parents[1] / "assets" / "icon.png").read_bytes()
+).decode("ascii")
 
 BASE_CSS = """
 <style>
