@@ -170,6 +170,11 @@ def _attend_block(Q, K, V, mask, scale, keep, xp, out=None) -> dict:
     if "scores" in keep:
         S = np.matmul(Q, Kt, out=out["scores"]) if "scores" in out else Q @ Kt  # [..., hb, n, n]
         scaled = np.multiply(S, scale, out=out["scaled"]) if "scaled" in out else S * scale
+    elif math.frexp(scale)[0] == 0.5:  # nobody keeps S, and 1/√d_k is a power of 2 (d_k = 4,
+        # 16, 64, ...): scaling Q [..., hb, n, d_k] gives S/√d_k bit for bit, and no n x n pass
+        Q_scaled = Q * scale
+        S = np.matmul(Q_scaled, Kt, out=out["scaled"]) if "scaled" in out else Q_scaled @ Kt
+        scaled = S
     else:  # nobody keeps S: scale it where it is
         S = np.matmul(Q, Kt, out=out["scaled"]) if "scaled" in out else Q @ Kt
         S *= scale
