@@ -106,6 +106,9 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
     unknown = keep - set(FIELDS)
     if unknown:
         raise ValueError(f"unknown trace fields {sorted(unknown)}; choose from {FIELDS}")
+    asked = keep
+    if mask is None and "masked" in keep:  # nothing to mask: the masked matrix is S/√d_k itself,
+        keep = keep - {"masked"} | {"scaled"}  # one array serves both (no n x n copy)
     need_all_heads = bool(keep & {"concat", "output"})
     shown = tuple(range(n_heads)) if heads is None else tuple(sorted(set(heads)))
     computed = tuple(range(n_heads)) if need_all_heads else shown
@@ -156,6 +159,10 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
         trace["concat"] = concat if "concat" in keep else None
         trace["output"] = concat @ weights.W_O if "output" in keep else None  # [..., n, d_model]
     trace["X"] = X if "X" in keep else None
+    if "masked" in asked and "masked" not in keep:
+        trace["masked"] = trace["scaled"]
+        if "scaled" not in asked:
+            trace["scaled"] = None
     return AttentionTrace(**trace, heads=shown)
 
 
