@@ -118,6 +118,8 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
     V = split_heads(X @ weights.W_V, n_heads)  # [..., h, n, d_v]
     if mask is not None and mask.ndim >= 3:
         mask = xp.expand_dims(mask, axis=-3)  # [b, 1, n, n]: the same mask for every head
+    # NumPy writes -inf into the forbidden cells in place; the inverted mask is made once
+    forbidden = np.logical_not(mask) if isinstance(mask, np.ndarray) else None
     scale = 1.0 / math.sqrt(d_k)
     n_rows = math.prod(X.shape[:-2]) * X.shape[-2] ** 2
     itemsize = 4 if X.dtype == xp.float32 else 8
@@ -137,7 +139,7 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
             out = {
                 name: whole[_head_range(at, at + stop - start)] for name, whole in in_place.items()
             }
-        block = _attend_block(Q[part], K[part], V[part], mask, scale, keep, xp, out)
+        block = _attend_block(Q[part], K[part], V[part], mask, scale, keep, xp, out, forbidden)
         outputs.append(block["head_outputs"])
         if start not in shown:  # computed only for the output (blocks are one head then)
             continue
@@ -166,11 +168,12 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
     return AttentionTrace(**trace, heads=shown)
 
 
-def _attend_block(Q, K, V, mask, scale, keep, xp, out=None) -> dict:
+def _attend_block(Q, K, V, mask, scale, keep, xp, out=None, forbidden=None) -> dict:
     """Scaled dot-product attention for a block of heads, keeping the fields asked for.
 
     ``out`` (NumPy only) maps n x n fields to the arrays to write them into, so a block's
-    results land where the trace keeps them instead of being copied there.
+    results land where the trace keeps them instead of being copied there; ``forbidden`` (NumPy
+    only) is the inverted mask.
     """
     out = out or {}
     Kt = xp.matrix_transpose(K)  # [..., hb, d_k, n]
@@ -186,14 +189,18 @@ def _attend_block(Q, K, V, mask, scale, keep, xp, out=None) -> dict:
         S = np.matmul(Q, Kt, out=out["scaled"]) if "scaled" in out else Q @ Kt
         S *= scale
         scaled = S
-    if "masked" in out:
+    if "masked" in out:  # (only with a mask: without one, masked is S/√d_k's own array)
         masked = out["masked"]
         np.copyto(masked, scaled)
-        if mask is not None:
-            np.copyto(masked, -math.inf, where=~mask)
+        np.copyto(masked, -math.inf, where=forbidden)
+    elif mask is None:
+        masked = scaled
+    elif forbidden is not None:  # NumPy: -inf written over the forbidden cells
+        masked = scaled if "scaled" not in keep else np.array(scaled)  # in place unless kept
+        np.copyto(masked, -math.inf, where=forbidden)
     else:
-        masked = scaled if mask is None else xp.where(mask, scaled, -math.inf)  # [..., hb, n, n]
-    aliases_of_masked = {"masked"} | ({"scaled"} if mask is None else set())
+        masked = xp.where(mask, scaled, -math.inf)  # [..., hb, n, n]
+    aliases_of_masked = {"masked"} | ({"scaled"} if masked is scaled else set())
     A = softmax_rows(  # [..., hb, n, n]
         masked, overwrite=not (aliases_of_masked & keep), out=out.get("weights")
     )
