@@ -86,7 +86,12 @@ if not gpu_usable():
                 from_n=gpu_from_n(page),
             )
         )
-        st.dataframe(recorded_table(page, t), hide_index=True)
+        milliseconds = st.column_config.NumberColumn(format="%.2f")
+        st.dataframe(
+            recorded_table(page, t),
+            hide_index=True,
+            column_config={t("co_col_cpu"): milliseconds, t("co_col_gpu"): milliseconds},
+        )
 
 st.subheader(t("co_train_title"))
 st.markdown(t("co_train_text"))
