@@ -111,6 +111,8 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
         keep = keep - {"masked"} | {"scaled"}  # one array serves both (no n x n copy)
     need_all_heads = bool(keep & {"concat", "output"})
     shown = tuple(range(n_heads)) if heads is None else tuple(sorted(set(heads)))
+    if any(not 0 <= h < n_heads for h in shown):
+        raise ValueError(f"heads must be in 0..{n_heads - 1}, got {list(shown)}")
     computed = tuple(range(n_heads)) if need_all_heads else shown
 
     Q = split_heads(X @ weights.W_Q, n_heads)  # [..., h, n, d_k]
@@ -118,8 +120,10 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
     V = split_heads(X @ weights.W_V, n_heads)  # [..., h, n, d_v]
     if mask is not None and mask.ndim >= 3:
         mask = xp.expand_dims(mask, axis=-3)  # [b, 1, n, n]: the same mask for every head
-    # NumPy writes -inf into the forbidden cells in place; the inverted mask is made once
-    forbidden = np.logical_not(mask) if isinstance(mask, np.ndarray) else None
+    # NumPy writes -inf into the forbidden cells in place (the inverted mask made once), when the
+    # mask has no more axes than the scores [..., h, n, n]; else np.where broadcasts it
+    in_place_mask = isinstance(mask, np.ndarray) and mask.ndim <= X.ndim + 1
+    forbidden = np.logical_not(mask) if in_place_mask else None
     scale = 1.0 / math.sqrt(d_k)
     n_rows = math.prod(X.shape[:-2]) * X.shape[-2] ** 2
     itemsize = 4 if X.dtype == xp.float32 else 8
@@ -162,7 +166,7 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
         trace["output"] = concat @ weights.W_O if "output" in keep else None  # [..., n, d_model]
     trace["X"] = X if "X" in keep else None
     if "masked" in asked and "masked" not in keep:
-        trace["masked"] = trace["scaled"]
+        trace["masked"] = trace.get("scaled")  # (absent when no head was computed)
         if "scaled" not in asked:
             trace["scaled"] = None
     return AttentionTrace(**trace, heads=shown)
@@ -191,8 +195,9 @@ def _attend_block(Q, K, V, mask, scale, keep, xp, out=None, forbidden=None) -> d
         scaled = S
     if "masked" in out:  # (only with a mask: without one, masked is S/√d_k's own array)
         masked = out["masked"]
-        np.copyto(masked, scaled)
-        np.copyto(masked, -math.inf, where=forbidden)
+        np.copyto(masked, np.where(mask, scaled, -math.inf) if forbidden is None else scaled)
+        if forbidden is not None:
+            np.copyto(masked, -math.inf, where=forbidden)
     elif mask is None:
         masked = scaled
     elif forbidden is not None:  # NumPy: -inf written over the forbidden cells

@@ -31,13 +31,15 @@ class Weights:
 _copies: "WeakKeyDictionary[Weights, dict]" = WeakKeyDictionary()  # Weights -> {array type: copy}
 
 
-def init_weights(config: AttentionConfig) -> Weights:
-    """Random weights with variance 1/fan_in, rounded to 0.01 so they can be copied onto paper."""
+def init_weights(config: AttentionConfig, n: int | None = None) -> Weights:
+    """Random weights with variance 1/fan_in, rounded to 0.01 so they can be copied onto paper.
+
+    With ``n`` they are placed where a sequence of n tokens is computed (see core.backend)."""
     d, h = config.d_model, config.n_heads
 
     def draw(name, rows, cols):
         W = rng_for("weights", config.seed, name, rows, cols).normal(0.0, rows**-0.5, (rows, cols))
-        return asarray(np.round(W, 2).astype(config.dtype))
+        return asarray(np.round(W, 2).astype(config.dtype), n=n)
 
     return Weights(
         W_Q=draw("W_Q", d, h * config.d_k),  # [d_model, h*d_k]

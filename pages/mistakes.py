@@ -101,7 +101,7 @@ d_v = 2 * d_k  # a layer whose values are wider than its keys
 config = core.AttentionConfig(
     d_model=settings.d_model, n_heads=h, d_k=d_k, d_v=d_v, seed=settings.seed
 )
-W_dv = core.init_weights(config)
+W_dv = core.init_weights(config, n=n)
 right = core.to_numpy(core.attention_loop(X, W_dv, h).weights)[0]
 S = core.to_numpy(core.attention(X, W_dv, h, keep={"scores"}).scores)[0]
 wrong = mistakes.scale_by_d_v(S, d_v)

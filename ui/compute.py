@@ -85,7 +85,7 @@ def sentence_trace(key: TraceKey) -> SentenceTrace:
     E = core.embed(tokens, key.d_model, key.seed)  # [n, d_model]
     PE = core.positional_encoding(n, key.d_model) if key.positional else None  # [n, d_model]
     X = E if PE is None else E + PE  # [n, d_model]
-    W = core.init_weights(config)
+    W = core.init_weights(config, n=n)
     mask = core.causal_mask(n) if key.causal else None
     trace = core.attention(X, W, key.n_heads, mask)
     return _read_only(
@@ -136,7 +136,7 @@ def loop_vs_matrix_times(d_model: int, n_heads: int, ns=TIMING_NS) -> list[dict]
     """Best seconds per pass of matrix, per-token loop and pure Python at each n (NaN = skipped)."""
     rows = []
     config = core.AttentionConfig(d_model=d_model, n_heads=n_heads)
-    W = core.init_weights(config)
+    W = core.init_weights(config, n=max(ns))
     W_lists = [core.to_numpy(M).tolist() for M in vars(W).values()]
     for n in ns:
         X = core.embed([f"t{i}" for i in range(n)], d_model) + core.positional_encoding(n, d_model)
@@ -198,7 +198,7 @@ def batch_trace(sentences: tuple, key: TraceKey, mask_kind: str) -> BatchTrace:
     masks["both"] = masks["padding"] & masks["causal"]
     allowed = np.broadcast_to(masks[mask_kind], (len(sentences), n, n))
     W = core.init_weights(
-        core.AttentionConfig(d_model=key.d_model, n_heads=key.n_heads, seed=key.seed)
+        core.AttentionConfig(d_model=key.d_model, n_heads=key.n_heads, seed=key.seed), n=n
     )
     xp = core.backend(n).xp
     trace = _host_trace(core.attention(xp.asarray(X), W, key.n_heads, xp.asarray(allowed)))

@@ -11,7 +11,8 @@ import pandas as pd
 import core
 
 COST_NS = (64, 128, 256, 512, 1024, 2048, 4096)
-GPU_COST_NS = (*COST_NS, 8192)  # with a GPU the attention reaches n = 8192
+GPU_COST_NS = (*COST_NS, 8192)  # with a GPU the attention reaches n = 8192 ...
+CPU_MAX_N = COST_NS[-1]  # ... and the CPU's measurements (time, memory, RNN) stop at 4096
 LOOP_MAX_N = 1024  # the per-token loop stops here: beyond it a single pass takes seconds
 SERIES = ("attention", "gpu", "rnn", "loop")
 RECORDED_GPU = Path(__file__).resolve().parents[1] / "assets" / "gpu_timings.json"
@@ -47,34 +48,39 @@ def measure(ns, d_model: int, n_heads: int, on_step=lambda done, n: None) -> dic
     for done, (r, n) in enumerate(steps):
         on_step(done / len(steps), n)
         X = core.to_numpy(core.embed([f"t{i}" for i in range(n)], d_model, dtype="float32"))
-        impls = {
-            "attention": lambda X=X: core.attention(X, W, n_heads, keep={"output"}),
-            "rnn": lambda X=X: core.rnn_chain(X, W_h, W_x),
-        }
+        impls = {}
+        if n <= CPU_MAX_N:
+            impls["attention"] = lambda X=X: core.attention(X, W, n_heads, keep={"output"})
+            impls["rnn"] = lambda X=X: core.rnn_chain(X, W_h, W_x)
         if gpu_usable():
             X_gpu = core.backend().xp.asarray(X)
             impls["gpu"] = lambda X_gpu=X_gpu: core.to_numpy(
                 core.attention(X_gpu, W_best, n_heads, keep={"output"}).output
             )
-        if r == 0 and n <= LOOP_MAX_N:  # slow: one warm-up and one timed call, in the first round
+        if r == 0 and n <= LOOP_MAX_N:  # slow: timed in the first round only
             impls["loop"] = lambda X=X: core.attention_loop(X, W, n_heads)
         times = core.time_side_by_side(impls, rounds=1, block=2, pause=0.0)
         for name, time in times.items():
             best[n][name] = min(time["best"], best[n][name]) if r else time["best"]
-        if r == 0:
+        if r == 0 and n <= CPU_MAX_N:
             keep_A = partial(core.attention, X, W, n_heads, keep={"weights", "output"})
             memory[n] = core.peak_bytes(keep_A) / 2**20
     return {
         "n": list(ns),
-        "memory": [memory[n] for n in ns],
+        "memory": [memory.get(n, float("nan")) for n in ns],
         **{name: [best[n][name] for n in ns] for name in SERIES},
     }
 
 
 def gpu_from_n(result: dict):
-    """The smallest measured n from which the GPU is faster at every larger n (None if never)."""
-    wins = [gpu < cpu for gpu, cpu in zip(result["gpu"], result["attention"], strict=True)]
-    return next((n for i, n in enumerate(result["n"]) if all(wins[i:])), None)
+    """The smallest n from which the GPU was faster at every larger n measured on both (None if
+    never)."""
+    both = [
+        (n, gpu < cpu)
+        for n, gpu, cpu in zip(result["n"], result["gpu"], result["attention"], strict=True)
+        if np.isfinite(gpu) and np.isfinite(cpu)
+    ]
+    return next((n for i, (n, _) in enumerate(both) if all(win for _, win in both[i:])), None)
 
 
 def recorded_gpu() -> dict | None:
@@ -93,6 +99,6 @@ def recorded_table(measured: dict, t) -> pd.DataFrame:
             "n": measured["n"],
             t("co_col_cpu"): np.round(cpu * 1e3, 2),
             t("co_col_gpu"): np.round(gpu * 1e3, 2),
-            t("co_col_ratio"): [f"{ratio:.1f}×" for ratio in cpu / gpu],
+            t("co_col_ratio"): ["—" if np.isnan(ratio) else f"{ratio:.1f}×" for ratio in cpu / gpu],
         }
     )

@@ -15,3 +15,14 @@ def past_the_first_visit(monkeypatch):
         PagesManager.uses_pages_directory = False
 
     monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.fixture
+def gpu_app(gpu_stand_in):
+    """The stand-in GPU for a whole app run, with the process-wide trace cache emptied before and
+    after, so no result computed under it outlives the test."""
+    from ui.compute import sentence_trace
+
+    sentence_trace.cache_clear()
+    yield gpu_stand_in
+    sentence_trace.cache_clear()

@@ -231,9 +231,7 @@ def test_cost_page_without_a_gpu_shows_the_recorded_gpu_comparison():
     assert f"from n = {first_win} on" in page_text(run_app("cost", lang="en"))
 
 
-def test_cost_page_with_a_gpu_times_both_backends_and_names_the_crossover(
-    monkeypatch, gpu_stand_in
-):
+def test_cost_page_with_a_gpu_times_both_backends_and_names_the_crossover(monkeypatch, gpu_app):
     import ui.cost
 
     monkeypatch.setattr(ui.cost, "GPU_COST_NS", (256, 512, 1024))
@@ -254,11 +252,11 @@ def test_cost_page_with_a_gpu_times_both_backends_and_names_the_crossover(
     assert expected in page_text(at)
 
 
-def test_the_walkthrough_says_which_backend_computed_it(gpu_stand_in):
+def test_the_walkthrough_says_which_backend_computed_it(gpu_app):
     at = run_app(lang="en", sentence="which backend computed these numbers")
     assert not at.exception
     line = next(c.value for c in at.caption if "Computed with" in c.value)
-    assert "NumPy (CPU)" in line and f"shorter than {gpu_stand_in} tokens" in line
+    assert "NumPy (CPU)" in line and f"shorter than {gpu_app} tokens" in line
     at = run_app(lang="zh", sentence="which backend computed these numbers")
     line = next(c.value for c in at.caption if "计算后端" in c.value)
-    assert "NumPy（CPU）" in line and f"少于 {gpu_stand_in} 个 token" in line
+    assert "NumPy（CPU）" in line and f"少于 {gpu_app} 个 token" in line

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -146,3 +147,33 @@ def test_computing_head_by_head_under_a_memory_budget_changes_no_number(problem)
         blocked = core.attention(X, W, n_heads, mask)
     for name in core.FIELDS:
         np.testing.assert_array_equal(getattr(blocked, name), getattr(whole, name), err_msg=name)
+
+
+def test_a_batch_mask_over_one_sentence_broadcasts_as_on_every_backend(xp):
+    """A [b, n, n] mask over an unbatched X gives [b, h, n, n] weights (each mask's own softmax),
+    whichever way the backend writes -inf."""
+    rng = np.random.default_rng(5)
+    n, d_model, n_heads = 5, 8, 2
+    X = rng.normal(size=(n, d_model))
+    W = core.init_weights(core.AttentionConfig(d_model=d_model, n_heads=n_heads))
+    masks = np.stack([np.tril(np.ones((n, n), bool)), np.ones((n, n), bool)])  # [2, n, n]
+    trace = core.attention(on(xp, X), weights_on(xp, W), n_heads, on(xp, masks))
+    A = host(trace.weights)
+    assert A.shape == (2, n_heads, n, n)
+    for b in range(2):
+        alone = host(core.attention(X, W, n_heads, masks[b]).weights)  # one mask at a time
+        np.testing.assert_allclose(A[b], alone, atol=1e-12)
+
+
+def test_heads_outside_the_layer_are_refused():
+    X = np.ones((3, 4))
+    W = core.init_weights(core.AttentionConfig(d_model=4, n_heads=2))
+    for heads in ([2], [-1]):
+        with pytest.raises(ValueError, match="heads must be in 0..1"):
+            core.attention(X, W, 2, keep={"weights"}, heads=heads)
+
+
+def test_no_heads_chosen_gives_empty_fields_not_an_error():
+    W = core.init_weights(core.AttentionConfig(d_model=4, n_heads=2))
+    trace = core.attention(np.ones((3, 4)), W, 2, keep={"masked", "weights"}, heads=[])
+    assert trace.heads == () and trace.masked is None and trace.weights is None

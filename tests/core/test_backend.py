@@ -28,7 +28,6 @@ def test_default_names_a_backend_and_a_reason(fresh_backend):
 
 
 def test_asking_for_cupy_without_it_falls_back_and_says_why(fresh_backend):
-    pytest.importorskip("numpy")
     try:
         import cupy  # noqa: F401
 
@@ -78,6 +77,9 @@ def test_short_sequences_stay_on_the_cpu(gpu_stand_in):
     assert core.backend(gpu_stand_in).name == "cupy"
     assert isinstance(core.embed(["a", "b"], 4), np.ndarray)
     assert isinstance(core.causal_mask(3), np.ndarray)
+    config = core.AttentionConfig(d_model=4, n_heads=2)
+    assert isinstance(core.init_weights(config, n=2).W_Q, np.ndarray)
+    assert not isinstance(core.init_weights(config, n=gpu_stand_in).W_Q, np.ndarray)
     long = core.embed([f"t{i}" for i in range(gpu_stand_in)], 4)
     assert not isinstance(long, np.ndarray) and type(long).__module__.startswith("array_api_strict")
 
