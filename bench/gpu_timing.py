@@ -35,20 +35,20 @@ LAYERS = {"app default (d_model 8, 2 heads, full trace)": (8, 2, None)}
 LAYERS["d_model 512, 8 heads, output only"] = (512, 8, {"output"})
 
 
-def use(backend: str):
-    os.environ[ENV_VAR] = backend
+def use(backend: str | None):
+    """Force ``backend``, or (None) let core.backend(n) choose."""
+    if backend is None:
+        os.environ.pop(ENV_VAR, None)
+    else:
+        os.environ[ENV_VAR] = backend
     core.backend.cache_clear()
-    assert core.backend().name == backend or DRY_RUN, core.backend()
+    assert backend is None or core.backend().name == backend or DRY_RUN, core.backend()
 
 
 def placed(backend: str | None, n: int, d_model: int, heads: int, keep):
     """A call computing attention on ``backend`` (None: the automatic choice for n) and bringing
     the kept fields to the host."""
-    if backend is None:
-        os.environ.pop(ENV_VAR, None)
-        core.backend.cache_clear()
-    else:
-        use(backend)
+    use(backend)
     config = core.AttentionConfig(d_model=d_model, n_heads=heads, dtype="float32")
     X = core.embed([f"t{i}" for i in range(n)], d_model, dtype="float32")
     W, mask = core.init_weights(config), core.causal_mask(n)
@@ -121,8 +121,7 @@ def cost_page(results: dict):
     from ui.cost import GPU_COST_NS, measure
 
     print("4. The cost page's measurement on both backends (d_model 512, 8 heads)")
-    os.environ.pop(ENV_VAR, None)
-    core.backend.cache_clear()
+    use(None)
     ns = GPU_COST_NS[:3] if DRY_RUN else GPU_COST_NS
     started = time.perf_counter()
     measured = measure(ns, 512, 8)
@@ -140,8 +139,7 @@ def automatic(results: dict):
     rows = results["automatic"] = []
     d_model, heads, keep = LAYERS["app default (d_model 8, 2 heads, full trace)"]
     for n in SWEEP_NS:
-        os.environ.pop(ENV_VAR, None)
-        core.backend.cache_clear()
+        use(None)
         chosen = core.backend(n).name
         impls = {name: placed(name, n, d_model, heads, keep) for name in ("numpy", GPU)}
         impls["automatic"] = placed(None, n, d_model, heads, keep)

@@ -131,7 +131,8 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
 
     blocks = list(_head_blocks(computed, n_rows, itemsize, max_heads))
     trace, outputs, in_place = {}, [], {}
-    if len(blocks) > 1 and isinstance(X, np.ndarray):  # NumPy can write each block in place
+    if len(blocks) > 1 and isinstance(X, np.ndarray) and (mask is None or forbidden is not None):
+        # NumPy can write each block in place (not with a mask that adds axes to the result)
         n, batch = X.shape[-2], X.shape[:-2]
         for name in SQUARE_FIELDS & keep:
             in_place[name] = trace[name] = np.empty((*batch, len(shown), n, n), X.dtype)
@@ -195,9 +196,8 @@ def _attend_block(Q, K, V, mask, scale, keep, xp, out=None, forbidden=None) -> d
         scaled = S
     if "masked" in out:  # (only with a mask: without one, masked is S/√d_k's own array)
         masked = out["masked"]
-        np.copyto(masked, np.where(mask, scaled, -math.inf) if forbidden is None else scaled)
-        if forbidden is not None:
-            np.copyto(masked, -math.inf, where=forbidden)
+        np.copyto(masked, scaled)
+        np.copyto(masked, -math.inf, where=forbidden)
     elif mask is None:
         masked = scaled
     elif forbidden is not None:  # NumPy: -inf written over the forbidden cells

@@ -18,20 +18,11 @@ step = walkthrough.step_navigation(walkthrough.STEPS)
 head, focus = walkthrough.row_controls(step, data, settings.n_heads)
 walkthrough.render(step, data, settings, head, focus)
 st.caption(walkthrough.backend_line(data.backend))
+DOWNLOADS = (  # (label, builder, file name, MIME type)
+    ("export_npz", export.to_npz, "attention.npz", "application/octet-stream"),
+    ("export_csv", export.to_csv_zip, "attention-csv.zip", "application/zip"),
+)
 with st.expander(t("export_title")):
-    left, right = st.columns(2)
-    left.download_button(
-        t("export_npz"),
-        partial(export.to_npz, data),
-        "attention.npz",
-        "application/octet-stream",
-        key="export_npz",
-    )
-    right.download_button(
-        t("export_csv"),
-        partial(export.to_csv_zip, data),
-        "attention-csv.zip",
-        "application/zip",
-        key="export_csv",
-    )
+    for column, (label, build, name, mime) in zip(st.columns(2), DOWNLOADS, strict=True):
+        column.download_button(t(label), partial(build, data), name, mime, key=label)
     st.caption(t("export_png"))

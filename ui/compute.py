@@ -7,6 +7,7 @@ import numpy as np
 import streamlit as st
 
 import core
+from core.backend import asarray
 from ui.settings import MAX_CHARS, MAX_TOKENS
 
 
@@ -200,8 +201,7 @@ def batch_trace(sentences: tuple, key: TraceKey, mask_kind: str) -> BatchTrace:
     W = core.init_weights(
         core.AttentionConfig(d_model=key.d_model, n_heads=key.n_heads, seed=key.seed), n=n
     )
-    xp = core.backend(n).xp
-    trace = _host_trace(core.attention(xp.asarray(X), W, key.n_heads, xp.asarray(allowed)))
+    trace = _host_trace(core.attention(asarray(X, n), W, key.n_heads, asarray(allowed, n)))
     padded = tuple(tuple(tokens) + (PAD,) * (n - len(tokens)) for tokens in token_lists)
     return BatchTrace(padded, tuple(lengths), masks, trace, np.asarray(allowed))
 

@@ -2,7 +2,7 @@
 and, where CuPy finds a GPU, on the GPU too."""
 
 import json
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 
 import numpy as np
@@ -83,6 +83,7 @@ def gpu_from_n(result: dict):
     return next((n for i, (n, _) in enumerate(both) if all(win for _, win in both[i:])), None)
 
 
+@lru_cache(maxsize=1)
 def recorded_gpu() -> dict | None:
     """What bench/gpu_timing.py measured on a GPU machine (assets/gpu_timings.json), if present."""
     try:

@@ -1,23 +1,12 @@
 """Backends the core tests run on: NumPy, array-api-strict to catch NumPy-only calls, and CuPy
 where a GPU is usable."""
 
+import sys
+
 import numpy as np
 import pytest
 
 import core
-
-
-def _cupy_namespace():
-    """array-api-compat's CuPy namespace when CuPy imports and a GPU runs a kernel, else None."""
-    try:
-        import cupy
-
-        cupy.zeros(1).sum()
-    except Exception:  # not installed, no driver, no device
-        return None
-    import array_api_compat.cupy as xp_cupy
-
-    return xp_cupy
 
 
 def _namespaces():
@@ -25,7 +14,7 @@ def _namespaces():
     import array_api_strict
 
     found = {"numpy": xp_numpy, "strict": array_api_strict}
-    xp_cupy = _cupy_namespace()
+    xp_cupy, _ = sys.modules["core.backend"]._try_cupy()  # the backend's own probe
     if xp_cupy is not None:  # on a GPU machine every core test also runs on CuPy
         found["cupy"] = xp_cupy
     return found
