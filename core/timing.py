@@ -7,6 +7,7 @@ implementation runs a block of calls, then a short pause, then the next implemen
 """
 
 import statistics
+import threading
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -30,14 +31,23 @@ def time_side_by_side(
     return {name: {"best": min(s), "median": statistics.median(s)} for name, s in samples.items()}
 
 
+_TRACING = threading.Lock()
+
+
 def peak_bytes(call: Callable) -> int:
-    """Peak bytes allocated through Python's allocator and NumPy's during one call."""
-    tracemalloc.start()
-    try:
-        call()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    """Peak bytes allocated through Python's allocator and NumPy's during one call.
+
+    tracemalloc is process-wide: it counts every thread's allocations, and starting or stopping it
+    from several threads at once crashes CPython. Calls are serialised here, but the count is only
+    the call's own in a process where nothing else runs: a server measures in a child process
+    (ui/measurement.py)."""
+    with _TRACING:
+        tracemalloc.start()
+        try:
+            call()
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
 
 
 def growth_exponent(ns, values) -> float:

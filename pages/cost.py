@@ -4,11 +4,12 @@ import numpy as np
 import streamlit as st
 
 import core
-from ui.cost import cost_ns, gpu_from_n, gpu_usable, measure, recorded_gpu, recorded_table
+from ui.cost import cost_ns, gpu_from_n, gpu_usable, recorded_gpu, recorded_table
 from ui.feedback import trace_or_stop
 from ui.figures import heatmap, line_chart
 from ui.i18n import t
 from ui.layout import grid
+from ui.measure_panel import measured
 from ui.settings import current
 
 settings = current()
@@ -20,17 +21,9 @@ st.info(t("co_path", n_minus_1=data.n - 1))
 st.subheader(t("co_measure_title"))
 st.caption(t("co_measure_text"))
 st.caption(t("co_wall_time"))
+st.caption(t("co_disturb"))
 ns = cost_ns()
-key = ("cost", settings.d_model, settings.n_heads, ns)
-if st.button(t("co_measure"), key="co_measure", type="primary"):
-    bar = st.progress(0.0)
-
-    def report(done, n):  # each step also lets a rerun interrupt the measurement
-        bar.progress(done, text=t("co_measuring", n=n))
-
-    st.session_state[key] = measure(ns, settings.d_model, settings.n_heads, report)
-    bar.empty()
-result = st.session_state.get(key)
+result = measured(ns, settings.d_model, settings.n_heads)
 if result is None:
     st.caption(t("co_not_measured"))
 else:

@@ -2,6 +2,8 @@
 and, where CuPy finds a GPU, on the GPU too."""
 
 import json
+import os
+import sys
 from functools import lru_cache, partial
 from pathlib import Path
 
@@ -29,13 +31,19 @@ def cost_ns() -> tuple:
 ROUNDS = 3  # passes over every n; a burst of load from elsewhere then spoils one n's round only
 
 
-def measure(ns, d_model: int, n_heads: int, on_step=lambda done, n: None) -> dict:
+def measure(
+    ns, d_model: int, n_heads: int, on_step=lambda done, n: None, loop_max_n: int | None = None
+) -> dict:
     """Best seconds per pass of attention (on the CPU, and on the GPU when one is usable), the RNN
     chain and the per-token loop, and the peak bytes of an attention pass keeping A, at each n.
 
     Each pass ends with its output on the host. The timings sweep all n ROUNDS times rather than
     finishing one n before the next, and keep each n's best. ``on_step(done, n)`` reports
-    progress: the fraction done, and the n about to be measured."""
+    progress: the fraction done, and the n about to be measured.
+
+    Memory is measured with tracemalloc, which is process-wide: the app runs this in a child
+    process (ui/measurement.py), never in a server thread."""
+    loop_max_n = LOOP_MAX_N if loop_max_n is None else loop_max_n
     config = core.AttentionConfig(d_model=d_model, n_heads=n_heads, dtype="float32")
     W_best = core.init_weights(config)  # on the GPU where there is one
     W = W_best.like(np.zeros(1))  # the same weights on the host
@@ -57,7 +65,7 @@ def measure(ns, d_model: int, n_heads: int, on_step=lambda done, n: None) -> dic
             impls["gpu"] = lambda X_gpu=X_gpu: core.to_numpy(
                 core.attention(X_gpu, W_best, n_heads, keep={"output"}).output
             )
-        if r == 0 and n <= LOOP_MAX_N:  # slow: timed in the first round only
+        if r == 0 and n <= loop_max_n:  # slow: timed in the first round only
             impls["loop"] = lambda X=X: core.attention_loop(X, W, n_heads)
         times = core.time_side_by_side(impls, rounds=1, block=2, pause=0.0)
         for name, time in times.items():
@@ -103,3 +111,21 @@ def recorded_table(measured: dict, t) -> pd.DataFrame:
             t("co_col_ratio"): ["—" if np.isnan(ratio) else f"{ratio:.1f}×" for ratio in cpu / gpu],
         }
     )
+
+
+NICE = 10  # the child yields the CPU to the server's reruns
+
+
+def main(argv) -> None:
+    """``python -m ui.cost '{"ns": [...], "d_model": 8, "n_heads": 2, "loop_max_n": 1024}'``:
+    one line of JSON per step ({"done", "n"}), then {"result": ...}."""
+    os.nice(NICE)
+
+    def report(done, n):
+        print(json.dumps({"done": done, "n": n}), flush=True)
+
+    print(json.dumps({"result": measure(**json.loads(argv[0]), on_step=report)}), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -513,6 +513,30 @@ STRINGS = {
         "Press the button to measure on this server.",
         "点击按钮，在本服务器上测量。",
     ),
+    "co_measured_at": (
+        "Measured at {clock} (server clock, {ago} ago) for d_model = {d_model} and {heads} heads; this result is shared by {who}.",
+        "测量于 {clock}（服务器时间，{ago}前），d_model = {d_model}、{heads} 个头；{who}共用这一结果。",
+    ),
+    "co_who_one": ("1 learner", "1 位学习者"),
+    "co_who_many": ("{n} learners", "{n} 位学习者"),
+    "co_ago_s": ("{s} s", "{s} 秒"),
+    "co_ago_min": ("{m} min", "{m} 分钟"),
+    "co_queued": (
+        "The server measures one setting at a time: {ahead} measurement(s) run before this one.",
+        "服务器一次只测一组设置：前面还有 {ahead} 个测量，之后轮到这一个。",
+    ),
+    "co_joined": (
+        "Measuring n = {n} … ({who} waiting for this result)",
+        "正在测量 n = {n} …（{who}在等这个结果）",
+    ),
+    "co_failed": (
+        "The measurement did not finish ({error}). Press the button to try again.",
+        "测量没有完成（{error}）。请再点一次按钮重试。",
+    ),
+    "co_disturb": (
+        "One measurement runs at a time on this server, and everyone who presses the button meanwhile shares it; it is reused for 10 minutes. Other learners keep working while it runs, and their work can slow single passes down, so the seconds are a rough guide. Each n is timed in three sweeps and keeps its best time, which keeps the growth (the exponent) reliable: read that, not the absolute times.",
+        "本服务器一次只进行一个测量，测量期间点击按钮的人共用同一结果，结果保留 10 分钟。测量时其他同学仍在使用服务器，他们的计算会让个别几次变慢，所以秒数只是大致参考。每个 n 都分三轮计时并取最快的一次，这样增长规律（指数）是可靠的：请看指数，而不是绝对时间。",
+    ),
     "co_time": ("seconds per pass", "每次计算的秒数"),
     "co_memory": ("peak memory (MB)", "峰值内存（MB）"),
     "co_attention": ("attention on the CPU (NumPy)", "注意力，CPU（NumPy）"),

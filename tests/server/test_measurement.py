@@ -1,0 +1,155 @@
+"""A class pressing Measure at once: no crash, one measurement, one shared result.
+
+Streamlit runs each session's script in its own thread, so these tests press from threads, while
+other threads allocate NumPy arrays as learners' reruns do."""
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ui.measurement import Measurements, run_in_child
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = {"ns": [64, 128, 256, 512], "d_model": 8, "n_heads": 2, "loop_max_n": 64}
+
+CONCURRENT_PEAK_BYTES = """
+import sys, threading
+from functools import partial
+import numpy as np
+sys.path.insert(0, {root!r})
+import core
+W = core.init_weights(core.AttentionConfig(d_model=8, n_heads=2, dtype="float32"))
+wrong = []
+def measure():
+    for k in range(150):
+        X = np.random.default_rng(k).normal(size=(64, 8)).astype(np.float32)
+        peak = core.peak_bytes(partial(core.attention, X, W, 2, keep={{"weights", "output"}}))
+        if peak < 2 * 64 * 64 * 4:  # less than the kept A: another thread stopped the count
+            wrong.append(peak)
+def rerun():
+    for _ in range(15000):
+        a = np.ones((100, 10)); a @ a.T
+threads = [threading.Thread(target=f) for f in [measure] * 8 + [rerun] * 4]
+[t.start() for t in threads]; [t.join() for t in threads]
+print("survived,", len(wrong), "wrong peaks")
+"""
+
+
+def test_peak_bytes_from_many_session_threads_at_once_does_not_crash():
+    # on the old code (tracemalloc started and stopped from every thread at once) this process
+    # died with SIGSEGV, or, when it lived, another thread's stop cut a count short; it runs in a child so that a crash fails only this test
+    child = subprocess.run(
+        [sys.executable, "-c", CONCURRENT_PEAK_BYTES.format(root=str(ROOT))],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert child.returncode == 0, f"exit {child.returncode}: {child.stderr[-2000:]}"
+    assert child.stdout.strip() == "survived, 0 wrong peaks"
+
+
+def _press_together(measurements, keys_and_args, sessions_per_key):
+    """Every session presses at the same moment from its own thread; returns what each got."""
+    barrier = threading.Barrier(len(keys_and_args) * sessions_per_key + 2)
+    got, stop = {}, threading.Event()
+
+    def press(key, args, session):
+        barrier.wait()
+        measurement = measurements.request(key, args, session)
+        assert measurement.event.wait(120)
+        got[session] = measurement
+
+    def rerun():  # learners on other pages keep allocating meanwhile
+        barrier.wait()
+        while not stop.is_set():
+            a = np.ones((200, 50))
+            a @ a.T
+
+    threads = [
+        threading.Thread(target=press, args=(key, args, f"{key}-{i}"))
+        for key, args in keys_and_args
+        for i in range(sessions_per_key)
+    ] + [threading.Thread(target=rerun) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads[: -2]:
+        thread.join(timeout=180)
+    stop.set()
+    for thread in threads[-2:]:
+        thread.join()
+    return got
+
+
+def test_a_class_pressing_measure_at_once_shares_one_measurement_in_a_child_process():
+    runs = []
+
+    def counted(args, on_step):
+        runs.append(args)
+        return run_in_child(args, on_step)
+
+    measurements = Measurements(run=counted)
+    got = _press_together(measurements, [(("cost", 8, 2), SMALL)], sessions_per_key=24)
+    assert len(got) == 24 and len(runs) == 1  # one measurement, waited for by all 24
+    shared = {id(m) for m in got.values()}
+    assert len(shared) == 1
+    measurement = next(iter(got.values()))
+    assert measurement.state == "done" and measurement.learners == 24
+    result = measurement.result
+    assert result["n"] == SMALL["ns"]
+    assert all(np.isfinite(result[name]).all() for name in ("attention", "rnn", "memory"))
+    # memory measured in the child, not zero and not this process's: at n = 512 the kept A of
+    # 2 heads alone is 2 * 512 * 512 float32 = 2 MB
+    A_bytes = 2 * 512 * 512 * 4 / 2**20
+    assert A_bytes <= result["memory"][-1] < 4 * A_bytes
+    # a press within FRESH_S joins the finished one instead of measuring again
+    again = measurements.request(("cost", 8, 2), SMALL, "late")
+    assert again is measurement and again.learners == 25 and len(runs) == 1
+
+
+def test_different_settings_are_measured_one_at_a_time():
+    running, most = [0], [0]
+    lock = threading.Lock()
+
+    def one_at_a_time(args, on_step):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            return run_in_child({**args, "ns": [64, 128]}, on_step)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    measurements = Measurements(run=one_at_a_time)
+    keys = [(("cost", d, 2), {**SMALL, "d_model": d}) for d in (4, 8, 16)]
+    got = _press_together(measurements, keys, sessions_per_key=4)
+    assert most[0] == 1
+    assert len({id(m) for m in got.values()}) == 3
+    assert all(m.state == "done" and m.learners == 4 for m in got.values())
+
+
+def test_a_result_is_measured_again_once_it_is_stale_and_a_failure_is_reported():
+    calls = []
+
+    def run(args, on_step):
+        calls.append(args)
+        if args.get("fail"):
+            raise RuntimeError("child exited with 1")
+        return {"n": args["ns"]}
+
+    measurements = Measurements(run=run, fresh_s=0.3)
+    first = measurements.request("k", {"ns": [1]}, "a")
+    assert first.event.wait(5) and measurements.latest("k") is first
+    assert measurements.request("k", {"ns": [1]}, "b") is first and len(calls) == 1
+    time.sleep(0.4)
+    assert measurements.latest("k") is None
+    second = measurements.request("k", {"ns": [1]}, "c")
+    assert second is not first and second.event.wait(5) and len(calls) == 2
+    failed = measurements.request("bad", {"fail": True}, "a")
+    assert failed.event.wait(5) and failed.state == "failed" and "exited" in failed.error
+    retried = measurements.request("bad", {"fail": True}, "a")
+    assert retried is not failed  # a failure is not kept: the next press measures again

@@ -1,0 +1,67 @@
+"""The cost page's Measure button: ask the server's shared measurement, follow it, say whose it is."""
+
+import time
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from ui import cost
+from ui.i18n import t
+from ui.measurement import MEASUREMENTS
+
+POLL_S = 0.25
+
+
+def _session_id() -> str:
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx else "no-session"
+
+
+def _who(learners: int) -> str:
+    return t("co_who_one") if learners == 1 else t("co_who_many", n=learners)
+
+
+def _follow(measurement) -> None:
+    """Show the shared measurement's progress until it ends (a rerun may leave earlier: the
+    measurement goes on for the others)."""
+    bar = st.progress(0.0)
+    note = st.empty()
+    while not measurement.event.wait(POLL_S):
+        ahead = MEASUREMENTS.queued_before(measurement)
+        if ahead:
+            note.caption(t("co_queued", ahead=ahead))
+        else:
+            note.empty()
+        text = t("co_joined", n=measurement.n or "…", who=_who(measurement.learners))
+        bar.progress(min(measurement.progress, 1.0), text=text)
+    bar.empty()
+    note.empty()
+
+
+def measured(ns, d_model: int, n_heads: int) -> dict | None:
+    """The button, then the result this session asked for or the server's fresh one, else None."""
+    key = ("cost", d_model, n_heads, tuple(ns), cost.LOOP_MAX_N)
+    args = {"ns": list(ns), "d_model": d_model, "n_heads": n_heads, "loop_max_n": cost.LOOP_MAX_N}
+    if st.button(t("co_measure"), key="co_measure", type="primary"):
+        st.session_state[key] = MEASUREMENTS.request(key, args, _session_id())
+    measurement = st.session_state.get(key)
+    if measurement is not None and measurement.state in ("queued", "running"):
+        _follow(measurement)
+    if measurement is None or measurement.state != "done":
+        if measurement is not None and measurement.state == "failed":
+            st.error(t("co_failed", error=measurement.error), icon=":material/error:")
+        measurement = MEASUREMENTS.latest(key)  # measured by another learner, still fresh
+    if measurement is None:
+        return None
+    ago = time.time() - measurement.finished_at
+    st.caption(
+        t(
+            "co_measured_at",
+            clock=time.strftime("%H:%M:%S", time.localtime(measurement.finished_at)),
+            ago=t("co_ago_s", s=int(ago)) if ago < 60 else t("co_ago_min", m=int(ago // 60)),
+            d_model=d_model,
+            heads=n_heads,
+            who=_who(measurement.learners),
+        )
+    )
+    return measurement.result

@@ -1,0 +1,141 @@
+"""The cost page's measurement, one at a time for the whole server and shared by every learner.
+
+A class presses Measure together. Run in each session's thread, 24 measurements would share two
+cores, every one of them slow and its timings spoiled by the others, and each would start and stop
+tracemalloc, which is process-wide: concurrent starts and stops crash CPython (a segmentation
+fault) while other threads allocate NumPy arrays. So:
+
+- a press asks ``MEASUREMENTS.request(key, session)``; a measurement of the same settings that is
+  queued, running, or finished less than ``FRESH_S`` ago is joined instead of repeated;
+- one worker thread runs the queued measurements one after another, each in a child process
+  (``python -m ui.cost``), where tracemalloc and the timed loops touch nothing of the server's;
+  the child runs at a lower CPU priority, so learners' reruns come first;
+- every learner who asked is counted, and sees the same result, with when it was measured.
+"""
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FRESH_S = 600  # a result is reused for this long, for the same settings
+
+
+@dataclass(eq=False)
+class Measurement:
+    """One measurement's state, shared by every session that asked for it."""
+
+    key: tuple
+    args: dict
+    state: str = "queued"  # queued -> running -> done | failed
+    progress: float = 0.0
+    n: int | None = None  # the n being measured
+    result: dict | None = None
+    error: str | None = None
+    finished_at: float | None = None  # time.time() when done
+    sessions: set = field(default_factory=set)
+    event: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def learners(self) -> int:
+        return len(self.sessions)
+
+    def fresh(self, now: float, fresh_s: float) -> bool:
+        if self.state in ("queued", "running"):
+            return True
+        return self.state == "done" and now - self.finished_at < fresh_s
+
+
+def run_in_child(args: dict, on_step) -> dict:
+    """Run ``ui.cost.measure(**args)`` in a child process; ``on_step(done, n)`` for its progress."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "ui.cost", json.dumps(args)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    result = None
+    for line in child.stdout:
+        message = json.loads(line)
+        if "result" in message:
+            result = message["result"]
+        else:
+            on_step(message["done"], message["n"])
+    stderr = child.stderr.read()
+    if child.wait() != 0 or result is None:
+        raise RuntimeError(f"measurement exited with {child.returncode}: {stderr[-500:]}")
+    return result
+
+
+class Measurements:
+    """Single-flight measurements keyed by their settings (see the module's docstring)."""
+
+    def __init__(self, run=run_in_child, fresh_s: float = FRESH_S):
+        self.run = run
+        self.fresh_s = fresh_s
+        self._lock = threading.Lock()
+        self._by_key: dict[tuple, Measurement] = {}
+        self._queue: deque[Measurement] = deque()
+        self._worker: threading.Thread | None = None
+
+    def request(self, key: tuple, args: dict, session: str) -> Measurement:
+        """The measurement of ``key`` that ``session`` shares: a fresh one, or a new one queued."""
+        with self._lock:
+            measurement = self._by_key.get(key)
+            if measurement is None or not measurement.fresh(time.time(), self.fresh_s):
+                measurement = Measurement(key, args)
+                self._by_key[key] = measurement
+                self._queue.append(measurement)
+                if self._worker is None:
+                    self._worker = threading.Thread(target=self._work, daemon=True)
+                    self._worker.start()
+            measurement.sessions.add(session)
+            return measurement
+
+    def latest(self, key: tuple) -> Measurement | None:
+        """A finished measurement of ``key`` that is still fresh, else None."""
+        with self._lock:
+            measurement = self._by_key.get(key)
+        if measurement and measurement.state == "done":
+            if measurement.fresh(time.time(), self.fresh_s):
+                return measurement
+        return None
+
+    def queued_before(self, measurement: Measurement) -> int:
+        """How many measurements run before this one starts (0 once it is running)."""
+        with self._lock:
+            if measurement not in self._queue:
+                return 0
+            return self._queue.index(measurement) + (self._worker is not None)
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                if not self._queue:
+                    self._worker = None
+                    return
+                measurement = self._queue[0]
+                measurement.state = "running"
+
+            def on_step(done, n, measurement=measurement):
+                measurement.progress, measurement.n = done, n
+
+            try:
+                result = self.run(measurement.args, on_step)
+            except Exception as error:  # reported to every waiting session
+                measurement.error, measurement.state = str(error), "failed"
+            else:
+                measurement.result, measurement.progress = result, 1.0
+                measurement.finished_at, measurement.state = time.time(), "done"
+            with self._lock:
+                self._queue.popleft()
+            measurement.event.set()
+
+
+MEASUREMENTS = Measurements()  # one per server process
