@@ -1,15 +1,16 @@
 """Loop vs matrix: the per-token loop fills the output row by row; the matrix does it at once."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import core
-from ui.compute import loop_for, loop_vs_matrix_times, trace_for
+from ui.compute import loop_for, trace_for
 from ui.feedback import show_input_error
-from ui.figures import heatmap, line_chart
+from ui.figures import heatmap
 from ui.i18n import t
 from ui.layout import plot
+from ui.loop_vs_matrix import timing_table
+from ui.measure_panel import arriving
 from ui.settings import current
 
 settings = current()
@@ -47,23 +48,10 @@ st.success(t("max_diff", diff=f"{diff:.2e}"))
 
 st.subheader(t("timing_title"))
 st.caption(t("timing_intro"))
-with st.spinner("…"):
-    rows = loop_vs_matrix_times(settings.d_model, settings.n_heads)
-table = pd.DataFrame(rows)
-names = {"matrix": t("col_matrix"), "loop": t("col_loop"), "python": t("col_python")}
-shown = pd.DataFrame({t("col_n"): table["n"]})
-for name, column in names.items():
-    shown[column] = table[name].map(lambda s: "—" if np.isnan(s) else f"{s * 1e3:.3f} ms")
-shown[t("col_speedup_loop")] = (table["loop"] / table["matrix"]).map("{:.0f}×".format)
-shown[t("col_speedup_python")] = (table["python"] / table["matrix"]).map(
-    lambda r: "—" if np.isnan(r) else f"{r:.0f}×"
-)
-st.dataframe(shown, hide_index=True, width="stretch")
-series = {column: table[name] * 1e3 for name, column in names.items()}
-plot(
-    line_chart(
-        table["n"], series, title=t("timing_title"), x_title=t("col_n"), y_title=t("time_axis")
-    ),
-    "fig_times",
+arriving(
+    ("loop_times", settings.d_model, settings.n_heads),
+    "loop_times",
+    {"d_model": settings.d_model, "n_heads": settings.n_heads},
+    timing_table,
 )
 st.caption(t("timing_small_n"))

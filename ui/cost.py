@@ -2,8 +2,6 @@
 and, where CuPy finds a GPU, on the GPU too."""
 
 import json
-import os
-import sys
 from functools import lru_cache, partial
 from pathlib import Path
 
@@ -111,21 +109,3 @@ def recorded_table(measured: dict, t) -> pd.DataFrame:
             t("co_col_ratio"): ["—" if np.isnan(ratio) else f"{ratio:.1f}×" for ratio in cpu / gpu],
         }
     )
-
-
-NICE = 10  # the child yields the CPU to the server's reruns
-
-
-def main(argv) -> None:
-    """``python -m ui.cost '{"ns": [...], "d_model": 8, "n_heads": 2, "loop_max_n": 1024}'``:
-    one line of JSON per step ({"done", "n"}), then {"result": ...}."""
-    os.nice(NICE)
-
-    def report(done, n):
-        print(json.dumps({"done": done, "n": n}), flush=True)
-
-    print(json.dumps({"result": measure(**json.loads(argv[0]), on_step=report)}), flush=True)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

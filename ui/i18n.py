@@ -241,8 +241,12 @@ STRINGS = {
     ),
     "timing_title": ("Measured times", "实测时间"),
     "timing_intro": (
-        "Time of one full attention pass at this d_model and head count, measured on this server the first time these settings were used (best of several runs, then kept).",
-        "在当前 d_model 和头数下完整计算一次注意力的时间：这组设置第一次使用时在本服务器上测得（取多次中最快，之后沿用）。",
+        "Time of one full attention pass at this d_model and head count, measured on this server the first time these settings were used (best of several runs, then kept for everyone). Other learners' work on the server can slow single runs down.",
+        "在当前 d_model 和头数下完整计算一次注意力的时间：这组设置第一次使用时在本服务器上测得（取多次中最快，之后所有人沿用）。其他同学同时在用服务器，可能让个别几次变慢。",
+    ),
+    "measuring_here": (
+        "Measuring on this server … the table appears here by itself in a few seconds.",
+        "正在本服务器上测量……几秒后表格会自动出现在这里。",
     ),
     "col_n": ("n (tokens)", "n（token 数）"),
     "col_matrix": ("matrix", "矩阵"),

@@ -1,4 +1,5 @@
-"""The cost page's Measure button: ask the server's shared measurement, follow it, say whose it is."""
+"""Measurements shared by the server (ui/measurement.py) on a page: the cost page's Measure button
+with its progress and whose result it is, and the loop page's table that arrives by itself."""
 
 import time
 
@@ -43,7 +44,7 @@ def measured(ns, d_model: int, n_heads: int) -> dict | None:
     key = ("cost", d_model, n_heads, tuple(ns), cost.LOOP_MAX_N)
     args = {"ns": list(ns), "d_model": d_model, "n_heads": n_heads, "loop_max_n": cost.LOOP_MAX_N}
     if st.button(t("co_measure"), key="co_measure", type="primary"):
-        st.session_state[key] = MEASUREMENTS.request(key, args, _session_id())
+        st.session_state[key] = MEASUREMENTS.request(key, "cost", args, _session_id())
     measurement = st.session_state.get(key)
     if measurement is not None and measurement.state in ("queued", "running"):
         _follow(measurement)
@@ -65,3 +66,24 @@ def measured(ns, d_model: int, n_heads: int) -> dict | None:
         )
     )
     return measurement.result
+
+
+def arriving(key: tuple, job: str, args: dict, show) -> None:
+    """``show(result)`` of a measurement this page asks for by itself and keeps as long as the
+    server runs. Until it is done the page finishes without it, and a fragment looks again every
+    second, then reruns the page once to draw it."""
+    measurement = MEASUREMENTS.request(key, job, args, _session_id(), fresh_s=float("inf"))
+    if measurement.state == "done":
+        show(measurement.result)
+        return
+
+    @st.fragment(run_every=1.0)
+    def waiting():
+        if measurement.state == "done":
+            st.rerun()
+        elif measurement.state == "failed":
+            st.error(t("co_failed", error=measurement.error), icon=":material/error:")
+        else:
+            st.caption(t("measuring_here"))
+
+    waiting()

@@ -3,17 +3,21 @@
 A class presses Measure together. Run in each session's thread, 24 measurements would share two
 cores, every one of them slow and its timings spoiled by the others, and each would start and stop
 tracemalloc, which is process-wide: concurrent starts and stops crash CPython (a segmentation
-fault) while other threads allocate NumPy arrays. So:
+fault) while other threads allocate NumPy arrays. The loop-vs-matrix page's timing table has the
+same shape: a class opening the page at once would all wait for it. So, for every job in JOBS:
 
 - a press asks ``MEASUREMENTS.request(key, session)``; a measurement of the same settings that is
   queued, running, or finished less than ``FRESH_S`` ago is joined instead of repeated;
 - one worker thread runs the queued measurements one after another, each in a child process
-  (``python -m ui.cost``), where tracemalloc and the timed loops touch nothing of the server's;
+  (``python -m ui.measurement``), where tracemalloc and the timed loops touch nothing of the
+  server's, and where the GIL they hold is not the server's;
   the child runs at a lower CPU priority, so learners' reruns come first;
 - every learner who asked is counted, and sees the same result, with when it was measured.
 """
 
+import importlib
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -24,6 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FRESH_S = 600  # a result is reused for this long, for the same settings
+NICE = 10  # the child yields the CPU to the server's reruns
+JOBS = {"cost": "ui.cost", "loop_times": "ui.loop_times"}  # job -> module with measure(**args)
 
 
 @dataclass(eq=False)
@@ -31,7 +37,9 @@ class Measurement:
     """One measurement's state, shared by every session that asked for it."""
 
     key: tuple
+    job: str
     args: dict
+    fresh_s: float = FRESH_S
     state: str = "queued"  # queued -> running -> done | failed
     progress: float = 0.0
     n: int | None = None  # the n being measured
@@ -45,16 +53,16 @@ class Measurement:
     def learners(self) -> int:
         return len(self.sessions)
 
-    def fresh(self, now: float, fresh_s: float) -> bool:
+    def fresh(self, now: float) -> bool:
         if self.state in ("queued", "running"):
             return True
-        return self.state == "done" and now - self.finished_at < fresh_s
+        return self.state == "done" and now - self.finished_at < self.fresh_s
 
 
-def run_in_child(args: dict, on_step) -> dict:
-    """Run ``ui.cost.measure(**args)`` in a child process; ``on_step(done, n)`` for its progress."""
+def run_in_child(job: str, args: dict, on_step):
+    """Run JOBS[job].measure(**args) in a child process; ``on_step(done, n)`` for its progress."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "ui.cost", json.dumps(args)],
+        [sys.executable, "-m", "ui.measurement", json.dumps({"job": job, "args": args})],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -76,20 +84,22 @@ def run_in_child(args: dict, on_step) -> dict:
 class Measurements:
     """Single-flight measurements keyed by their settings (see the module's docstring)."""
 
-    def __init__(self, run=run_in_child, fresh_s: float = FRESH_S):
+    def __init__(self, run=run_in_child):
         self.run = run
-        self.fresh_s = fresh_s
         self._lock = threading.Lock()
         self._by_key: dict[tuple, Measurement] = {}
         self._queue: deque[Measurement] = deque()
         self._worker: threading.Thread | None = None
 
-    def request(self, key: tuple, args: dict, session: str) -> Measurement:
-        """The measurement of ``key`` that ``session`` shares: a fresh one, or a new one queued."""
+    def request(
+        self, key: tuple, job: str, args: dict, session: str, fresh_s: float = FRESH_S
+    ) -> Measurement:
+        """The measurement of ``key`` that ``session`` shares: a fresh one, or a new one queued
+        (``JOBS[job].measure(**args)``, reused for ``fresh_s`` seconds once done)."""
         with self._lock:
             measurement = self._by_key.get(key)
-            if measurement is None or not measurement.fresh(time.time(), self.fresh_s):
-                measurement = Measurement(key, args)
+            if measurement is None or not measurement.fresh(time.time()):
+                measurement = Measurement(key, job, args, fresh_s)
                 self._by_key[key] = measurement
                 self._queue.append(measurement)
                 if self._worker is None:
@@ -103,7 +113,7 @@ class Measurements:
         with self._lock:
             measurement = self._by_key.get(key)
         if measurement and measurement.state == "done":
-            if measurement.fresh(time.time(), self.fresh_s):
+            if measurement.fresh(time.time()):
                 return measurement
         return None
 
@@ -127,7 +137,7 @@ class Measurements:
                 measurement.progress, measurement.n = done, n
 
             try:
-                result = self.run(measurement.args, on_step)
+                result = self.run(measurement.job, measurement.args, on_step)
             except Exception as error:  # reported to every waiting session
                 measurement.error, measurement.state = str(error), "failed"
             else:
@@ -139,3 +149,20 @@ class Measurements:
 
 
 MEASUREMENTS = Measurements()  # one per server process
+
+
+def main(argv) -> None:
+    """``python -m ui.measurement '{"job": "cost", "args": {...}}'``: one line of JSON per step
+    ({"done", "n"}), then {"result": ...}."""
+    os.nice(NICE)
+    order = json.loads(argv[0])
+    measure = importlib.import_module(JOBS[order["job"]]).measure
+
+    def report(done, n):
+        print(json.dumps({"done": done, "n": n}), flush=True)
+
+    print(json.dumps({"result": measure(**order["args"], on_step=report)}), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -233,14 +233,13 @@ def test_cost_page_without_a_gpu_shows_the_recorded_gpu_comparison():
 
 def test_cost_page_with_a_gpu_times_both_backends_and_names_the_crossover(monkeypatch, gpu_app):
     import ui.cost
-
     from ui.measurement import MEASUREMENTS
 
     monkeypatch.setattr(ui.cost, "GPU_COST_NS", (256, 512, 1024))
     monkeypatch.setattr(ui.cost, "LOOP_MAX_N", 64)
     # measured in this process: a child process would not see the stand-in GPU
     monkeypatch.setattr(
-        MEASUREMENTS, "run", lambda args, on_step: ui.cost.measure(**args, on_step=on_step)
+        MEASUREMENTS, "run", lambda job, args, on_step: ui.cost.measure(**args, on_step=on_step)
     )
     at = run_app("cost", lang="en")
     assert "no usable GPU" not in page_text(at)
