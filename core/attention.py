@@ -7,7 +7,14 @@ import numpy as np
 from array_api_compat import array_namespace
 
 from core.backend import like
-from core.checks import check_finite, check_heads, check_matmul, check_shape
+from core.checks import (
+    check_finite,
+    check_heads,
+    check_matmul,
+    check_no_overflow,
+    check_shape,
+    scores_cannot_overflow,
+)
 from core.softmax import softmax_rows
 from core.weights import Weights
 
@@ -98,7 +105,15 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
 
     ``heads`` limits the per-head fields to those heads (the output still uses every head when
     "output" or "concat" is kept). Keeping fewer n x n fields lets large n fit in little memory.
+
+    Finite input that overflows on the way (Q, K, V, S, O or the output leaving the dtype's range)
+    is refused with InputError "overflow", naming the step: the trace shows real numbers or none.
     """
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is checked step by step
+        return _attention(X, weights, n_heads, mask, keep, heads)
+
+
+def _attention(X, weights: Weights, n_heads: int, mask, keep, heads) -> AttentionTrace:
     weights, mask = weights.like(X), like(mask, X)  # computed where X lives
     xp = array_namespace(X, weights.W_Q)
     d_k, d_v = validate(X, weights, n_heads, mask)
@@ -118,6 +133,10 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
     Q = split_heads(X @ weights.W_Q, n_heads)  # [..., h, n, d_k]
     K = split_heads(X @ weights.W_K, n_heads)  # [..., h, n, d_k]
     V = split_heads(X @ weights.W_V, n_heads)  # [..., h, n, d_v]
+    # finite input can still overflow: refuse it rather than show inf and NaN (see _attend_block)
+    for step, M in (("Q = X W_Q", Q), ("K = X W_K", K), ("V = X W_V", V)):
+        check_no_overflow(step, M)
+    check_scores = not scores_cannot_overflow(Q, K)
     if mask is not None and mask.ndim >= 3:
         mask = xp.expand_dims(mask, axis=-3)  # [b, 1, n, n]: the same mask for every head
     # NumPy writes -inf into the forbidden cells in place (the inverted mask made once), when the
@@ -144,7 +163,9 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
             out = {
                 name: whole[_head_range(at, at + stop - start)] for name, whole in in_place.items()
             }
-        block = _attend_block(Q[part], K[part], V[part], mask, scale, keep, xp, out, forbidden)
+        block = _attend_block(
+            Q[part], K[part], V[part], mask, scale, keep, xp, out, forbidden, check_scores
+        )
         outputs.append(block["head_outputs"])
         if start not in shown:  # computed only for the output (blocks are one head then)
             continue
@@ -164,7 +185,11 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
         O = outputs[0] if len(outputs) == 1 else xp.concat(outputs, axis=-3)  # [..., h, n, d_v]
         concat = merge_heads(O)  # [..., n, h*d_v]
         trace["concat"] = concat if "concat" in keep else None
-        trace["output"] = concat @ weights.W_O if "output" in keep else None  # [..., n, d_model]
+        if "output" in keep:
+            trace["output"] = concat @ weights.W_O  # [..., n, d_model]
+            check_no_overflow("output = concat W_O", trace["output"])
+        else:
+            trace["output"] = None
     trace["X"] = X if "X" in keep else None
     if "masked" in asked and "masked" not in keep:
         trace["masked"] = trace.get("scaled")  # (absent when no head was computed)
@@ -173,12 +198,16 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
     return AttentionTrace(**trace, heads=shown)
 
 
-def _attend_block(Q, K, V, mask, scale, keep, xp, out=None, forbidden=None) -> dict:
+def _attend_block(
+    Q, K, V, mask, scale, keep, xp, out=None, forbidden=None, check_scores=False
+) -> dict:
     """Scaled dot-product attention for a block of heads, keeping the fields asked for.
 
     ``out`` (NumPy only) maps n x n fields to the arrays to write them into, so a block's
     results land where the trace keeps them instead of being copied there; ``forbidden`` (NumPy
-    only) is the inverted mask.
+    only) is the inverted mask. With ``check_scores`` the scores are checked for overflow before
+    the softmax: an infinite score would make its row of A NaN (inf - inf), or all zero where
+    keys were allowed.
     """
     out = out or {}
     Kt = xp.matrix_transpose(K)  # [..., hb, d_k, n]
@@ -194,6 +223,8 @@ def _attend_block(Q, K, V, mask, scale, keep, xp, out=None, forbidden=None) -> d
         S = np.matmul(Q, Kt, out=out["scaled"]) if "scaled" in out else Q @ Kt
         S *= scale
         scaled = S
+    if check_scores:
+        check_no_overflow("S = Q Kᵀ", scaled)
     if "masked" in out:  # (only with a mask: without one, masked is S/√d_k's own array)
         masked = out["masked"]
         np.copyto(masked, scaled)
@@ -210,6 +241,7 @@ def _attend_block(Q, K, V, mask, scale, keep, xp, out=None, forbidden=None) -> d
         masked, overwrite=not (aliases_of_masked & keep), out=out.get("weights")
     )
     O = A @ V  # [..., hb, n, n] @ [..., hb, n, d_v] -> [..., hb, n, d_v]
+    check_no_overflow("O = A V", O)  # rows of A sum to 1, but rounding can push |V|'s max over
     block = {"Q": Q, "K": K, "V": V, "scores": S, "scaled": scaled, "masked": masked, "weights": A}
     block = {name: value for name, value in block.items() if name in keep}
     block["head_outputs"] = O

@@ -45,3 +45,29 @@ def check_heads(width: int, n_heads: int, name: str) -> int:
     if width % n_heads:
         raise InputError("heads_do_not_divide", d_model=width, n_heads=n_heads)
     return width // n_heads
+
+
+def check_no_overflow(step: str, matrix) -> None:
+    """InputError "overflow" when a step computed from finite numbers left the dtype's range."""
+    xp = array_namespace(matrix)
+    if not bool(xp.all(xp.isfinite(matrix))):
+        limit = float(np.finfo(_dtype_name(matrix)).max)
+        raise InputError("overflow", step=step, dtype=_dtype_name(matrix), limit=limit)
+
+
+def scores_cannot_overflow(Q, K) -> bool:
+    """True when no entry of Q Kᵀ, nor any partial sum of one, can leave Q's dtype's range.
+
+    Every partial sum of q·k is at most Σ|q_c k_c| <= d_k · max|Q| · max|K| in size, so below
+    the dtype's largest number (with room for rounding) the product is finite. Two passes over
+    [..., n, d_k] replace a pass over the n x n scores; only above the bound are they checked.
+    """
+    xp = array_namespace(Q)
+    if Q.size == 0 or K.size == 0:
+        return True
+    bound = float(xp.max(xp.abs(Q))) * float(xp.max(xp.abs(K))) * Q.shape[-1]
+    return bound < 0.5 * float(np.finfo(_dtype_name(Q)).max)
+
+
+def _dtype_name(matrix) -> str:
+    return str(matrix.dtype).rsplit(".", 1)[-1]  # "float32" for NumPy, CuPy and array-api-strict

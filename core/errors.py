@@ -13,6 +13,10 @@ MESSAGES = {
         "did you forget a transpose?"
     ),
     "bad_shape": "{name} should have shape {expected}, got {actual}.",
+    "overflow": (
+        "The numbers are too large for {dtype}: {step} has a value beyond ±{limit:.3g}. "
+        "Use smaller inputs or weights."
+    ),
     "bad_dtype": "dtype must be float32 or float64, got {dtype!r}.",
     "model_missing": "The model package {package!r} is not installed: {hint}",
     "unknown_model": "Unknown model {name!r}; choose one of {models}.",

@@ -784,6 +784,12 @@ ERRORS = {
         "{name} should have shape {expected}, not {actual}.",
         "{name} 的形状应为 {expected}，而不是 {actual}。",
     ),
+    "overflow": (
+        "The numbers are too large for {dtype}: {step} has a value beyond ±{limit:.3g}, so the "
+        "steps after it would only show inf and NaN. Use smaller inputs or weights.",
+        "数值太大，超出了 {dtype} 能表示的范围：{step} 中有超过 ±{limit:.3g} 的值，之后的步骤"
+        "只会得到 inf 和 NaN。请使用更小的输入或权重。",
+    ),
     "unknown_model": (
         "Unknown model {name!r}; choose one of {models}.",
         "未知的模型 {name!r}；可选：{models}。",

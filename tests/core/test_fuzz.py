@@ -69,38 +69,115 @@ def test_invisible_characters_are_dropped_and_counted():
         core.tokenize("\u200b\u200d\x00")
 
 
-finite = st.floats(-1e3, 1e3, allow_nan=False, width=64)
-
-
-@settings(max_examples=60, deadline=None)
-@given(data=st.data(), n=st.integers(1, 6), heads=st.sampled_from([1, 2]), width=st.integers(1, 3))
-def test_attention_never_makes_nan_from_finite_input(data, n, heads, width):
-    d = heads * width
-    shape = {"W_Q": (d, d), "W_K": (d, d), "W_V": (d, d), "W_O": (d, d)}
-    draw = data.draw
-    X = np.array(draw(st.lists(finite, min_size=n * d, max_size=n * d))).reshape(n, d)
-    W = core.Weights(
-        **{
-            k: np.array(draw(st.lists(finite, min_size=s[0] * s[1], max_size=s[0] * s[1]))).reshape(
-                s
-            )
-            for k, s in shape.items()
-        }
+def _largest_reachable(X, W, heads):
+    """In long double (a wider range than float64), the largest magnitude each step can reach:
+    Q, K, V and S exactly, O and the output by a bound (|O| <= max|V|, as rows of A sum to 1)."""
+    L = np.longdouble
+    X, (W_Q, W_K, W_V, W_O) = X.astype(L), (M.astype(L) for M in vars(W).values())
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    d = Q.shape[1] // heads
+    S = max(
+        float(np.abs(Q[:, h * d : (h + 1) * d] @ K[:, h * d : (h + 1) * d].T).max())
+        for h in range(heads)
     )
-    mask = draw(st.sampled_from([None, "causal", "random"]))
+    V_max = np.abs(V).max()
+    output = V_max * np.abs(W_O).sum(axis=0).max()
+    return max(float(np.abs(Q).max()), float(np.abs(K).max()), float(V_max), S, float(output))
+
+
+def _softmax_long(masked):
+    """softmax along the last axis in long double, -inf cells 0, an all -inf row all 0."""
+    Z = masked.astype(np.longdouble)
+    top = Z.max(axis=-1, keepdims=True)
+    E = np.exp(Z - np.where(np.isfinite(top), top, 0))
+    total = E.sum(axis=-1, keepdims=True)
+    return E / np.where(total > 0, total, 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    data=st.data(),
+    n=st.integers(1, 5),
+    heads=st.sampled_from([1, 2]),
+    width=st.integers(1, 3),
+    dtype=st.sampled_from(["float32", "float64"]),
+)
+def test_attention_from_any_finite_input_is_a_true_softmax_or_an_overflow_refusal(
+    data, n, heads, width, dtype
+):
+    """Entries drawn from the dtype's whole finite range, where scores overflow."""
+    d = heads * width
+    finite = st.floats(
+        allow_nan=False, allow_infinity=False, width=32 if dtype == "float32" else 64
+    )
+
+    def matrix(rows, cols):
+        values = data.draw(st.lists(finite, min_size=rows * cols, max_size=rows * cols))
+        return np.array(values, dtype=dtype).reshape(rows, cols)
+
+    X = matrix(n, d)
+    W = core.Weights(**{name: matrix(d, d) for name in ("W_Q", "W_K", "W_V", "W_O")})
+    mask = data.draw(st.sampled_from([None, "causal", "random"]))
     if mask == "causal":
         mask = core.causal_mask(n)
     elif mask == "random":
-        mask = np.array(draw(st.lists(st.booleans(), min_size=n * n, max_size=n * n))).reshape(n, n)
-    with np.errstate(over="ignore", invalid="ignore"):
-        try:
-            trace = core.attention(X, W, heads, mask)
-        except core.InputError:
-            return
-    assert not np.isnan(trace.weights).any()
-    finite_scores = np.isfinite(trace.scaled).all()
-    if finite_scores:  # scores up to ~1e12 stay finite in float64: so must everything after
-        assert np.isfinite(trace.weights).all() and not np.isnan(trace.output).any()
+        mask = np.array(data.draw(st.lists(st.booleans(), min_size=n * n, max_size=n * n)))
+        mask = mask.reshape(n, n)
+    try:
+        trace = core.attention(X, W, heads, mask)
+    except core.InputError as error:  # only a real overflow may be refused
+        assert error.code == "overflow", error
+        assert _largest_reachable(X, W, heads) >= 0.99 * float(np.finfo(dtype).max)
+        return
+    for name in ("Q", "K", "V", "scores", "scaled", "weights", "head_outputs", "output"):
+        assert np.isfinite(getattr(trace, name)).all(), name
+    A = trace.weights
+    allowed = np.ones((n, n), bool) if mask is None else np.asarray(mask)
+    assert (A[:, ~allowed] == 0).all() and (A >= 0).all()
+    sums = A.sum(axis=-1)  # [h, n]
+    tolerance = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(sums[:, allowed.any(axis=1)], 1, atol=tolerance)
+    assert (sums[:, ~allowed.any(axis=1)] == 0).all()
+    # A is the softmax of the masked scores, computed again independently in long double
+    np.testing.assert_allclose(A, _softmax_long(trace.masked).astype(dtype), atol=tolerance * 10)
+
+
+def test_scores_that_overflow_are_refused_not_turned_into_nan():
+    # the reported case: float64 scores of 1e320 were inf, and inf / inf made A all NaN
+    X = np.array([[1e160, 0], [0, 1e160], [1e160, 1e160]])
+    W = core.Weights(*(np.eye(2),) * 4)
+    with pytest.raises(core.InputError) as error:
+        core.attention(X, W, 1)
+    assert error.value.code == "overflow" and error.value.params["step"] == "S = Q Kᵀ"
+    assert error.value.params["dtype"] == "float64"
+
+
+@pytest.mark.parametrize("scale", [1e18, 3e19, 1e20])
+@pytest.mark.parametrize("seed", range(4))
+def test_float32_near_its_limit_gives_rows_that_sum_to_1_or_a_refusal(scale, seed):
+    # float32 inputs around 3e19 gave NaN, or rows of A all zero where keys were allowed
+    config = core.AttentionConfig(d_model=4, n_heads=2, dtype="float32", seed=seed)
+    W = core.init_weights(config)
+    X = (np.random.default_rng(seed).normal(size=(4, 4)) * scale).astype(np.float32)
+    try:
+        trace = core.attention(X, W, 2, core.causal_mask(4))
+    except core.InputError as error:
+        assert error.code == "overflow"
+        assert _largest_reachable(X, W, 2) >= 0.99 * float(np.finfo(np.float32).max)
+        return
+    np.testing.assert_allclose(trace.weights.sum(axis=-1), 1, atol=1e-5)
+
+
+def test_the_overflow_refusal_is_said_in_both_languages():
+    from ui.i18n import error_text
+
+    with pytest.raises(core.InputError) as error:
+        core.attention(
+            np.full((2, 2), 1e30, np.float32), core.Weights(*(np.eye(2, dtype=np.float32),) * 4), 1
+        )
+    english, chinese = error_text(error.value, "en"), error_text(error.value, "zh")
+    assert "float32" in english and "too large" in english and "S = Q Kᵀ" in english
+    assert "float32" in chinese and "数值太大" in chinese and "S = Q Kᵀ" in chinese
 
 
 @pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
