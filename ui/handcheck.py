@@ -225,13 +225,25 @@ def _bmatrix(M: np.ndarray, decimals: int) -> str:
 
 
 def worksheet_latex(matrices, trace, tokens, decimals: int, lang: str) -> str:
-    """The worksheet as a LaTeX document (compile with xelatex; ctex for the Chinese version)."""
+    """The worksheet as a LaTeX document: pdflatex or xelatex; the Chinese one needs ctex, and
+    under pdflatex the CJK package's AR PL SungtiL GB font (latex-cjk-chinese-arphic-gbsn00lp)."""
     d = max(decimals, 4)
     Q, K, V, A = trace.Q[0], trace.K[0], trace.V[0], trace.weights[0]
     d_k = Q.shape[1]
     lines = [r"\documentclass{article}", r"\usepackage{amsmath}"]
     if lang == "zh":
-        lines.append(r"\usepackage{ctex}")
+        # ctex's own (Fandol) fonts need xelatex or lualatex; pdflatex takes a CJK Type 1 font
+        lines += [
+            r"\usepackage{iftex}",
+            r"\ifPDFTeX",
+            r"\usepackage[fontset=none]{ctex}",
+            r"\renewcommand{\CJKrmdefault}{gbsn}",
+            r"\renewcommand{\CJKsfdefault}{gbsn}",
+            r"\renewcommand{\CJKttdefault}{gbsn}",
+            r"\else",
+            r"\usepackage{ctex}",
+            r"\fi",
+        ]
     lines += [
         r"\begin{document}",
         rf"\section*{{{latex_text(t('ws_header', lang))}}}",

@@ -116,9 +116,14 @@ def test_cost_page_measures_with_progress_and_fits_exponents(monkeypatch):
     at.run(timeout=300)
     assert not at.exception
     fit = next(s.value for s in at.success if "Fitted growth" in s.value)
-    time_exp, memory_exp, rnn_exp = (float(v) for v in re.findall(r"n\^([0-9]+\.[0-9]+)", fit))
-    assert 1.3 < memory_exp < 2.3  # keeping A makes memory quadratic
-    assert time_exp > rnn_exp  # the n x n work outgrows the chain's n steps
+    _, memory_exp, _ = (float(v) for v in re.findall(r"n\^([0-9]+\.[0-9]+)", fit))
+    assert 1.3 < memory_exp < 2.3  # keeping A makes memory quadratic (counted, not timed)
+    # how the times grow is wall-clock: bench/classroom.py's measure storm prints the exponents
+    spec = chart_titled(at, "seconds per pass")
+    for line in spec["data"]:
+        y = decode(line["y"]).astype(float)
+        assert np.all(y[np.isfinite(y)] > 0) and np.isfinite(y).sum() >= 2, line["name"]
+    assert "shared by 1 learner" in page_text(at)  # one press: this session's own measurement
 
 
 def test_flash_page_tiles_reproduce_the_full_result():

@@ -46,7 +46,20 @@ def test_dot_product_variance_grows_like_d_k(d_k):
     # d_k * sqrt(2 / samples) (times a small kurtosis factor): allow five of them.
     tolerance = 5 * d_k * math.sqrt(3 / samples)
     assert abs(s.var() - d_k) < tolerance
-    assert abs((s / math.sqrt(d_k)).var() - 1) < tolerance / d_k
+
+
+@pytest.mark.parametrize("d_k", [1, 4, 64, 512])
+def test_the_cores_scaled_scores_have_variance_close_to_1(d_k):
+    # the core's own S/√d_k, not the samples above divided again: n tokens with N(0, 1) entries
+    # and identity projections, so q_i = k_i = x_i and S_ij (i != j) is a dot product of
+    # independent vectors. The n² pairs share rows, so the spread of their variance is about
+    # 2/sqrt(n) (0.045 here); 0.25 still tells 1 from 1/d_k (0.25 at d_k = 4) or from d_k
+    n = 2000
+    X = np.random.default_rng(d_k).normal(size=(n, d_k)).astype(np.float32)
+    eye = np.eye(d_k, dtype=np.float32)
+    trace = core.attention(X, core.Weights(eye, eye, eye, eye), 1, keep={"scaled"})
+    off_diagonal = trace.scaled[0][~np.eye(n, dtype=bool)]
+    assert abs(off_diagonal.var(dtype=np.float64) - 1) < 0.25
 
 
 def test_scaling_keeps_the_softmax_from_saturating():

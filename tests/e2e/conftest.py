@@ -131,6 +131,11 @@ class Session:
             timeout=timeout,
         )
 
+    def chart_data(self, index: int = 0) -> list[dict]:
+        """The traces of the index-th Plotly chart as the browser holds them (arrays decoded)."""
+        chart = self.page.get_by_test_id("stPlotlyChart").nth(index).locator(".js-plotly-plot")
+        return chart.evaluate("el => el.data.map(d => ({type: d.type, text: d.text ?? null}))")
+
     def assert_healthy(self):
         assert self.page.get_by_test_id("stException").count() == 0, "a traceback is on screen"
         assert self.page.locator("[role=dialog]").count() == 0, "an unexpected dialog is open"

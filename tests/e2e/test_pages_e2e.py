@@ -84,20 +84,33 @@ def test_a_shared_link_reproduces_the_view(session):
     s.wait_charts()
     body = s.page.inner_text("body")
     assert "6 tokens" in body and "8. Softmax by row" in body
-    # causal mask on: the first row of A is 1 then zeros, drawn as text in the cells
-    svg = s.page.get_by_test_id("stPlotlyChart").first.inner_text()
-    assert "1.00" in svg
+    # causal mask on: in the cells of head 0's A, row i has i + 1 allowed keys summing to 1, and
+    # row 0 is 1 then zeros
+    cells = s.chart_data()[0]["text"]
+    assert cells[0] == ["1.00"] + ["0.00"] * 5
+    for i, row in enumerate(cells):
+        values = [float(cell) for cell in row]
+        assert all(value == 0 for value in values[i + 1 :]), f"row {i} sees the future"
+        assert abs(sum(values) - 1) <= 0.005 * (i + 1), f"row {i} sums to {sum(values)}"
     s.assert_healthy()
     s.shot("walkthrough-en-shared-link")
 
 
-def test_a_long_sentence_is_drawn_without_cell_text(session):
-    words = " ".join(f"w{i}" for i in range(120))
+@pytest.mark.parametrize("n, with_text", [(24, True), (25, False), (120, False)])
+def test_values_are_printed_in_cells_up_to_24_tokens(session, n, with_text):
+    words = " ".join(f"w{i}" for i in range(n))
     s = session().open(f"/?lang=en&step=softmax&sentence={words.replace(' ', '+')}")
     s.wait_charts()
     s.assert_healthy()
-    assert "120 tokens" in s.page.inner_text("body")
-    s.shot("walkthrough-en-120-tokens")
+    assert f"{n} tokens" in s.page.inner_text("body")
+    cells = s.chart_data()[0]["text"]
+    if with_text:  # every cell of the n x n A carries its value
+        assert len(cells) == n and all(len(row) == n for row in cells)
+        assert all(float(cell) >= 0 for row in cells for cell in row)
+    else:  # too small to read: colour only
+        assert not cells
+    if n == 120:
+        s.shot("walkthrough-en-120-tokens")
 
 
 def test_too_many_tokens_says_so_and_keeps_the_text(session):
@@ -117,16 +130,16 @@ def test_too_many_tokens_says_so_and_keeps_the_text(session):
 def test_a_non_number_typed_in_the_editor_is_explained_and_kept(session, lang, words):
     s = session().open(f"/hand-check?lang={lang}")
     grid = s.page.get_by_test_id("stDataFrame").first
-    grid.wait_for()
-    s.page.wait_for_timeout(1500)  # the grid draws on a canvas once its data has arrived
-    box = grid.bounding_box()
-    # X's editor: header row, then row 0; the last column is column 1. Selecting a cell and
-    # typing replaces its content, as in a spreadsheet.
-    s.page.mouse.click(box["x"] + box["width"] * 0.85, box["y"] + 35 + 17)
-    s.page.wait_for_timeout(500)
-    s.page.keyboard.type("abc", delay=50)
-    s.page.wait_for_timeout(300)
-    s.page.keyboard.press("Enter")
+    # the grid's data has arrived once its accessible cells exist (X's first value, row 0)
+    grid.locator("[id='glide-cell-1-0']").wait_for(state="attached")
+    grid.click()  # selects a cell of X's editor; the arrows then walk to row 0, column 1
+    for key in ["ArrowUp"] * 4 + ["ArrowLeft"] * 4 + ["ArrowRight"]:  # column 0: the tokens
+        s.page.keyboard.press(key)
+    s.page.keyboard.press("a")  # typing into a selected cell opens its editor, replacing it
+    editor = s.page.locator("#portal textarea, #portal input").first
+    editor.wait_for()
+    editor.fill("abc")
+    editor.press("Enter")
     s.page.get_by_text(words, exact=False).first.wait_for(timeout=15000)
     s.assert_healthy()
     assert "abc" in grid.inner_text() or "abc" in s.page.get_by_test_id("stAlert").inner_text()
