@@ -5,8 +5,9 @@
 #
 # Usage, from the repository root:  bash bench/gpu_check.sh [results.json]
 # With CuPy already installed (a GPU image) it uses that Python; else it makes a venv with
-# cupy-cuda12x. A machine without network access needs the pure-Python packages the tests use
-# carried along: make them here with  bash bench/gpu_check.sh --pack  (writes .gpu/site).
+# requirements-gpu.txt (cupy-cuda12x). A machine without network access needs the pure-Python
+# packages the tests use carried along: make them here with  bash bench/gpu_check.sh --pack
+# (writes .gpu/site).
 set -uo pipefail
 if [ "${1:-}" = "--pack" ]; then
   site=$(.venv/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
@@ -23,7 +24,7 @@ fi
 PY=python3
 if ! $PY -c "import cupy" 2>/dev/null; then
   python3 -m venv /tmp/gpu-venv
-  /tmp/gpu-venv/bin/pip install -q -r requirements-dev.txt "cupy-cuda12x>=13" || exit 1
+  /tmp/gpu-venv/bin/pip install -q -r requirements-dev.txt -r requirements-gpu.txt || exit 1
   PY=/tmp/gpu-venv/bin/python
 elif [ -d .gpu/site ]; then
   export PYTHONPATH="$PWD/.gpu/site${PYTHONPATH:+:$PYTHONPATH}"
