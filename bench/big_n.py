@@ -21,7 +21,7 @@ D_MODEL, HEADS = 512, 8
 
 
 def main():
-    print(f"backend: {core.backend()}")
+    print(f"backend: {core.active_backend()}")
     print(f"{'n':>6} {'view peak':>10} {'full trace':>11} {'seconds':>8} {'payload':>9}")
     config = core.AttentionConfig(d_model=D_MODEL, n_heads=HEADS, dtype="float32")
     W = core.init_weights(config)
@@ -32,16 +32,16 @@ def main():
         started = time.perf_counter()
         peak = core.peak_bytes(
             lambda X=X, mask=mask: core.attention(
-                X, W, HEADS, mask, keep={"weights", "output"}, heads=[0]
+                X, W, HEADS, mask, keep={"A", "output"}, heads=[0]
             )
         )
         seconds = time.perf_counter() - started
-        A = core.to_numpy(core.attention(X, W, HEADS, mask, keep={"weights"}, heads=[0]).weights)[0]
+        A = core.to_numpy(core.attention(X, W, HEADS, mask, keep={"A"}, heads=[0]).A)[0]
         tokens = [f"t{i}" for i in range(n)]
         forbidden = ~core.to_numpy(mask)
         notes = [f"Σ = {total:.2f}" for total in A.sum(axis=1)]
         payload = heatmap(
-            A, tokens, tokens, scale="weights", forbidden=forbidden, row_notes=notes
+            A, tokens, tokens, scale="unit", forbidden=forbidden, row_notes=notes
         ).to_json()
         full = 4 * HEADS * n * n * 4  # S, S/√d_k, masked and A of every head
         print(

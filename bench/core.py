@@ -90,7 +90,7 @@ def growth(rows):
 
 def main():
     quick = "--quick" in sys.argv
-    print(f"backend: {core.backend()}")
+    print(f"backend: {core.active_backend()}")
     print(f"numpy {np.__version__}")
     rows = full_vs_output_only([64, 512] if quick else [64, 512, 2048], rounds=3 if quick else 5)
     loops_vs_matrix([3, 8, 32] if quick else [3, 8, 32, 128], rounds=3)

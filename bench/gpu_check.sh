@@ -31,7 +31,7 @@ elif [ -d .gpu/site ]; then
 fi
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 $PY -c "import cupy, numpy; print('cupy', cupy.__version__, 'numpy', numpy.__version__)"
-SELF_ATTENTION_BACKEND=cupy $PY -c "import core; print('backend:', core.backend())"
+SELF_ATTENTION_BACKEND=cupy $PY -c "import core; print('backend:', core.active_backend())"
 status=0
 timeout 240 $PY -m pytest -q -p no:cacheprovider tests/core || status=1  # NumPy, array-api-strict and CuPy
 PYTHONUNBUFFERED=1 timeout 330 $PY bench/gpu_timing.py "$@" || status=1

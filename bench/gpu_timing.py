@@ -5,7 +5,7 @@
 3. the crossover: the n from which the GPU wins, for the app's default layer (d_model 8, 2 heads,
    every intermediate brought to the host, as the walkthrough does) and for d_model 512, 8 heads;
 4. the cost page's own measurement (ui/cost.measure) on both backends, up to n = 8192;
-5. the automatic choice (core.backend(n), GPU from GPU_FROM_N) against the faster of the two.
+5. the automatic choice (core.active_backend(n), GPU from GPU_FROM_N) against the faster of the two.
 
 Every time includes bringing the numbers back to the host, which is what the app shows.
 Usage: python bench/gpu_timing.py [results.json]   (--dry-run: NumPy in both roles, small n)
@@ -36,13 +36,15 @@ LAYERS["d_model 512, 8 heads, output only"] = (512, 8, {"output"})
 
 
 def use(backend: str | None):
-    """Force ``backend``, or (None) let core.backend(n) choose."""
+    """Force ``backend``, or (None) let core.active_backend(n) choose."""
     if backend is None:
         os.environ.pop(ENV_VAR, None)
     else:
         os.environ[ENV_VAR] = backend
-    core.backend.cache_clear()
-    assert backend is None or core.backend().name == backend or DRY_RUN, core.backend()
+    core.active_backend.cache_clear()
+    assert backend is None or core.active_backend().name == backend or DRY_RUN, (
+        core.active_backend()
+    )
 
 
 def placed(backend: str | None, n: int, d_model: int, heads: int, keep):
@@ -65,7 +67,7 @@ def agreement(results: dict):
     print("1. CuPy against NumPy (float32, d_model 512, 8 heads, causal)")
     rows = results["agreement"] = []
     for n in CHECK_NS:
-        keep = {"weights", "output"}
+        keep = {"A", "output"}
         cpu, gpu = placed("numpy", n, 512, 8, keep)(), placed(GPU, n, 512, 8, keep)()
         row = {"n": n}
         for name in sorted(keep):
@@ -73,7 +75,7 @@ def agreement(results: dict):
         row["ok"] = all(row[name] <= 1e-5 for name in keep)
         rows.append(row)
         print(
-            f"   n = {n:5d}: max |A_cupy - A_numpy| = {row['weights']:.1e},"
+            f"   n = {n:5d}: max |A_cupy - A_numpy| = {row['A']:.1e},"
             f" max |O_cupy - O_numpy| = {row['output']:.1e} -> {'ok' if row['ok'] else 'TOO LARGE'}"
         )
         del cpu, gpu
@@ -140,7 +142,7 @@ def automatic(results: dict):
     d_model, heads, keep = LAYERS["app default (d_model 8, 2 heads, full trace)"]
     for n in SWEEP_NS:
         use(None)
-        chosen = core.backend(n).name
+        chosen = core.active_backend(n).name
         impls = {name: placed(name, n, d_model, heads, keep) for name in ("numpy", GPU)}
         impls["automatic"] = placed(None, n, d_model, heads, keep)
         slow = n * n * heads > 2**27

@@ -4,13 +4,14 @@ Pure computation: no Streamlit, no Plotly. See DESIGN.md for the public API.
 """
 
 from core import pretrained
-from core.attention import FIELDS, AttentionTrace, attention, merge_heads, split_heads
-from core.backend import GPU_FROM_N, backend, to_numpy
+from core.attention import attention
+from core.backend import GPU_FROM_N, active_backend, to_numpy
 from core.checks import check_finite, check_matmul
 from core.config import AttentionConfig
 from core.decoding import decode_incremental
 from core.embedding import embed
 from core.errors import InputError
+from core.heads import merge_heads, split_heads
 from core.loop import attention_loop
 from core.masks import causal_mask, padding_mask
 from core.positional import positional_encoding
@@ -19,6 +20,7 @@ from core.scalar import attention_scalar
 from core.softmax import softmax_rows
 from core.timing import growth_exponent, peak_bytes, time_side_by_side
 from core.tokens import MODES, count_invisible, tokenize
+from core.trace import FIELDS, AttentionTrace
 from core.weights import Weights, init_weights
 
 __all__ = [
@@ -33,7 +35,7 @@ __all__ = [
     "attention_loop",
     "attention_scalar",
     "GPU_FROM_N",
-    "backend",
+    "active_backend",
     "causal_mask",
     "check_finite",
     "check_matmul",

@@ -42,7 +42,7 @@ def _try_cupy():
     return xp_cupy, None
 
 
-def backend(n: int | None = None) -> Backend:
+def active_backend(n: int | None = None) -> Backend:
     """The backend that computes, and why: CuPy when it imports and a GPU is usable, else NumPy.
 
     With ``n`` (the number of tokens) a sequence shorter than GPU_FROM_N stays on NumPy, where it
@@ -75,12 +75,12 @@ def _best_backend() -> Backend:
     return Backend("numpy", f"default; {why_not}", xp_numpy)
 
 
-backend.cache_clear = _best_backend.cache_clear  # tests and benchmarks switch backends
+active_backend.cache_clear = _best_backend.cache_clear  # tests and benchmarks switch backends
 
 
 def asarray(host_array: np.ndarray, n: int | None = None):
     """Move a NumPy array to the backend that computes sequences of n tokens (see backend)."""
-    return backend(n).xp.asarray(host_array)
+    return active_backend(n).xp.asarray(host_array)
 
 
 def like(array, reference):

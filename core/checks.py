@@ -71,3 +71,21 @@ def scores_cannot_overflow(Q, K) -> bool:
 
 def _dtype_name(matrix) -> str:
     return str(matrix.dtype).rsplit(".", 1)[-1]  # "float32" for NumPy, CuPy and array-api-strict
+
+
+def validate(X, weights, n_heads: int, mask=None) -> tuple[int, int]:
+    """InputError unless the shapes fit and the numbers are finite; returns (d_k, d_v)."""
+    if X.ndim not in (2, 3):
+        raise ValueError(f"X must be [n, d_model] or [b, n, d_model], got shape {tuple(X.shape)}")
+    for name, W in (("W_Q", weights.W_Q), ("W_K", weights.W_K), ("W_V", weights.W_V)):
+        check_matmul(X.shape, W.shape, "X", name)
+    check_shape("W_K", weights.W_K, weights.W_Q.shape)
+    d_k = check_heads(weights.W_Q.shape[1], n_heads, "W_Q")
+    d_v = check_heads(weights.W_V.shape[1], n_heads, "W_V")
+    check_matmul((*X.shape[:-1], weights.W_V.shape[1]), weights.W_O.shape, "concat", "W_O")
+    for name, M in (("X", X), *vars(weights).items()):
+        check_finite(name, M)
+    n = X.shape[-2]
+    if mask is not None and tuple(mask.shape[-2:]) != (n, n):
+        check_shape("mask", mask, (*mask.shape[:-2], n, n))
+    return d_k, d_v

@@ -4,7 +4,7 @@ import math
 
 from array_api_compat import array_namespace
 
-from core.attention import validate
+from core.checks import validate
 from core.softmax import softmax_rows
 from core.weights import Weights
 

@@ -8,8 +8,9 @@ import math
 
 from array_api_compat import array_namespace
 
-from core.attention import AttentionTrace, validate
 from core.backend import like
+from core.checks import validate
+from core.trace import AttentionTrace
 from core.weights import Weights
 
 
@@ -25,13 +26,13 @@ def _attend_token(q_i, K, V, allowed_i, d_k: int, xp) -> dict:
     else:
         a_i = xp.zeros_like(t_i)  # no key to look at: nothing to average
     o_i = xp.sum(a_i[:, None] * V, axis=0)  # output_i = sum_j a_ij v_j -> [d_v]
-    return {"scores": s_i, "scaled": t_i, "masked": m_i, "weights": a_i, "head_outputs": o_i}
+    return {"S": s_i, "S_scaled": t_i, "S_masked": m_i, "A": a_i, "O": o_i}
 
 
 def _attend_sentence(X, weights: Weights, n_heads: int, allowed, d_k: int, d_v: int, xp) -> dict:
     """Every field of the trace for X [n, d_model], one head and one query token at a time."""
     n = X.shape[0]
-    names = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "head_outputs")
+    names = ("Q", "K", "V", "S", "S_scaled", "S_masked", "A", "O")
     per_head = {name: [] for name in names}
     for h in range(n_heads):
         Q = X @ weights.W_Q[:, h * d_k : (h + 1) * d_k]  # [n, d_k]
@@ -43,7 +44,7 @@ def _attend_sentence(X, weights: Weights, n_heads: int, allowed, d_k: int, d_v: 
         for name in names[3:]:
             per_head[name].append(xp.stack([row[name] for row in rows]))  # [n, .]
     fields = {name: xp.stack(value) for name, value in per_head.items()}  # [h, n, .]
-    fields["concat"] = xp.concat(per_head["head_outputs"], axis=-1)  # [n, h*d_v], head 0 first
+    fields["concat"] = xp.concat(per_head["O"], axis=-1)  # [n, h*d_v], head 0 first
     fields["output"] = fields["concat"] @ weights.W_O  # [n, d_model]
     return fields
 

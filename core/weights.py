@@ -34,7 +34,7 @@ _copies: "WeakKeyDictionary[Weights, dict]" = WeakKeyDictionary()  # Weights -> 
 def init_weights(config: AttentionConfig, n: int | None = None) -> Weights:
     """Random weights with variance 1/fan_in, rounded to 0.01 so they can be copied onto paper.
 
-    With ``n`` they are placed where a sequence of n tokens is computed (see core.backend)."""
+    With ``n`` they are placed where a sequence of n tokens is computed (core.active_backend)."""
     d, h = config.d_model, config.n_heads
 
     def draw(name, rows, cols):

@@ -89,7 +89,7 @@ if not gpu_usable():
 st.subheader(t("co_train_title"))
 st.markdown(t("co_train_text"))
 st.caption(t("own_mask_note"))
-X, W, h, n = data.trace.X, data.weights, settings.n_heads, data.n
+X, W, h, n = data.trace.X, data.W, settings.n_heads, data.n
 full = core.to_numpy(core.attention(X, W, h, mask=core.causal_mask(n), keep={"output"}).output)
 incremental = core.to_numpy(core.decode_incremental(X, W, h))
 st.success(t("co_same", diff=f"{np.abs(full - incremental).max():.1e}"))

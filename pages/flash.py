@@ -28,7 +28,7 @@ tiles_per_row = -(-n // tile)
 st.markdown(f"**{t('fl_step', qi=index // tiles_per_row, kj=index % tiles_per_row)}**")
 
 fig = heatmap(
-    tr.masked[0],
+    tr.S_masked[0],
     tokens,
     tokens,
     title=t("fl_scores"),
@@ -60,7 +60,7 @@ grid(
         ),
         (
             heatmap(
-                tr.head_outputs[0][step.rows[0] : step.rows[1]],
+                tr.O[0][step.rows[0] : step.rows[1]],
                 [tokens[i] for i in rows],
                 dims,
                 title="softmax(S) V",
@@ -71,7 +71,7 @@ grid(
     ],
     per_row=2,
 )
-st.success(t("fl_equal", diff=f"{np.abs(O - tr.head_outputs[0]).max():.1e}"))
+st.success(t("fl_equal", diff=f"{np.abs(O - tr.O[0]).max():.1e}"))
 
 st.subheader(t("fl_memory_title"))
 st.caption(t("fl_memory_text"))

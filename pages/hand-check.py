@@ -73,7 +73,7 @@ row = b.selectbox(
     key="answer_row",
     format_func=lambda i: f"{i} · {tokens[i]}",
 )
-expected = (trace.weights[0] if which == "A" else trace.output)[row]
+expected = (trace.A[0] if which == "A" else trace.output)[row]
 typed = c.text_input(t("answer_input", k=len(expected)), key="answer_text")
 if typed.strip():
     check = handcheck.check_answer(typed, expected)

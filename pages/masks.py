@@ -63,7 +63,7 @@ grid(
     (
         (
             heatmap(
-                M.astype(float), tokens, tokens, title=t(f"mk_{name}"), scale="weights", decimals=0
+                M.astype(float), tokens, tokens, title=t(f"mk_{name}"), scale="unit", decimals=0
             ),
             f"mk_mask_{name}",
         )
@@ -74,12 +74,12 @@ grid(
 
 st.subheader(t("mk_result_title"))
 forbidden = ~batch.allowed[s]
-A = batch.trace.weights[s, 0]
+A = batch.trace.A[s, 0]
 grid(
     [
         (
             heatmap(
-                batch.trace.masked[s, 0],
+                batch.trace.S_masked[s, 0],
                 tokens,
                 tokens,
                 title="S / √d_k + mask",
@@ -102,7 +102,7 @@ elif batch.lengths[s] < n:
 
 st.subheader(t("mk_order_title"))
 st.markdown(t("mk_order_text"))
-wrong = mask_after_softmax(batch.trace.scaled[s, 0], batch.allowed[s])
+wrong = mask_after_softmax(batch.trace.S_scaled[s, 0], batch.allowed[s])
 grid(
     [
         (

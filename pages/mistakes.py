@@ -17,8 +17,8 @@ st.title(t("ms_title"))
 st.markdown(t("ms_intro"))
 data = trace_or_stop(settings)
 tr, tokens, dec, n, d_k = data.trace, list(data.tokens), settings.decimals, data.n, data.d_k
-scaled = tr.scaled[0]  # [n, n], head 0
-weights = {"scale": "weights", "decimals": dec}
+scaled = tr.S_scaled[0]  # [n, n], head 0
+weights = {"scale": "unit", "decimals": dec}
 
 
 st.subheader(t("ms_axis_title"))
@@ -67,8 +67,8 @@ except core.InputError as error:
 st.subheader(t("ms_order_title"))
 causal = np.tril(np.ones((n, n), dtype=bool))
 wrong = mistakes.mask_after_softmax(scaled, causal)
-X, W, h = tr.X, data.weights, settings.n_heads
-loop = core.attention_loop(X, W, h, mask=causal).weights[0]  # the per-token loop, head 0
+X, W, h = tr.X, data.W, settings.n_heads
+loop = core.attention_loop(X, W, h, mask=causal).A[0]  # the per-token loop, head 0
 st.markdown(t("ms_order_text", diff=f"{np.abs(wrong - loop).max():.4f}"))
 grid(
     [
@@ -102,8 +102,8 @@ config = core.AttentionConfig(
     d_model=settings.d_model, n_heads=h, d_k=d_k, d_v=d_v, seed=settings.seed
 )
 W_dv = core.init_weights(config, n=n)
-right = core.to_numpy(core.attention_loop(X, W_dv, h).weights)[0]
-S = core.to_numpy(core.attention(X, W_dv, h, keep={"scores"}).scores)[0]
+right = core.to_numpy(core.attention_loop(X, W_dv, h).A)[0]
+S = core.to_numpy(core.attention(X, W_dv, h, keep={"S"}).S)[0]
 wrong = mistakes.scale_by_d_v(S, d_v)
 st.markdown(t("ms_dv_text", d_k=d_k, d_v=d_v, diff=f"{np.abs(wrong - right).max():.4f}"))
 grid(

@@ -31,7 +31,7 @@ st.code(
     f" → reshape [{n} × {h} × {d_k}] → transpose(0, 1) → [{h} × {n} × {d_k}]",
     language=None,
 )
-Q_all = data.trace.X @ data.weights.W_Q  # [n, h*d_k]: computed here only to draw the split
+Q_all = data.trace.X @ data.W.W_Q  # [n, h*d_k]: computed here only to draw the split
 plot(
     heatmap(
         Q_all,
@@ -48,11 +48,11 @@ head_grid(tr.Q, tokens, dims(d_k), f"Q_{{h}}  [{n} × {d_k}]", "mh_q", **common)
 st.subheader(t("mh_weights_title"))
 st.caption(t("mh_weights_text"))
 forbidden = None if data.mask is None else ~data.mask
-weights_args = {"scale": "weights", "forbidden": forbidden, "forbidden_text": "0", "decimals": dec}
-head_grid(tr.weights, tokens, tokens, f"A_{{h}}  [{n} × {n}]", "mh_a", per_row=2, **weights_args)
+weights_args = {"scale": "unit", "forbidden": forbidden, "forbidden_text": "0", "decimals": dec}
+head_grid(tr.A, tokens, tokens, f"A_{{h}}  [{n} × {n}]", "mh_a", per_row=2, **weights_args)
 
 st.subheader(t("mh_outputs_title"))
-head_grid(tr.head_outputs, tokens, dims(d_v), "O_{h} = A_{h} V_{h}", "mh_o", **common)
+head_grid(tr.O, tokens, dims(d_v), "O_{h} = A_{h} V_{h}", "mh_o", **common)
 plot(
     heatmap(
         tr.concat,
@@ -80,7 +80,7 @@ else:
     with left:
         plot(
             heatmap(
-                single.trace.weights[0],
+                single.trace.A[0],
                 tokens,
                 tokens,
                 title=t("mh_one_head", d=d_model),

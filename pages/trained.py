@@ -25,7 +25,7 @@ sentence = st.text_input(t("tr_sentence"), example.sentence, key=box)
 data = trained.traces_or_stop(model, sentence, box)
 left, right = st.columns(2)
 layer = left.slider(t("tr_layer"), 0, len(data.traces) - 1, 0, key=f"trained_layer_{model}")
-n_heads = data.traces[0].weights.shape[0]
+n_heads = data.traces[0].A.shape[0]
 head = right.slider(t("tr_head"), 0, n_heads - 1, 0, key=f"trained_head_{model}")
 
 st.subheader(t("tr_pieces"))

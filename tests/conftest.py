@@ -17,10 +17,10 @@ def gpu_stand_in(monkeypatch):
     import array_api_strict
 
     import core
+    import core.backend as backend_module
 
-    backend_module = sys.modules["core.backend"]
     monkeypatch.delenv(backend_module.ENV_VAR, raising=False)
     monkeypatch.setattr(backend_module, "_try_cupy", lambda: (array_api_strict, None))
-    core.backend.cache_clear()
+    core.active_backend.cache_clear()
     yield backend_module.GPU_FROM_N
-    core.backend.cache_clear()
+    core.active_backend.cache_clear()

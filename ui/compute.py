@@ -18,7 +18,7 @@ class SentenceTrace:
     tokens: tuple
     E: np.ndarray  # [n, d_model] token embeddings
     PE: np.ndarray | None  # [n, d_model] positional encoding (None when off)
-    weights: core.Weights  # W_Q, W_K, W_V, W_O as NumPy
+    W: core.Weights  # W_Q, W_K, W_V, W_O as NumPy
     trace: core.AttentionTrace  # every intermediate, NumPy
     mask: np.ndarray | None  # [n, n] True = allowed, None = no mask
     d_k: int
@@ -94,18 +94,18 @@ def sentence_trace(key: TraceKey) -> SentenceTrace:
             tokens=tuple(tokens),
             E=core.to_numpy(E),
             PE=core.to_numpy(PE),
-            weights=_host_weights(W),
+            W=_host_weights(W),
             trace=_host_trace(trace),
             mask=core.to_numpy(mask),
             d_k=config.d_k,
             d_v=config.d_v,
-            backend=core.backend(n).name,
+            backend=core.active_backend(n).name,
         )
     )
 
 
 def _read_only(data: SentenceTrace) -> SentenceTrace:
-    arrays = [data.E, data.PE, data.mask, *vars(data.weights).values()]
+    arrays = [data.E, data.PE, data.mask, *vars(data.W).values()]
     arrays += [getattr(data.trace, name) for name in core.FIELDS]
     for array in arrays:
         if isinstance(array, np.ndarray):
@@ -117,7 +117,7 @@ def _read_only(data: SentenceTrace) -> SentenceTrace:
 def loop_trace(key: TraceKey) -> core.AttentionTrace:
     """The per-token loop over the same inputs as sentence_trace (for comparing the two)."""
     data = sentence_trace(key)
-    return _host_trace(core.attention_loop(data.trace.X, data.weights, key.n_heads, data.mask))
+    return _host_trace(core.attention_loop(data.trace.X, data.W, key.n_heads, data.mask))
 
 
 def trace_for(settings) -> SentenceTrace:
@@ -221,9 +221,9 @@ class ModelTraces:
     traces: tuple  # core.AttentionTrace per layer
 
     @property
-    def weights(self) -> np.ndarray:
+    def A(self) -> np.ndarray:
         """A of every layer and head, [layers, heads, n, n]."""
-        return np.stack([trace.weights for trace in self.traces])
+        return np.stack([trace.A for trace in self.traces])
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

@@ -19,7 +19,7 @@ RECORDED_GPU = Path(__file__).resolve().parents[1] / "assets" / "gpu_timings.jso
 
 
 def gpu_usable() -> bool:
-    return core.backend().name == "cupy"
+    return core.active_backend().name == "cupy"
 
 
 def cost_ns() -> tuple:
@@ -59,7 +59,7 @@ def measure(
             impls["attention"] = lambda X=X: core.attention(X, W, n_heads, keep={"output"})
             impls["rnn"] = lambda X=X: core.rnn_chain(X, W_h, W_x)
         if gpu_usable():
-            X_gpu = core.backend().xp.asarray(X)
+            X_gpu = core.active_backend().xp.asarray(X)
             impls["gpu"] = lambda X_gpu=X_gpu: core.to_numpy(
                 core.attention(X_gpu, W_best, n_heads, keep={"output"}).output
             )
@@ -69,7 +69,7 @@ def measure(
         for name, time in times.items():
             best[n][name] = min(time["best"], best[n][name]) if r else time["best"]
         if r == 0 and n <= CPU_MAX_N:
-            keep_A = partial(core.attention, X, W, n_heads, keep={"weights", "output"})
+            keep_A = partial(core.attention, X, W, n_heads, keep={"A", "output"})
             memory[n] = core.peak_bytes(keep_A) / 2**20
     return {
         "n": list(ns),

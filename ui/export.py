@@ -12,7 +12,7 @@ import core
 def named_matrices(data) -> dict[str, np.ndarray]:
     """Every matrix of a SentenceTrace by name; per-head arrays keep their leading head axis."""
     matrices = {"E": data.E, **({"PE": data.PE} if data.PE is not None else {})}
-    matrices.update({name: getattr(data.weights, name) for name in ("W_Q", "W_K", "W_V", "W_O")})
+    matrices.update({name: getattr(data.W, name) for name in ("W_Q", "W_K", "W_V", "W_O")})
     matrices.update(
         {
             name: getattr(data.trace, name)

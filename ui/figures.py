@@ -84,8 +84,8 @@ def heatmap(
     """A labelled heatmap: rows top to bottom in order, positions on the axes, tokens as tick text.
 
     ``scale`` "signed" is diverging around 0 (symmetric, ``bound`` to share a range between
-    figures); "weights" is sequential on [0, 1]. ``forbidden`` (bool, True = masked) cells are
-    drawn grey with ``forbidden_text``. ``square`` keeps n x n cells square. Matrices larger
+    figures); "unit" is sequential on [0, 1] (A, masks). ``forbidden`` (bool, True = masked)
+    cells are drawn grey with ``forbidden_text``. ``square`` keeps n x n cells square. Matrices larger
     than MAX_SIDE are block-averaged (the hover says which rows and columns a block covers).
     ``outline`` (rows, cols), each a (start, stop) pair, draws a box around those cells.
 
@@ -101,7 +101,7 @@ def heatmap(
     with_text = small and rows <= MAX_TEXT_CELLS and cols <= MAX_TEXT_CELLS
     gap = 1 if with_text else 0
 
-    if scale == "weights":  # [0, 1]; long rows spread thin, so their scale tops out at the max
+    if scale == "unit":  # [0, 1]; long rows spread thin, so their scale tops out at the max
         top = 1.0 if with_text or not np.isfinite(reduced).any() else float(np.nanmax(reduced))
         colour = {"colorscale": WEIGHT_SCALE, "zmin": 0.0, "zmax": top}
     else:
@@ -306,7 +306,7 @@ def weights_heatmap(A, tokens, *, title: str, decimals: int = 2, forbidden=None,
         tokens,
         tokens,
         title=title,
-        scale="weights",
+        scale="unit",
         decimals=decimals,
         forbidden=forbidden,
         forbidden_text="0",

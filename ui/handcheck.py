@@ -106,19 +106,19 @@ def worksheet_markdown(matrices, trace, tokens, decimals: int, lang: str) -> str
     for i in range(N):
         for j in range(N):
             terms = " + ".join(f"{factor(Q[i, c], 2)}·{factor(K[j, c], 2)}" for c in range(d_k))
-            S_ij = num(trace.scores[0, i, j], 2)
+            S_ij = num(trace.S[0, i, j], 2)
             out.append(f"- S{sub(i, j)} = q{sub(i)}·k{sub(j)} = {terms} = **{S_ij}**")
     out += [
         "",
         f"#### {t('ws_scaled', lang, d_k=d_k, root=num(math.sqrt(d_k), d))}",
         "",
-        _table(trace.scaled[0], d),
+        _table(trace.S_scaled[0], d),
         "",
         f"#### {t('ws_softmax', lang)}",
         "",
     ]
     for i in range(N):
-        row = trace.scaled[0, i]
+        row = trace.S_scaled[0, i]
         m = float(row.max())
         exps = np.exp(row - m)
         out.append(
@@ -127,15 +127,13 @@ def worksheet_markdown(matrices, trace, tokens, decimals: int, lang: str) -> str
                 f"exp({num(row[j], d)} − {num(m, d)}) = {num(exps[j], d)}" for j in range(N)
             )
             + f"; Σ = {num(exps.sum(), d)} → a{sub(i)} = ["
-            + ", ".join(num(a, d) for a in trace.weights[0, i])
+            + ", ".join(num(a, d) for a in trace.A[0, i])
             + "]"
         )
     out += ["", f"#### {t('ws_output', lang)}", ""]
     for i in range(N):
         for c in range(V.shape[1]):
-            terms = " + ".join(
-                f"{num(trace.weights[0, i, j], d)}·{factor(V[j, c], 2)}" for j in range(N)
-            )
+            terms = " + ".join(f"{num(trace.A[0, i, j], d)}·{factor(V[j, c], 2)}" for j in range(N))
             out.append(f"- O{sub(i, c)} = {terms} = **{num(trace.output[i, c], d)}**")
     return "\n".join(out) + "\n"
 
@@ -152,9 +150,9 @@ def worksheet_csv(matrices, trace) -> str:
         "Q": trace.Q[0],
         "K": trace.K[0],
         "V": trace.V[0],
-        "S": trace.scores[0],
-        "S_scaled": trace.scaled[0],
-        "A": trace.weights[0],
+        "S": trace.S[0],
+        "S_scaled": trace.S_scaled[0],
+        "A": trace.A[0],
         "O": trace.output,
     }
     width = max(M.shape[1] for M in named.values())
@@ -228,7 +226,7 @@ def worksheet_latex(matrices, trace, tokens, decimals: int, lang: str) -> str:
     """The worksheet as a LaTeX document: pdflatex or xelatex; the Chinese one needs ctex, and
     under pdflatex the CJK package's AR PL SungtiL GB font (latex-cjk-chinese-arphic-gbsn00lp)."""
     d = max(decimals, 4)
-    Q, K, V, A = trace.Q[0], trace.K[0], trace.V[0], trace.weights[0]
+    Q, K, V, A = trace.Q[0], trace.K[0], trace.V[0], trace.A[0]
     d_k = Q.shape[1]
     lines = [r"\documentclass{article}", r"\usepackage{amsmath}"]
     if lang == "zh":
@@ -256,10 +254,10 @@ def worksheet_latex(matrices, trace, tokens, decimals: int, lang: str) -> str:
         lines.append(rf"\[ {symbol} = {_bmatrix(matrices[name], places)} \]")
     for label, M, W in (("Q", Q, "W_Q"), ("K", K, "W_K"), ("V", V, "W_V")):
         lines.append(rf"\[ {label} = X W_{{{W[-1]}}} = {_bmatrix(M, 2)} \]")
-    lines.append(rf"\[ S = Q K^\top = {_bmatrix(trace.scores[0], 2)} \]")
-    lines.append(rf"\[ \frac{{S}}{{\sqrt{{{d_k}}}}} = {_bmatrix(trace.scaled[0], d)} \]")
+    lines.append(rf"\[ S = Q K^\top = {_bmatrix(trace.S[0], 2)} \]")
+    lines.append(rf"\[ \frac{{S}}{{\sqrt{{{d_k}}}}} = {_bmatrix(trace.S_scaled[0], d)} \]")
     for i in range(N):
-        row = trace.scaled[0, i]
+        row = trace.S_scaled[0, i]
         exps = np.exp(row - row.max())
         terms = " + ".join(f"e^{{{row[j] - row.max():.{d}f}}}" for j in range(N))
         lines.append(

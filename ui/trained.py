@@ -84,10 +84,10 @@ def layer_head_matrices(trace: core.AttentionTrace, head: int, pieces: list, dec
     ]
     grid(projections, per_row=3)
     by_pair = pair_axes(decimals)
-    S = heatmap(trace.scaled[head], pieces, pieces, title="S / √d_k", **by_pair)
-    A = heatmap(trace.weights[head], pieces, pieces, title="A", scale="weights", **by_pair)
+    S = heatmap(trace.S_scaled[head], pieces, pieces, title="S / √d_k", **by_pair)
+    A = heatmap(trace.A[head], pieces, pieces, title="A", scale="unit", **by_pair)
     O = heatmap(
-        trace.head_outputs[head],
+        trace.O[head],
         pieces,
         dims,
         title="O = A V",
@@ -124,13 +124,13 @@ def which_heads_link(model: str, data: ModelTraces, link: tuple[str, str]) -> No
             t("tr_key"), labels, index=_default_index(pieces, link[1], 1), key=f"tr_k_{model}"
         )
     )
-    weights = data.weights[:, :, q, k]  # [layers, heads]
+    weights = data.A[:, :, q, k]  # [layers, heads]
     layers, heads = weights.shape
     figure = heatmap(
         weights,
         [str(i) for i in range(layers)],
         [str(h) for h in range(heads)],
-        scale="weights",
+        scale="unit",
         decimals=2,
         title=t("tr_who", q=pieces[q], k=pieces[k]),
         row_title=t("tr_layer"),
@@ -163,10 +163,10 @@ def word_order(model: str, pair: tuple[str, str], layer: int, head: int, decimal
     for i, (text, box) in enumerate(zip(texts, boxes)):
         other = traces_or_stop(model, text, box)
         pieces = list(other.pieces)
-        A = other.traces[layer].weights[head]
+        A = other.traces[layer].A[head]
         figures.append(
             (
-                heatmap(A, pieces, pieces, title=text, scale="weights", **pair_axes(decimals)),
+                heatmap(A, pieces, pieces, title=text, scale="unit", **pair_axes(decimals)),
                 f"tr_cmp_{i}",
             )
         )

@@ -35,7 +35,7 @@ FORMULAS = {
 def backend_line(name: str) -> str:
     """Which library computed these numbers; says so when a GPU sat idle because n was small."""
     line = t("backend_note", backend=t(f"backend_{name}"))
-    if name == "numpy" and core.backend().name == "cupy":
+    if name == "numpy" and core.active_backend().name == "cupy":
         line += f" · {t('backend_short', limit=core.GPU_FROM_N)}"
     return line
 
@@ -47,7 +47,7 @@ def shape(rows, cols) -> str:
 def shapes_line(step: str, data, head: int) -> str:
     """The step's shapes in symbols and numbers, e.g. 'Q [5 × 4] × Kᵀ [4 × 5] → S [5 × 5]'."""
     n, d, d_k, d_v = data.n, data.E.shape[1], data.d_k, data.d_v
-    h = data.weights.W_O.shape[0] // d_v
+    h = data.W.W_O.shape[0] // d_v
     lines = {
         "tokens": f"X [n × d_model] = {shape(n, d)}",
         "pe": f"PE [n × d_model] = {shape(n, d)}",
@@ -186,7 +186,7 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
         with st.expander(t("show_weights")):
             for column, name in zip(st.columns(3), ("W_Q", "W_K", "W_V")):
                 width = data.d_v if name == "W_V" else data.d_k
-                block = getattr(data.weights, name)[:, head * width : (head + 1) * width]
+                block = getattr(data.W, name)[:, head * width : (head + 1) * width]
                 with column:
                     plot(
                         heatmap(
@@ -199,7 +199,7 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
                         f"fig_{name}",
                     )
     elif step in ("scores", "scaled", "mask"):
-        field = {"scores": "scores", "scaled": "scaled", "mask": "masked"}[step]
+        field = {"scores": "S", "scaled": "S_scaled", "mask": "S_masked"}[step]
         plot(
             heatmap(
                 getattr(tr, field)[head],
@@ -215,12 +215,12 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
             st.caption(t("masked_legend"))
     elif step == "softmax":
         A = weights_heatmap(
-            tr.weights[head], tokens, title=t("chart_softmax"), forbidden=forbidden, **by_pair
+            tr.A[head], tokens, title=t("chart_softmax"), forbidden=forbidden, **by_pair
         )
         plot(A, "fig_softmax")
         st.caption(t("row_sum_note"))
     elif step == "av":
-        O = tr.head_outputs[head]
+        O = tr.O[head]
         plot(
             heatmap(
                 O,
@@ -257,9 +257,7 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
             )
         with st.expander(t("show_weights")):
             plot(
-                heatmap(
-                    data.weights.W_O, concat_columns, dims, title="W_O", decimals=settings.decimals
-                ),
+                heatmap(data.W.W_O, concat_columns, dims, title="W_O", decimals=settings.decimals),
                 "fig_W_O",
             )
 
@@ -267,9 +265,9 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
 def focus_row(step: str, data, head: int, i: int, decimals: int) -> None:
     """The focus token's row with its real numbers."""
     tr = data.trace
-    A_row = tr.weights[head, i]
+    A_row = tr.A[head, i]
     keys = arithmetic.keys_to_show(A_row)
-    allowed_row = np.isfinite(tr.masked[head, i])
+    allowed_row = np.isfinite(tr.S_masked[head, i])
     title = t("focus_title", i=i, token=markdown_text(data.tokens[i]))
     with st.expander(title, expanded=data.n <= 12):
         if step in ("scores", "scaled"):
@@ -279,14 +277,14 @@ def focus_row(step: str, data, head: int, i: int, decimals: int) -> None:
             )
         elif step == "mask":
             st.markdown(f"**{t('focus_mask', i=i)}**")
-            lines = arithmetic.mask_lines(tr.scaled[head, i], allowed_row, keys, i, decimals)
+            lines = arithmetic.mask_lines(tr.S_scaled[head, i], allowed_row, keys, i, decimals)
         elif step == "softmax":
             st.markdown(f"**{t('focus_softmax', i=i)}**")
-            lines = arithmetic.softmax_lines(tr.masked[head, i], A_row, keys, decimals)
+            lines = arithmetic.softmax_lines(tr.S_masked[head, i], A_row, keys, decimals)
         else:
             st.markdown(f"**{t('focus_output', i=i, si=sub(i))}**")
             lines = arithmetic.weighted_sum_lines(
-                A_row, tr.V[head], keys, i, tr.head_outputs[head, i], decimals
+                A_row, tr.V[head], keys, i, tr.O[head, i], decimals
             )
         if len(keys) < data.n:
             lines.append(t("focus_more", k=data.n - len(keys)))

@@ -71,7 +71,7 @@ class BertModel:
 
     def traces(self, sentence: str) -> list:
         """Every layer's self-attention over the pieces (one pass), as core AttentionTraces:
-        X is the layer's input, Q/K/V include the model's biases, weights are its probabilities."""
+        X is the layer's input, Q/K/V include the model's biases, A holds its probabilities."""
         return self._run(sentence)[1]
 
     def trace(self, sentence: str, layer: int):

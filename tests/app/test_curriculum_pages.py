@@ -148,7 +148,7 @@ def test_trained_page_shows_the_models_pieces_and_real_weights():
     pieces = at.dataframe[0].value
     assert list(pieces.iloc[:, 1]) == ["i", "love", "you"]
     A = decode(chart_titled(at, "A")["data"][0]["z"])
-    expected = core.pretrained.load("minilm").trace("I love you", 0).weights[0]
+    expected = core.pretrained.load("minilm").trace("I love you", 0).A[0]
     np.testing.assert_allclose(A, expected, atol=1e-6)  # float32 on the wire
 
 
@@ -163,7 +163,7 @@ def test_trained_page_finds_the_heads_that_link_haokan_to_dianying():
     model = core.pretrained.load("e5-small-q4")
     pieces = model.tokenize("这部电影真好看")
     q, k = pieces.index("好看"), pieces.index("电影")
-    expected = np.stack([tr.weights[:, q, k] for tr in model.traces("这部电影真好看")])
+    expected = np.stack([tr.A[:, q, k] for tr in model.traces("这部电影真好看")])
     shown = decode(chart_titled(at, "每一层、每个头中“好看”对“电影”的权重")["data"][0]["z"])
     np.testing.assert_allclose(shown, expected, atol=1e-6)
     layer, head = np.unravel_index(expected.argmax(), expected.shape)
@@ -176,7 +176,7 @@ def test_trained_page_finds_the_heads_that_link_haokan_to_dianying():
     at.slider(key="trained_layer_e5-small-q4").set_value(11).run()
     assert not at.exception
     A = decode(chart_titled(at, "A")["data"][0]["z"])
-    np.testing.assert_allclose(A, model.traces("这部电影真好看")[11].weights[0], atol=1e-6)
+    np.testing.assert_allclose(A, model.traces("这部电影真好看")[11].A[0], atol=1e-6)
 
 
 def test_trained_page_says_how_to_get_a_missing_model(monkeypatch):
@@ -214,7 +214,7 @@ def test_cost_page_without_a_gpu_shows_the_recorded_gpu_comparison():
     import core
     from ui.cost import RECORDED_GPU
 
-    if core.backend().name == "cupy":
+    if core.active_backend().name == "cupy":
         pytest.skip("this machine has a GPU: the page measures it instead")
     recorded = json.loads(RECORDED_GPU.read_text(encoding="utf-8"))["cost_page"]
     for lang, no_gpu, ratio_column in (

@@ -35,9 +35,7 @@ def _data(causal=True) -> SentenceTrace:
 def test_npz_holds_every_intermediate_exactly():
     data = _data()
     expected = {name: getattr(data.trace, name) for name in core.FIELDS}
-    expected.update(
-        W_Q=data.weights.W_Q, W_O=data.weights.W_O, E=data.E, PE=data.PE, mask=data.mask
-    )
+    expected.update(W_Q=data.W.W_Q, W_O=data.W.W_O, E=data.E, PE=data.PE, mask=data.mask)
     with np.load(io.BytesIO(to_npz(data)), allow_pickle=False) as saved:
         assert list(saved["tokens"]) == TOKENS
         for name, value in expected.items():
@@ -48,14 +46,14 @@ def test_csv_zip_has_one_file_per_matrix_and_head_with_literal_tokens():
     data = _data()
     with zipfile.ZipFile(io.BytesIO(to_csv_zip(data))) as archive:
         names = set(archive.namelist())
-        assert {"weights_head0.csv", "weights_head1.csv", "output.csv", "W_Q.csv"} <= names
-        rows = list(csv.reader(io.StringIO(archive.read("weights_head1.csv").decode())))
+        assert {"A_head0.csv", "A_head1.csv", "output.csv", "W_Q.csv"} <= names
+        rows = list(csv.reader(io.StringIO(archive.read("A_head1.csv").decode())))
     assert [row[0] for row in rows[1:]] == [f"{i}:{t}" for i, t in enumerate(TOKENS)]
     A = np.array([[float(v) for v in row[1:]] for row in rows[1:]])
-    np.testing.assert_array_equal(A, data.trace.weights[1])  # repr() round-trips exactly
+    np.testing.assert_array_equal(A, data.trace.A[1])  # repr() round-trips exactly
     assert A[0, 1] == 0.0  # masked: exactly zero
     with zipfile.ZipFile(io.BytesIO(to_csv_zip(data))) as archive:
-        masked = archive.read("masked_head0.csv").decode()
+        masked = archive.read("S_masked_head0.csv").decode()
     assert "-inf" in masked
 
 

@@ -32,7 +32,7 @@ def test_signed_scale_is_centred_on_zero_and_weights_use_zero_to_one():
     signed = json.loads(heatmap(np.array([[-1.0, 4.0]]), ["a"], ["a", "b"]).to_json())["data"][0]
     assert signed["zmid"] == 0 and signed["zmin"] == -4 and signed["zmax"] == 4
     weights = json.loads(
-        heatmap(np.array([[0.2, 0.8]]), ["a"], ["a", "b"], scale="weights").to_json()
+        heatmap(np.array([[0.2, 0.8]]), ["a"], ["a", "b"], scale="unit").to_json()
     )["data"][0]
     assert weights["zmin"] == 0 and weights["zmax"] == 1
 
@@ -67,7 +67,7 @@ def test_payload_stays_under_one_megabyte_at_n_2048():
     forbidden = ~np.tril(np.ones((n, n), dtype=bool))
     tokens = [f"w{i}" for i in range(n)]
     payload = heatmap(
-        A, tokens, tokens, scale="weights", forbidden=forbidden, focus_row=5, row_notes=[""] * n
+        A, tokens, tokens, scale="unit", forbidden=forbidden, focus_row=5, row_notes=[""] * n
     ).to_json()
     assert len(payload.encode()) < 1_000_000, f"{len(payload) / 1e6:.2f} MB"
     spec = json.loads(payload)

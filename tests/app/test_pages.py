@@ -90,7 +90,7 @@ def test_focus_row_shows_the_real_arithmetic():
     tokens = ["a", "b", "c"]
     X = core.embed(tokens, 8) + core.positional_encoding(3, 8)
     trace = core.attention(X, core.init_weights(core.AttentionConfig()), 2)
-    A_row = trace.weights[0, 2]  # focus defaults to the last token
+    A_row = trace.A[0, 2]  # focus defaults to the last token
     text = page_text(at)
     for j in range(3):
         assert f"**{A_row[j]:.4f}**" in text

@@ -1,8 +1,6 @@
 """Backends the core tests run on: NumPy, array-api-strict to catch NumPy-only calls, and CuPy
 where a GPU is usable."""
 
-import sys
-
 import numpy as np
 import pytest
 
@@ -14,7 +12,7 @@ def _namespaces():
     import array_api_strict
 
     found = {"numpy": xp_numpy, "strict": array_api_strict}
-    xp_cupy, _ = sys.modules["core.backend"]._try_cupy()  # the backend's own probe
+    xp_cupy, _ = core.backend._try_cupy()  # the backend's own probe
     if xp_cupy is not None:  # on a GPU machine every core test also runs on CuPy
         found["cupy"] = xp_cupy
     return found

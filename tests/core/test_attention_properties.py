@@ -4,10 +4,12 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 import core
+import core.fast
+import core.reference
 from tests.core.conftest import host, on, weights_on
 
 MASK_KINDS = ("none", "causal", "padding", "random")
@@ -49,8 +51,7 @@ def reference(X, W, n_heads, mask) -> dict:
     """Every intermediate from X and W_Q, W_K, W_V, W_O alone, one head at a time, with a softmax
     written out here: the oracle shares nothing with the core but NumPy's matmul and exp."""
     d_k, d_v = W.W_Q.shape[1] // n_heads, W.W_V.shape[1] // n_heads
-    fields = {name: [] for name in ("Q", "K", "V", "scores", "scaled", "masked", "weights")}
-    fields["head_outputs"] = []
+    fields = {name: [] for name in ("Q", "K", "V", "S", "S_scaled", "S_masked", "A", "O")}
     for h in range(n_heads):
         Q = X @ W.W_Q[:, h * d_k : (h + 1) * d_k]  # [..., n, d_k]
         K = X @ W.W_K[:, h * d_k : (h + 1) * d_k]
@@ -67,10 +68,31 @@ def reference(X, W, n_heads, mask) -> dict:
         for name, value in zip(fields, (Q, K, V, S, scaled, masked, A, A @ V), strict=True):
             fields[name].append(value)
     trace = {name: np.stack(values, axis=-3) for name, values in fields.items()}
-    trace["concat"] = np.concatenate(fields["head_outputs"], axis=-1)  # heads side by side
+    trace["concat"] = np.concatenate(fields["O"], axis=-1)  # heads side by side
     trace["output"] = trace["concat"] @ W.W_O
     trace["X"] = X
     return trace
+
+
+PATHS = {
+    "reference": lambda *args: core.reference.attention(*args),  # one sentence, [n, n] masks
+    "fast": lambda *args: core.fast.attention(*args),
+    "core.attention": lambda *args: core.attention(*args),  # chooses one of the two
+}
+
+
+@pytest.fixture(params=list(PATHS), scope="session")
+def path(request):
+    return request.param
+
+
+def run(path, problem, xp):
+    """The trace of ``problem`` by ``path`` on backend ``xp`` (hypothesis.reject()s a batch or a
+    batched mask for the reference, which is written for one sentence)."""
+    X, W, n_heads, _, mask = problem
+    if path == "reference" and (X.ndim != 2 or (mask is not None and mask.ndim != 2)):
+        reject()
+    return PATHS[path](on(xp, X), weights_on(xp, W), n_heads, on(xp, mask))
 
 
 def _allowed(mask, shape):
@@ -82,10 +104,10 @@ def _allowed(mask, shape):
 
 @settings(max_examples=60, deadline=None)
 @given(problem=problems())
-def test_matrix_form_equals_per_token_loop(xp, problem):
+def test_matrix_form_equals_per_token_loop(xp, path, problem):
     X, W, n_heads, _, mask = problem
     args = (on(xp, X), weights_on(xp, W), n_heads, on(xp, mask))
-    trace, loop = core.attention(*args), core.attention_loop(*args)
+    trace, loop = run(path, problem, xp), core.attention_loop(*args)
     for name in core.FIELDS:  # assert_allclose also demands -inf in the same places of `masked`
         np.testing.assert_allclose(
             host(getattr(trace, name)), host(getattr(loop, name)), rtol=0, atol=1e-12, err_msg=name
@@ -94,27 +116,41 @@ def test_matrix_form_equals_per_token_loop(xp, problem):
 
 @settings(max_examples=60, deadline=None)
 @given(problem=problems())
-def test_weights_are_a_masked_row_softmax(xp, problem):
+def test_weights_are_a_masked_row_softmax(xp, path, problem):
     X, W, n_heads, _, mask = problem
-    A = host(core.attention(on(xp, X), weights_on(xp, W), n_heads, on(xp, mask)).weights)
+    A = host(run(path, problem, xp).A)
     allowed = _allowed(mask, A.shape)
     assert np.all(A[~allowed] == 0.0), "a forbidden key got weight"
     row_has_key = allowed.any(axis=-1)
     assert np.all(A[~row_has_key] == 0.0), "a row with no allowed key must be all zeros"
     # not just any row-stochastic matrix: the softmax of these scores, computed independently
-    np.testing.assert_allclose(A, reference(X, W, n_heads, mask)["weights"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(A, reference(X, W, n_heads, mask)["A"], rtol=0, atol=1e-12)
 
 
 @settings(max_examples=60, deadline=None)
 @given(problem=problems())
-def test_intermediates_are_what_their_names_say(xp, problem):
+def test_intermediates_are_what_their_names_say(xp, path, problem):
     X, W, n_heads, _, mask = problem
-    trace = core.attention(on(xp, X), weights_on(xp, W), n_heads, on(xp, mask))
+    trace = run(path, problem, xp)
     expected = reference(X, W, n_heads, mask)  # from X and the weights, not the trace's arrays
     for name in core.FIELDS:
         np.testing.assert_allclose(
             host(getattr(trace, name)), expected[name], rtol=0, atol=1e-12, err_msg=name
         )
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=problems())
+def test_the_fast_path_gives_the_references_numbers(xp, problem):
+    """Bit for bit on NumPy, where the two do the same arithmetic in another order of blocks;
+    to float tolerance on the other backends."""
+    trace, fast = run("reference", problem, xp), run("fast", problem, xp)
+    for name in core.FIELDS:
+        got, expected = host(getattr(fast, name)), host(getattr(trace, name))
+        if xp.__name__.endswith("numpy"):
+            np.testing.assert_array_equal(got, expected, err_msg=name)
+        else:
+            np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12, err_msg=name)
 
 
 @settings(max_examples=30, deadline=None)
@@ -127,7 +163,7 @@ def test_float32_agrees_with_float64(problem):
     assert out32.output.dtype == np.float32
     scale = 1 + np.abs(out64.output).max()
     np.testing.assert_allclose(out32.output, out64.output, atol=1e-4 * scale)
-    np.testing.assert_allclose(out32.weights, out64.weights, atol=1e-4)
+    np.testing.assert_allclose(out32.A, out64.A, atol=1e-4)
 
 
 @settings(max_examples=30, deadline=None)
@@ -135,7 +171,7 @@ def test_float32_agrees_with_float64(problem):
 def test_keeping_fewer_fields_or_heads_changes_no_number(xp, problem, data):
     X, W, n_heads, _, mask = problem
     args = (on(xp, X), weights_on(xp, W), n_heads, on(xp, mask))
-    full = core.attention(*args)
+    full = core.fast.attention(*args)
     keep = data.draw(st.sets(st.sampled_from(core.FIELDS), min_size=1))
     heads = data.draw(st.one_of(st.none(), st.sets(st.integers(0, n_heads - 1), min_size=1)))
     part = core.attention(*args, keep=keep, heads=heads)
@@ -155,15 +191,13 @@ def test_keeping_fewer_fields_or_heads_changes_no_number(xp, problem, data):
 @settings(max_examples=20, deadline=None)
 @given(problem=problems())
 def test_computing_head_by_head_under_a_memory_budget_changes_no_number(xp, problem):
-    import importlib
     from unittest import mock
 
     X, W, n_heads, _, mask = problem
     args = (on(xp, X), weights_on(xp, W), n_heads, on(xp, mask))
     whole = core.attention(*args)
-    module = importlib.import_module("core.attention")
-    with mock.patch.object(module, "BLOCK_BYTES", 1):  # forces one head per block
-        blocked = core.attention(*args)
+    with mock.patch.object(core.fast, "BLOCK_BYTES", 1):  # forces one head per block
+        blocked = core.fast.attention(*args)
     for name in core.FIELDS:
         np.testing.assert_array_equal(
             host(getattr(blocked, name)), host(getattr(whole, name)), err_msg=name
@@ -179,10 +213,10 @@ def test_a_batch_mask_over_one_sentence_broadcasts_as_on_every_backend(xp):
     W = core.init_weights(core.AttentionConfig(d_model=d_model, n_heads=n_heads))
     masks = np.stack([np.tril(np.ones((n, n), bool)), np.ones((n, n), bool)])  # [2, n, n]
     trace = core.attention(on(xp, X), weights_on(xp, W), n_heads, on(xp, masks))
-    A = host(trace.weights)
+    A = host(trace.A)
     assert A.shape == (2, n_heads, n, n)
     for b in range(2):
-        alone = host(core.attention(X, W, n_heads, masks[b]).weights)  # one mask at a time
+        alone = host(core.attention(X, W, n_heads, masks[b]).A)  # one mask at a time
         np.testing.assert_allclose(A[b], alone, atol=1e-12)
 
 
@@ -191,10 +225,10 @@ def test_heads_outside_the_layer_are_refused():
     W = core.init_weights(core.AttentionConfig(d_model=4, n_heads=2))
     for heads in ([2], [-1]):
         with pytest.raises(ValueError, match="heads must be in 0..1"):
-            core.attention(X, W, 2, keep={"weights"}, heads=heads)
+            core.attention(X, W, 2, keep={"A"}, heads=heads)
 
 
 def test_no_heads_chosen_gives_empty_fields_not_an_error():
     W = core.init_weights(core.AttentionConfig(d_model=4, n_heads=2))
-    trace = core.attention(np.ones((3, 4)), W, 2, keep={"masked", "weights"}, heads=[])
-    assert trace.heads == () and trace.masked is None and trace.weights is None
+    trace = core.attention(np.ones((3, 4)), W, 2, keep={"S_masked", "A"}, heads=[])
+    assert trace.heads == () and trace.S_masked is None and trace.A is None

@@ -9,20 +9,20 @@ from core.backend import ENV_VAR
 
 @pytest.fixture
 def fresh_backend(monkeypatch):
-    core.backend.cache_clear()
+    core.active_backend.cache_clear()
     yield monkeypatch
-    core.backend.cache_clear()
+    core.active_backend.cache_clear()
 
 
 def test_forcing_numpy(fresh_backend):
     fresh_backend.setenv(ENV_VAR, "numpy")
-    chosen = core.backend()
+    chosen = core.active_backend()
     assert chosen.name == "numpy" and ENV_VAR in chosen.reason
 
 
 def test_default_names_a_backend_and_a_reason(fresh_backend):
     fresh_backend.delenv(ENV_VAR, raising=False)
-    chosen = core.backend()
+    chosen = core.active_backend()
     assert chosen.name in ("numpy", "cupy") and chosen.reason
     assert chosen.name in str(chosen)
 
@@ -35,7 +35,7 @@ def test_asking_for_cupy_without_it_falls_back_and_says_why(fresh_backend):
     except ImportError:
         pass
     fresh_backend.setenv(ENV_VAR, "cupy")
-    chosen = core.backend()
+    chosen = core.active_backend()
     assert chosen.name == "numpy" and "CuPy" in chosen.reason
 
 
@@ -58,23 +58,23 @@ def test_cupy_matches_numpy(fresh_backend):
     fresh_backend.setenv(ENV_VAR, "numpy")
     X, W = core.embed(tokens, 64, dtype="float32"), core.init_weights(config)
     expected = core.attention(X, W, 4, mask=core.causal_mask(40))
-    core.backend.cache_clear()
+    core.active_backend.cache_clear()
     fresh_backend.setenv(ENV_VAR, "cupy")
-    assert core.backend().name == "cupy"
+    assert core.active_backend().name == "cupy"
     X, W = core.embed(tokens, 64, dtype="float32"), core.init_weights(config)
     got = core.attention(X, W, 4, mask=core.causal_mask(40))
     assert type(got.output).__module__.startswith("cupy")
-    for name in ("scores", "weights", "output"):
+    for name in ("S", "A", "output"):
         np.testing.assert_allclose(
             core.to_numpy(getattr(got, name)), getattr(expected, name), atol=1e-5, rtol=1e-5
         )
 
 
 def test_short_sequences_stay_on_the_cpu(gpu_stand_in):
-    assert core.backend().name == "cupy"
-    short = core.backend(gpu_stand_in - 1)
+    assert core.active_backend().name == "cupy"
+    short = core.active_backend(gpu_stand_in - 1)
     assert short.name == "numpy" and str(gpu_stand_in) in short.reason
-    assert core.backend(gpu_stand_in).name == "cupy"
+    assert core.active_backend(gpu_stand_in).name == "cupy"
     assert isinstance(core.embed(["a", "b"], 4), np.ndarray)
     assert isinstance(core.causal_mask(3), np.ndarray)
     config = core.AttentionConfig(d_model=4, n_heads=2)
@@ -86,7 +86,7 @@ def test_short_sequences_stay_on_the_cpu(gpu_stand_in):
 
 def test_forcing_cupy_keeps_short_sequences_on_it(gpu_stand_in, fresh_backend):
     fresh_backend.setenv(ENV_VAR, "cupy")
-    assert core.backend(2).name == "cupy"
+    assert core.active_backend(2).name == "cupy"
     assert not isinstance(core.embed(["a", "b"], 4), np.ndarray)
 
 
@@ -101,12 +101,12 @@ def test_attention_runs_where_X_is(gpu_stand_in):
     got = core.attention(X, W, 2, mask=core.causal_mask(3))
     expected = core.attention(X, host_W, 2, mask=np.tril(np.ones((3, 3), bool)))
     assert isinstance(got.output, np.ndarray)
-    np.testing.assert_array_equal(got.weights, expected.weights)
+    np.testing.assert_array_equal(got.A, expected.A)
     np.testing.assert_array_equal(got.output, expected.output)
     loop = core.attention_loop(X, W, 2, mask=core.causal_mask(3))
     np.testing.assert_allclose(loop.output, expected.output, atol=1e-12)
     np.testing.assert_allclose(core.decode_incremental(X, W, 2), got.output, atol=1e-12)
-    X_far = core.backend(gpu_stand_in).xp.asarray(X)
+    X_far = core.active_backend(gpu_stand_in).xp.asarray(X)
     assert not isinstance(core.attention(X_far, host_W, 2).output, np.ndarray)
     assert W.like(X_far) is W
     assert W.like(X) is W.like(X)  # copied to the CPU once, not on every call

@@ -57,8 +57,8 @@ def test_the_cores_scaled_scores_have_variance_close_to_1(d_k):
     n = 2000
     X = np.random.default_rng(d_k).normal(size=(n, d_k)).astype(np.float32)
     eye = np.eye(d_k, dtype=np.float32)
-    trace = core.attention(X, core.Weights(eye, eye, eye, eye), 1, keep={"scaled"})
-    off_diagonal = trace.scaled[0][~np.eye(n, dtype=bool)]
+    trace = core.attention(X, core.Weights(eye, eye, eye, eye), 1, keep={"S_scaled"})
+    off_diagonal = trace.S_scaled[0][~np.eye(n, dtype=bool)]
     assert abs(off_diagonal.var(dtype=np.float64) - 1) < 0.25
 
 

@@ -129,9 +129,9 @@ def test_attention_from_any_finite_input_is_a_true_softmax_or_an_overflow_refusa
         assert error.code == "overflow", error
         assert _largest_reachable(X, W, heads) >= 0.99 * float(np.finfo(dtype).max)
         return
-    for name in ("Q", "K", "V", "scores", "scaled", "weights", "head_outputs", "output"):
+    for name in ("Q", "K", "V", "S", "S_scaled", "A", "O", "output"):
         assert np.isfinite(getattr(trace, name)).all(), name
-    A = trace.weights
+    A = trace.A
     allowed = np.ones((n, n), bool) if mask is None else np.asarray(mask)
     assert (A[:, ~allowed] == 0).all() and (A >= 0).all()
     sums = A.sum(axis=-1)  # [h, n]
@@ -139,7 +139,7 @@ def test_attention_from_any_finite_input_is_a_true_softmax_or_an_overflow_refusa
     np.testing.assert_allclose(sums[:, allowed.any(axis=1)], 1, atol=tolerance)
     assert (sums[:, ~allowed.any(axis=1)] == 0).all()
     # A is the softmax of the masked scores, computed again independently in long double
-    np.testing.assert_allclose(A, _softmax_long(trace.masked).astype(dtype), atol=tolerance * 10)
+    np.testing.assert_allclose(A, _softmax_long(trace.S_masked).astype(dtype), atol=tolerance * 10)
 
 
 def test_scores_that_overflow_are_refused_not_turned_into_nan():
@@ -165,7 +165,7 @@ def test_float32_near_its_limit_gives_rows_that_sum_to_1_or_a_refusal(scale, see
         assert error.code == "overflow"
         assert _largest_reachable(X, W, 2) >= 0.99 * float(np.finfo(np.float32).max)
         return
-    np.testing.assert_allclose(trace.weights.sum(axis=-1), 1, atol=1e-5)
+    np.testing.assert_allclose(trace.A.sum(axis=-1), 1, atol=1e-5)
 
 
 def test_the_overflow_refusal_is_said_in_both_languages():

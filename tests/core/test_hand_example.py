@@ -20,15 +20,15 @@ def test_three_tokens_worked_by_hand():
     # S = Q K^T, entry (i, j) = q_i . k_j:
     #   row 0: [1*1+0*0, 1*0+0*1, 1*1+0*1] = [1, 0, 1]
     #   row 1: [0, 1, 1];  row 2: [1, 1, 2]
-    np.testing.assert_array_equal(trace.scores[0], [[1, 0, 1], [0, 1, 1], [1, 1, 2]])
+    np.testing.assert_array_equal(trace.S[0], [[1, 0, 1], [0, 1, 1], [1, 1, 2]])
     # d_k = 2, so divide by sqrt(2) = 1.41421: row 0 becomes [0.70711, 0, 0.70711]
-    np.testing.assert_allclose(trace.scaled[0, 0], [0.70711, 0.0, 0.70711], atol=1e-5)
+    np.testing.assert_allclose(trace.S_scaled[0, 0], [0.70711, 0.0, 0.70711], atol=1e-5)
     # softmax of row 0: e^0.70711 = 2.02811, e^0 = 1, sum = 2.02811 + 1 + 2.02811 = 5.05623
     #   weights = [2.02811 / 5.05623, 1 / 5.05623, 2.02811 / 5.05623] = [0.40111, 0.19778, 0.40111]
-    np.testing.assert_allclose(trace.weights[0, 0], [0.40111, 0.19778, 0.40111], atol=1e-5)
+    np.testing.assert_allclose(trace.A[0, 0], [0.40111, 0.19778, 0.40111], atol=1e-5)
     # row 2: scaled [0.70711, 0.70711, 1.41421]; exps [2.02811, 2.02811, 4.11325], sum 8.16947
     #   weights = [0.24826, 0.24826, 0.50349]
-    np.testing.assert_allclose(trace.weights[0, 2], [0.24826, 0.24826, 0.50349], atol=1e-5)
+    np.testing.assert_allclose(trace.A[0, 2], [0.24826, 0.24826, 0.50349], atol=1e-5)
     # output_0 = 0.40111*[1, 2] + 0.19778*[3, 4] + 0.40111*[4, 6]
     #          = [0.40111 + 0.59334 + 1.60444, 0.80222 + 0.79112 + 2.40666] = [2.59889, 4.00000]
     np.testing.assert_allclose(trace.output[0], [2.59889, 4.0], atol=1e-5)
@@ -50,8 +50,8 @@ def test_one_head_is_the_textbook_formula():
     S = Q @ K.T / math.sqrt(d_k)
     A = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)  # small numbers: the naive softmax is fine
     trace = core.attention(X, W, n_heads=1)
-    np.testing.assert_allclose(trace.weights[0], A, atol=1e-12)
-    np.testing.assert_allclose(trace.head_outputs[0], A @ V, atol=1e-12)
+    np.testing.assert_allclose(trace.A[0], A, atol=1e-12)
+    np.testing.assert_allclose(trace.O[0], A @ V, atol=1e-12)
     np.testing.assert_allclose(trace.output, A @ V @ W.W_O, atol=1e-12)
 
 

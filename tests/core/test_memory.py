@@ -15,12 +15,12 @@ def test_one_head_view_at_n_4096_stays_under_500_mb():
     tracemalloc.start()
     try:
         trace = core.attention(
-            X, W, n_heads, mask=core.causal_mask(n), keep={"weights", "output"}, heads=[3]
+            X, W, n_heads, mask=core.causal_mask(n), keep={"A", "output"}, heads=[3]
         )
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert trace.weights.shape == (1, n, n) and trace.output.shape == (n, d_model)
+    assert trace.A.shape == (1, n, n) and trace.output.shape == (n, d_model)
     assert peak < 500 * 2**20, f"peak {peak / 2**20:.0f} MB"
     head = n * n * 4  # one head's n x n matrix in float32
     assert head <= peak  # the kept A itself was counted: the measurement is real
@@ -34,4 +34,4 @@ def test_one_head_view_at_n_4096_stays_under_500_mb():
     S = (Q[rows] @ K.T) / 8.0
     S = np.where(core.to_numpy(core.causal_mask(n))[rows], S, -np.inf)
     A = np.exp(S - S.max(axis=1, keepdims=True))
-    np.testing.assert_allclose(trace.weights[0, rows], A / A.sum(axis=1, keepdims=True), atol=1e-5)
+    np.testing.assert_allclose(trace.A[0, rows], A / A.sum(axis=1, keepdims=True), atol=1e-5)

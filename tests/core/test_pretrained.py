@@ -58,10 +58,8 @@ def test_layer_inputs_and_attention_match_torch(model_and_reference):
         for layer in layers:
             trace = model.trace(sentence, layer)
             np.testing.assert_allclose(trace.X, reference[f"s{s}_hidden_{layer}"], atol=2e-4)
-            np.testing.assert_allclose(
-                trace.weights, reference[f"s{s}_attention_{layer}"], atol=2e-5
-            )
-            np.testing.assert_allclose(trace.weights.sum(axis=-1), 1.0, atol=1e-6)  # float32
+            np.testing.assert_allclose(trace.A, reference[f"s{s}_attention_{layer}"], atol=2e-5)
+            np.testing.assert_allclose(trace.A.sum(axis=-1), 1.0, atol=1e-6)  # float32
 
 
 def test_the_whole_encoder_matches_torch(model_and_reference):
@@ -91,7 +89,7 @@ def test_live_against_torch_when_installed(minilm):
         out = model(**tokenizer(sentence, return_tensors="pt"), output_attentions=True)
     for layer in range(6):
         np.testing.assert_allclose(
-            minilm.trace(sentence, layer).weights, out.attentions[layer][0].numpy(), atol=2e-5
+            minilm.trace(sentence, layer).A, out.attentions[layer][0].numpy(), atol=2e-5
         )
 
 
@@ -147,5 +145,5 @@ def test_e5_live_against_torch_when_installed(e5):
         out = model(torch.tensor([ids]), output_attentions=True)
     for layer in range(e5.n_layers):
         np.testing.assert_allclose(
-            e5.trace(sentence, layer).weights, out.attentions[layer][0].numpy(), atol=2e-5
+            e5.trace(sentence, layer).A, out.attentions[layer][0].numpy(), atol=2e-5
         )

@@ -31,7 +31,7 @@ def test_float32_attention_with_huge_inputs_stays_finite():
     X = np.full((4, 4), 1e3, dtype=np.float32)
     W = core.Weights(*(np.eye(4, dtype=np.float32) * 10 for _ in range(4)))
     trace = core.attention(X, W, 2, mask=core.causal_mask(4))
-    assert np.isfinite(trace.weights).all() and np.isfinite(trace.output).all()
+    assert np.isfinite(trace.A).all() and np.isfinite(trace.output).all()
 
 
 def test_causal_mask_lets_each_token_see_itself_and_the_past():
@@ -52,7 +52,7 @@ def test_padding_and_causal_masks_combine_on_a_batch():
     X = rng.normal(size=(2, 4, 6))
     W = core.init_weights(core.AttentionConfig(d_model=6, n_heads=3))
     mask = core.padding_mask([4, 2], 4) & core.causal_mask(4)
-    A = core.attention(X, W, 3, mask=mask).weights  # [2, 3, 4, 4]
+    A = core.attention(X, W, 3, mask=mask).A  # [2, 3, 4, 4]
     assert A.shape == (2, 3, 4, 4)
     # sentence 1 has 2 real tokens: every query row ignores keys 2 and 3
     assert np.all(A[1, :, :, 2:] == 0.0)
