@@ -6,7 +6,7 @@ import streamlit as st
 
 from ui.feedback import show_unexpected_error
 from ui.i18n import t
-from ui.sections import SECTIONS
+from ui.registry import PAGES
 from ui.settings import sidebar
 from ui.style import FAVICON, apply_style
 
@@ -27,19 +27,18 @@ def session_pages(lang: str) -> dict:
     resolves its file on disk, which every rerun of every session would otherwise repeat."""
     made = st.session_state.setdefault("_pages", {})
     if lang not in made:
-        made[lang] = {
-            t(section): [
+        sections = {}
+        for page in PAGES:
+            sections.setdefault(t(page.section), []).append(
                 st.Page(
-                    HERE / "pages" / f"{script}.py",
-                    title=t(title),
-                    icon=icon,
-                    url_path=url or None,
-                    default=not url,
+                    HERE / "pages" / f"{page.script}.py",
+                    title=t(page.nav_key),
+                    icon=page.icon,
+                    url_path=page.url or None,
+                    default=not page.url,
                 )
-                for script, url, title, icon in entries
-            ]
-            for section, entries in SECTIONS.items()
-        }
+            )
+        made[lang] = sections
     return made[lang]
 
 

@@ -29,10 +29,10 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.server import serving  # noqa: E402
-from ui.sections import SECTIONS  # noqa: E402
+from ui.registry import PAGES as REGISTRY  # noqa: E402
 
 LINK = "lang=zh&sentence=这+部+电影+很+好看&mask=causal&step=softmax"
-PAGES = [url for entries in SECTIONS.values() for _, url, _, _ in entries]
+PAGES = [page.url for page in REGISTRY]
 SENTENCES = [
     "the cat sat on the mat",
     "我 喜欢 学习 语言",

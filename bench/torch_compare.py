@@ -22,7 +22,8 @@ def main():
     quick = "--quick" in sys.argv
     d_model, heads = 512, 8
     print(
-        f"backend: {core.active_backend()}; torch {torch.__version__}, threads {torch.get_num_threads()}"
+        f"backend: {core.active_backend()}; torch {torch.__version__},"
+        f" threads {torch.get_num_threads()}"
     )
     print(
         f"{'n':>6} {'torch MHA':>12} {'core full':>12} {'core lean':>12}"

@@ -85,8 +85,8 @@ def heatmap(
 
     ``scale`` "signed" is diverging around 0 (symmetric, ``bound`` to share a range between
     figures); "unit" is sequential on [0, 1] (A, masks). ``forbidden`` (bool, True = masked)
-    cells are drawn grey with ``forbidden_text``. ``square`` keeps n x n cells square. Matrices larger
-    than MAX_SIDE are block-averaged (the hover says which rows and columns a block covers).
+    cells are drawn grey with ``forbidden_text``. ``square`` keeps n x n cells square. Matrices
+    larger than MAX_SIDE are block-averaged (the hover says which rows and columns a block covers).
     ``outline`` (rows, cols), each a (start, stop) pair, draws a box around those cells.
 
     Figures are shared between sessions (built once per distinct call): never change one.

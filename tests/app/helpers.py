@@ -7,21 +7,9 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
+from ui.registry import PAGES as REGISTRY
 
-PAGES = (
-    "walkthrough",
-    "loop-vs-matrix",
-    "hand-check",
-    "multi-head",
-    "masks",
-    "scaling",
-    "mistakes",
-    "positional-encoding",
-    "cost",
-    "flash",
-    "trained",
-)
-PAGE_FILES = {page: f"pages/{page}.py" for page in PAGES}  # file names are the url paths
+PAGE_FILES = {page.script: f"pages/{page.script}.py" for page in REGISTRY}
 
 
 def run_app(page: str = "walkthrough", **query) -> AppTest:

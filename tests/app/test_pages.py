@@ -7,20 +7,8 @@ import pytest
 
 import core
 from tests.app.helpers import PAGE_FILES, chart_titled, decode, page_text, run_app
-
-TITLES = {
-    "walkthrough": ("Self-Attention, Step by Step", "自注意力，一步一步"),
-    "loop-vs-matrix": ("Loop or matrix", "循环还是矩阵"),
-    "hand-check": ("Check it by hand", "手算核对"),
-    "multi-head": ("Several heads", "多个头"),
-    "masks": ("Padding and causal masks", "填充掩码"),
-    "scaling": ("Why divide by √d_k", "为什么要除以 √d_k"),
-    "mistakes": ("Four common mistakes", "四个常见错误"),
-    "positional-encoding": ("Positional encoding", "位置编码"),
-    "cost": ("What parallelism buys", "并行带来了什么"),
-    "flash": ("Attention tile by tile", "分块计算注意力"),
-    "trained": ("Attention in a trained model", "训练好的模型里的注意力"),
-}
+from ui.i18n import t
+from ui.registry import by_script
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -29,7 +17,7 @@ def test_every_page_renders_in_both_languages(page, lang):
     at = run_app(page, lang=lang)
     assert not at.exception
     text = page_text(at)
-    assert TITLES[page][lang == "zh"] in at.title[0].value
+    assert t(by_script(page).title_key, lang) in at.title[0].value
     if lang == "zh":  # the page's own words are Chinese, not English left-overs
         assert "Walkthrough" not in text and "Your answer" not in text
 

@@ -2,33 +2,10 @@
 
 import pytest
 
-PAGES = {
-    "walkthrough": "/",
-    "loop-vs-matrix": "/loop-vs-matrix",
-    "hand-check": "/hand-check",
-    "multi-head": "/multi-head?n_heads=4",
-    "masks": "/masks",
-    "scaling": "/scaling",
-    "mistakes": "/mistakes",
-    "positional-encoding": "/positional-encoding",
-    "cost": "/cost",
-    "flash": "/flash",
-    "trained": "/trained",
-}
-CHARTS = {
-    "walkthrough": 1,
-    "loop-vs-matrix": 3,
-    "hand-check": 0,
-    "multi-head": 10,
-    "masks": 7,
-    "scaling": 4,
-    "mistakes": 8,
-    "positional-encoding": 2,
-    "cost": 3,
-    "flash": 4,
-    "trained": 9,
-}
-TITLES = {"en": "Self-Attention", "zh": "自注意力"}
+from ui.i18n import t
+from ui.registry import PAGES as REGISTRY
+
+PAGES = {page.script: page for page in REGISTRY}
 
 
 def test_a_deep_link_works_as_the_first_visit(session):
@@ -40,12 +17,13 @@ def test_a_deep_link_works_as_the_first_visit(session):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_renders_in_both_languages(session, name, lang):
-    path = PAGES[name]
-    s = session().open(f"{path}{'&' if '?' in path else '?'}lang={lang}")
-    if CHARTS[name]:
-        s.wait_charts(CHARTS[name])
+    page = PAGES[name]
+    s = session().open(f"/{page.url}?lang={lang}{'&' + page.query if page.query else ''}")
+    if page.charts:
+        s.wait_charts(page.charts)
     s.assert_healthy()
     body = s.page.inner_text("body")
+    assert t(page.title_key, lang) in body
     assert ("基础" if lang == "zh" else "Basics") in body  # the navigation's first section
     s.shot(f"{name}-{lang}")
 
