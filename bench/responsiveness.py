@@ -20,16 +20,11 @@ def sentences(count: int, n: int = 12) -> list[str]:
 
 
 def apptest_reruns(count: int = 20) -> list[float]:
-    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
 
-    original = PagesManager.__init__
+    from ui.legacy_pages import past_the_first_visit
 
-    def past_first_visit(self, *args, **kwargs):  # as a running server is (see tests/app)
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    PagesManager.__init__ = past_first_visit
+    past_the_first_visit().__enter__()  # as a running server is (for this process's lifetime)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.query_params["step"] = "softmax"
     at.run()

@@ -168,11 +168,10 @@ def current() -> Settings:
     """The settings app.py drew in this run (each run's page takes them once)."""
     settings = st.session_state.pop("_settings", None)
     if settings is None:
-        # Streamlit ran this page script without app.py: with a pages/ folder, a server's very
-        # first session starts in the legacy multipage mode until st.navigation runs once.
-        # Switch that mode off and rerun, so app.py draws the sidebar and routes to this page.
-        from streamlit.runtime.pages_manager import PagesManager
+        # Streamlit ran this page script without app.py (ui/legacy_pages.py says why): switch
+        # that mode off and rerun, so app.py draws the sidebar and routes to this page
+        from ui.legacy_pages import leave_legacy_mode
 
-        PagesManager.uses_pages_directory = False
+        leave_legacy_mode()
         st.rerun()
     return settings

@@ -1,20 +1,15 @@
-"""AppTest runs every script run as a server's very first visit would (Streamlit's legacy pages/
-mode, which AppTest resets on each run). A real server leaves that mode after app.py's first
-st.navigation call; the e2e tests cover the first visit. Here every run starts past it."""
+"""AppTest runs past a server's first visit (see ui/legacy_pages.py); the e2e tests cover the
+first visit itself."""
 
 import pytest
-from streamlit.runtime.pages_manager import PagesManager
+
+from ui.legacy_pages import past_the_first_visit
 
 
 @pytest.fixture(autouse=True)
-def past_the_first_visit(monkeypatch):
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
+def past_the_first_visit_always():
+    with past_the_first_visit():
+        yield
 
 
 @pytest.fixture
