@@ -4,7 +4,7 @@
 2. speed at n in {1024, 8192}: d_model 512, 8 heads, causal, the output brought to the host;
 3. the crossover: the n from which the GPU wins, for the app's default layer (d_model 8, 2 heads,
    every intermediate brought to the host, as the walkthrough does) and for d_model 512, 8 heads;
-4. the cost page's own measurement (ui/cost.measure) on both backends, up to n = 8192;
+4. the cost page's own measurement (ui/cost_measure.measure) on both backends, up to n = 8192;
 5. the automatic choice (core.active_backend(n), GPU from GPU_FROM_N) against the faster of the two.
 
 Every time includes bringing the numbers back to the host, which is what the app shows.
@@ -120,7 +120,7 @@ def crossover(results: dict):
 
 
 def cost_page(results: dict):
-    from ui.cost import GPU_COST_NS, measure
+    from ui.cost_measure import GPU_COST_NS, measure
 
     print("4. The cost page's measurement on both backends (d_model 512, 8 heads)")
     use(None)

@@ -1,111 +1,117 @@
-"""Measurements for the cost page: attention against sequential loops as n grows, on the CPU
-and, where CuPy finds a GPU, on the GPU too."""
-
-import json
-from functools import lru_cache, partial
-from pathlib import Path
+"""The cost page's sections: the shared measurement's charts, the recorded GPU table, and one
+training pass against token-by-token decoding."""
 
 import numpy as np
-import pandas as pd
+import streamlit as st
 
 import core
-
-COST_NS = (64, 128, 256, 512, 1024, 2048, 4096)
-GPU_COST_NS = (*COST_NS, 8192)  # with a GPU the attention reaches n = 8192 ...
-CPU_MAX_N = COST_NS[-1]  # ... and the CPU's measurements (time, memory, RNN) stop at 4096
-LOOP_MAX_N = 1024  # the per-token loop stops here: beyond it a single pass takes seconds
-SERIES = ("attention", "gpu", "rnn", "loop")
-RECORDED_GPU = Path(__file__).resolve().parents[1] / "assets" / "gpu_timings.json"
+from ui.compute import TraceKey, sentence_trace
+from ui.cost_measure import gpu_from_n, gpu_usable, recorded_gpu, recorded_table
+from ui.figures import heatmap, line_chart
+from ui.i18n import t
+from ui.layout import grid
 
 
-def gpu_usable() -> bool:
-    return core.active_backend().name == "cupy"
-
-
-def cost_ns() -> tuple:
-    return GPU_COST_NS if gpu_usable() else COST_NS
-
-
-ROUNDS = 3  # passes over every n; a burst of load from elsewhere then spoils one n's round only
-
-
-def measure(
-    ns, d_model: int, n_heads: int, on_step=lambda done, n: None, loop_max_n: int | None = None
-) -> dict:
-    """Best seconds per pass of attention (on the CPU, and on the GPU when one is usable), the RNN
-    chain and the per-token loop, and the peak bytes of an attention pass keeping A, at each n.
-
-    Each pass ends with its output on the host. The timings sweep all n ROUNDS times rather than
-    finishing one n before the next, and keep each n's best. ``on_step(done, n)`` reports
-    progress: the fraction done, and the n about to be measured.
-
-    Memory is measured with tracemalloc, which is process-wide: the app runs this in a child
-    process (ui/measurement.py), never in a server thread."""
-    loop_max_n = LOOP_MAX_N if loop_max_n is None else loop_max_n
-    config = core.AttentionConfig(d_model=d_model, n_heads=n_heads, dtype="float32")
-    W_best = core.init_weights(config)  # on the GPU where there is one
-    W = W_best.like(np.zeros(1))  # the same weights on the host
-    rng = np.random.default_rng(0)
-    W_h = (rng.normal(size=(d_model, d_model)) / np.sqrt(d_model)).astype(np.float32)
-    W_x = (rng.normal(size=(d_model, d_model)) / np.sqrt(d_model)).astype(np.float32)
-    best = {n: dict.fromkeys(SERIES, float("nan")) for n in ns}
-    memory = {}
-    steps = [(r, n) for r in range(ROUNDS) for n in ns]
-    for done, (r, n) in enumerate(steps):
-        on_step(done / len(steps), n)
-        X = core.to_numpy(core.embed([f"t{i}" for i in range(n)], d_model, dtype="float32"))
-        impls = {}
-        if n <= CPU_MAX_N:
-            impls["attention"] = lambda X=X: core.attention(X, W, n_heads, keep={"output"})
-            impls["rnn"] = lambda X=X: core.rnn_chain(X, W_h, W_x)
-        if gpu_usable():
-            X_gpu = core.active_backend().xp.asarray(X)
-            impls["gpu"] = lambda X_gpu=X_gpu: core.to_numpy(
-                core.attention(X_gpu, W_best, n_heads, keep={"output"}).output
-            )
-        if r == 0 and n <= loop_max_n:  # slow: timed in the first round only
-            impls["loop"] = lambda X=X: core.attention_loop(X, W, n_heads)
-        times = core.time_side_by_side(impls, rounds=1, block=2, pause=0.0)
-        for name, time in times.items():
-            best[n][name] = min(time["best"], best[n][name]) if r else time["best"]
-        if r == 0 and n <= CPU_MAX_N:
-            keep_A = partial(core.attention, X, W, n_heads, keep={"A", "output"})
-            memory[n] = core.peak_bytes(keep_A) / 2**20
-    return {
-        "n": list(ns),
-        "memory": [memory.get(n, float("nan")) for n in ns],
-        **{name: [best[n][name] for n in ns] for name in SERIES},
+def measured_charts(ns, result: dict) -> None:
+    """The fitted exponents, time and memory against n, and (with a GPU) where it starts to win."""
+    big = [i for i, n in enumerate(ns) if 512 <= n <= 4096]
+    fit = {
+        name: core.growth_exponent([ns[i] for i in big], [result[name][i] for i in big])
+        for name in ("attention", "memory", "rnn")
     }
-
-
-def gpu_from_n(result: dict):
-    """The smallest n from which the GPU was faster at every larger n measured on both (None if
-    never)."""
-    both = [
-        (n, gpu < cpu)
-        for n, gpu, cpu in zip(result["n"], result["gpu"], result["attention"], strict=True)
-        if np.isfinite(gpu) and np.isfinite(cpu)
-    ]
-    return next((n for i, (n, _) in enumerate(both) if all(win for _, win in both[i:])), None)
-
-
-@lru_cache(maxsize=1)
-def recorded_gpu() -> dict | None:
-    """What bench/gpu_timing.py measured on a GPU machine (assets/gpu_timings.json), if present."""
-    try:
-        return json.loads(RECORDED_GPU.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def recorded_table(measured: dict, t) -> pd.DataFrame:
-    """n, CPU and GPU milliseconds and the GPU's speed-up, from a measure() result."""
-    cpu, gpu = np.asarray(measured["attention"]), np.asarray(measured["gpu"])
-    return pd.DataFrame(
-        {
-            "n": measured["n"],
-            t("co_col_cpu"): np.round(cpu * 1e3, 2),
-            t("co_col_gpu"): np.round(gpu * 1e3, 2),
-            t("co_col_ratio"): ["—" if np.isnan(ratio) else f"{ratio:.1f}×" for ratio in cpu / gpu],
-        }
+    st.success(
+        t(
+            "co_fit",
+            time=f"{fit['attention']:.2f}",
+            memory=f"{fit['memory']:.2f}",
+            rnn=f"{fit['rnn']:.2f}",
+        )
     )
+    series = ("attention", "gpu", "rnn", "loop") if gpu_usable() else ("attention", "rnn", "loop")
+    times = {t(f"co_{name}"): result[name] for name in series}
+    memory = {t("co_attention"): result["memory"]}
+    grid(
+        [
+            (
+                line_chart(ns, times, title=t("co_time"), x_title="n", y_title=t("co_time")),
+                "co_times",
+            ),
+            (
+                line_chart(ns, memory, title=t("co_memory"), x_title="n", y_title=t("co_memory")),
+                "co_memory",
+            ),
+        ],
+        per_row=2,
+    )
+    if gpu_usable():
+        from_n = gpu_from_n(result)
+        never = t("co_gpu_never")
+        st.info(never if from_n is None else t("co_gpu_from", n=from_n, limit=core.GPU_FROM_N))
+
+
+def recorded_gpu_table() -> None:
+    """Without a GPU here: what bench/gpu_timing.py measured on one."""
+    st.caption(t("co_no_gpu"))
+    recorded = recorded_gpu()
+    if recorded is None:
+        return
+    page = recorded["cost_page"]
+    st.caption(
+        t(
+            "co_recorded",
+            device=recorded["device"],
+            cores=recorded["cpu_cores"],
+            date=recorded["date"],
+            from_n=gpu_from_n(page),
+        )
+    )
+    milliseconds = st.column_config.NumberColumn(format="%.2f")
+    st.dataframe(
+        recorded_table(page, t),
+        hide_index=True,
+        column_config={t("co_col_cpu"): milliseconds, t("co_col_gpu"): milliseconds},
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def training_and_decoding(key: TraceKey) -> tuple[np.ndarray, np.ndarray]:
+    """output with a causal mask in one pass, and token by token with a K/V cache (host arrays)."""
+    data = sentence_trace(key)
+    X, W, h, n = data.trace.X, data.W, key.n_heads, data.n
+    full = core.attention(X, W, h, mask=core.causal_mask(n), keep={"output"}).output
+    return core.to_numpy(full), core.to_numpy(core.decode_incremental(X, W, h))
+
+
+def training_against_decoding(data, settings) -> None:
+    """The two give the same rows; the K/V cache grows by one row a step."""
+    full, incremental = training_and_decoding(TraceKey.of(settings))
+    st.success(t("co_same", diff=f"{np.abs(full - incremental).max():.1e}"))
+    tokens, dims = list(data.tokens), [str(c) for c in range(settings.d_model)]
+    common = {
+        "decimals": settings.decimals,
+        "row_title": t("axis_token"),
+        "col_title": t("axis_dim"),
+    }
+    grid(
+        [
+            (heatmap(full, tokens, dims, title=t("co_full"), **common), "co_full"),
+            (heatmap(incremental, tokens, dims, title=t("co_incremental"), **common), "co_incr"),
+        ],
+        per_row=2,
+    )
+    step = st.slider(t("co_step"), 0, data.n - 1, data.n - 1, key="co_step")
+    st.caption(t("co_cache", t=step, rows=step + 1, n=data.n))
+    caches = [
+        (
+            heatmap(
+                getattr(data.trace, name)[0][: step + 1],
+                tokens[: step + 1],
+                None,
+                title=f"{name} cache",
+                **common,
+            ),
+            f"co_cache_{name}",
+        )
+        for name in ("K", "V")  # the keys and values cached after step t: rows 0..t
+    ]
+    grid(caches, per_row=2)

@@ -248,6 +248,10 @@ STRINGS = {
         "Measuring on this server … the table appears here by itself in a few seconds.",
         "正在本服务器上测量……几秒后表格会自动出现在这里。",
     ),
+    "code_caption": (
+        "The code that computed these numbers (core/reference.py):",
+        "算出这些数字的代码（core/reference.py）：",
+    ),
     "col_n": ("n (tokens)", "n（token 数）"),
     "col_matrix": ("matrix", "矩阵"),
     "col_loop": ("per-token loop", "逐 token 循环"),

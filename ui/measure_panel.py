@@ -6,7 +6,7 @@ import time
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ui import cost
+from ui import cost_measure as cost
 from ui.i18n import t
 from ui.measurement import MEASUREMENTS
 

@@ -29,7 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FRESH_S = 600  # a result is reused for this long, for the same settings
 NICE = 10  # the child yields the CPU to the server's reruns
-JOBS = {"cost": "ui.cost", "loop_times": "ui.loop_times"}  # job -> module with measure(**args)
+JOBS = {
+    "cost": "ui.cost_measure",
+    "loop_times": "ui.loop_times",
+}  # job -> module with measure(**args)
 
 
 @dataclass(eq=False)

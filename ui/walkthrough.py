@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 import core
-from ui import arithmetic
+from ui import arithmetic, code_lines
 from ui.escape import markdown_text
 from ui.figures import COLOURS, MAX_SIDE, MAX_TEXT_CELLS, heatmap, weights_heatmap
 from ui.i18n import labeller, t
@@ -122,6 +122,7 @@ def render(step: str, data, settings, head: int, focus: int) -> None:
     """Formula, shapes, explanation, figures and (for the attention steps) the focus row."""
     st.subheader(t(f"title_{step}"))
     st.latex(FORMULAS[step])
+    code_lines.show(code_lines.STEP_SYMBOLS.get(step, ()))
     st.markdown(f"**{t('shape')}:** `{shapes_line(step, data, head)}`")
     explain_key = {"mask": f"explain_mask_{settings.mask}"}.get(step, f"explain_{step}")
     if step in ("pe", "x_pe") and data.PE is None:

@@ -1,0 +1,53 @@
+"""The lines of core/reference.py that compute a step, read from its source at run time: the page
+shows the code that computed its numbers."""
+
+import html
+import inspect
+import re
+from functools import lru_cache
+
+import streamlit as st
+
+from core import reference
+from ui.i18n import t
+
+STEP_SYMBOLS = {  # walkthrough step -> the arrays its lines assign
+    "qkv": ("Q", "K", "V"),
+    "scores": ("S",),
+    "scaled": ("S_scaled",),
+    "mask": ("S_masked",),
+    "softmax": ("A",),
+    "av": ("O",),
+    "heads": ("concat", "output"),
+}
+ASSIGNMENT = re.compile(r"^\s*(\w+) = ")
+MARK = '<mark style="background:#fde68a;color:inherit;padding:0 2px;border-radius:3px">'
+
+
+@lru_cache(maxsize=1)
+def _source() -> tuple[str, ...]:
+    return tuple(inspect.getsource(reference.attention).splitlines())
+
+
+def lines_for(symbols) -> list[str]:
+    """The lines of reference.attention that assign one of ``symbols``, in order, dedented."""
+    return [
+        line.strip()
+        for line in _source()
+        if (match := ASSIGNMENT.match(line)) and match.group(1) in symbols
+    ]
+
+
+def code_html(lines, symbols) -> str:
+    """The lines as a code block, the step's symbols marked (the source is escaped first)."""
+    word = re.compile(r"\b(" + "|".join(map(re.escape, symbols)) + r")\b")
+    body = "\n".join(word.sub(rf"{MARK}\1</mark>", html.escape(line)) for line in lines)
+    return f'<pre style="margin:0 0 0.5rem 0"><code>{body}</code></pre>'
+
+
+def show(symbols) -> None:
+    """The caption and the lines that compute ``symbols`` (nothing when no line does)."""
+    lines = lines_for(symbols)
+    if lines:
+        st.caption(t("code_caption"))
+        st.markdown(code_html(lines, symbols), unsafe_allow_html=True)
