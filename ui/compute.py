@@ -1,7 +1,7 @@
 """Cached calls into core: one trace per distinct setting, shared by every session on the server."""
 
 from dataclasses import dataclass, replace
-from functools import lru_cache, partial
+from functools import lru_cache
 
 import numpy as np
 import streamlit as st
@@ -191,25 +191,6 @@ def sharpness_curves(n_keys: int) -> dict:
         scaled: [softmax_sharpness(d_k, n_keys, scaled) for d_k in SCALING_D_K]
         for scaled in (False, True)
     }
-
-
-FLASH_NS = (256, 512, 1024, 2048)
-
-
-@st.cache_data(max_entries=2, show_spinner=False)
-def flash_memory(ns=FLASH_NS, d_k: int = 64, tile: int = 64) -> dict:
-    """Peak MB of the full n x n computation and of the tiled one, one head, float64."""
-    from core.flash import flash_attention, full_attention
-
-    rng = np.random.default_rng(0)
-    result = {"n": list(ns), "full": [], "tiled": []}
-    for n in ns:
-        Q, K, V = (rng.normal(size=(n, d_k)) for _ in range(3))
-        result["full"].append(core.peak_bytes(partial(full_attention, Q, K, V)) / 2**20)
-        result["tiled"].append(
-            core.peak_bytes(partial(flash_attention, Q, K, V, tile, tile)) / 2**20
-        )
-    return result
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,11 @@
-"""The cost page's measurement, one at a time for the whole server and shared by every learner.
+"""Measurements shared by the whole server: one at a time, each in a child process, one result per
+setting for every learner who asks.
 
-A class presses Measure together. Run in each session's thread, 24 measurements would share two
+A class presses the cost page's Measure button together. Run in each session's thread, 24 measurements would share two
 cores, every one of them slow and its timings spoiled by the others, and each would start and stop
 tracemalloc, which is process-wide: concurrent starts and stops crash CPython (a segmentation
 fault) while other threads allocate NumPy arrays. The loop-vs-matrix page's timing table has the
-same shape: a class opening the page at once would all wait for it. So, for every job in JOBS:
+same shape, and the flash page's memory chart uses tracemalloc too. So, for every job in JOBS:
 
 - a press asks ``MEASUREMENTS.request(key, session)``; a measurement of the same settings that is
   queued, running, or finished less than ``FRESH_S`` ago is joined instead of repeated;
@@ -29,10 +30,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FRESH_S = 600  # a result is reused for this long, for the same settings
 NICE = 10  # the child yields the CPU to the server's reruns
-JOBS = {
+JOBS = {  # job -> the module whose measure(**args) it runs
     "cost": "ui.cost_measure",
     "loop_times": "ui.loop_times",
-}  # job -> module with measure(**args)
+    "flash_memory": "ui.flash_memory",
+}
 
 
 @dataclass(eq=False)

@@ -45,3 +45,22 @@ def chart_titled(at: AppTest, prefix: str) -> dict:
 def page_text(at: AppTest) -> str:
     kinds = ("title", "subheader", "markdown", "caption", "info", "success", "warning", "error")
     return "\n".join(element.value for kind in kinds for element in getattr(at, kind))
+
+
+def run_until(at: AppTest, arrived, timeout: float = 120) -> AppTest:
+    """Rerun until ``arrived(at)`` holds: for what a page draws once the server's shared
+    measurement (ui/measurement.py, a child process) has finished, as its fragment would."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not arrived(at):
+        assert time.monotonic() < deadline, "the shared measurement never arrived"
+        time.sleep(0.5)
+        at.run()
+    return at
+
+
+def has_chart(prefix: str):
+    return lambda at: any(
+        spec["layout"].get("title", {}).get("text", "").startswith(prefix) for spec in charts(at)
+    )

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from tests.app.helpers import chart_titled, decode, page_text, run_app
+from tests.app.helpers import chart_titled, decode, has_chart, page_text, run_app, run_until
 
 
 def test_multi_head_split_is_a_reshape_of_the_projection():
@@ -135,7 +135,7 @@ def test_flash_page_tiles_reproduce_the_full_result():
     at.slider(key="fl_step").set_value(1).run()  # the first tile: rows 0-2, keys 0-2
     state = at.dataframe[0].value
     assert list(state.iloc[:, 0]) == ["0 · a", "1 · b", "2 · c"]
-    memory = chart_titled(at, "Peak memory")["data"]
+    memory = chart_titled(run_until(at, has_chart("Peak memory")), "Peak memory")["data"]
     full, tiled = (decode(trace["y"]) for trace in memory)
     assert full[-1] > 8 * tiled[-1]  # n = 2048: n x n against tiles
 

@@ -133,3 +133,13 @@ def test_a_long_sentence_says_its_matrices_are_downsampled():
     assert "300×300 shown as 150×150 blocks" in page_text(at)
     z = decode(chart_titled(at, "A = softmax")["data"][0]["z"])
     assert z.shape == (150, 150)
+
+
+def test_loop_page_timing_table_arrives_from_the_shared_measurement():
+    from tests.app.helpers import has_chart, run_until
+
+    at = run_until(run_app("loop-vs-matrix", lang="en"), has_chart("Measured times"))
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert list(table["n (tokens)"]) == [4, 16, 64, 256]
+    assert all(cell.endswith(" ms") for cell in table["matrix"])
