@@ -3,9 +3,10 @@ setting for every learner who asks.
 
 A class presses the cost page's Measure button together. Run in each session's thread, 24
 measurements would share two cores, every one of them slow and its timings spoiled by the others,
-and each would start and stop tracemalloc, which is process-wide: concurrent starts and stops crash CPython (a segmentation
-fault) while other threads allocate NumPy arrays. The loop-vs-matrix page's timing table has the
-same shape, and the flash page's memory chart uses tracemalloc too. So, for every job in JOBS:
+and each would start and stop tracemalloc, which is process-wide: concurrent starts and stops
+crash CPython (a segmentation fault) while other threads allocate NumPy arrays. The loop-vs-matrix
+page's timing table has the same shape, and the flash page's memory chart uses tracemalloc too.
+So, for every job in JOBS:
 
 - a press asks ``MEASUREMENTS.request(key, session)``; a measurement of the same settings that is
   queued, running, or finished less than ``FRESH_S`` ago is joined instead of repeated;
