@@ -19,7 +19,7 @@ def _session_id() -> str:
 
 
 def _who(learners: int) -> str:
-    return t("co_who_one") if learners == 1 else t("co_who_many", n=learners)
+    return t("co_who", n=learners)
 
 
 def _follow(measurement) -> None:

@@ -9,7 +9,7 @@ import pytest
 from core.errors import MESSAGES
 from tests.app.helpers import PAGE_FILES, run_app
 from tests.conftest import ROOT
-from ui.i18n import ERRORS, STRINGS
+from ui.i18n import ERRORS, LANGS, STRINGS, STRINGS_DIR, pick, t
 
 SOURCES = [
     ROOT / "app.py",
@@ -22,17 +22,46 @@ def _fields(text: str) -> set:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name}
 
 
+def _forms(entry: dict, lang: str) -> list[str]:
+    """Every form of an entry in one language: the text, or each plural form."""
+    text = entry[lang]
+    return [text["one"], text["other"]] if isinstance(text, dict) else [text]
+
+
 @pytest.mark.parametrize("key", sorted(STRINGS))
-def test_every_string_has_both_languages_with_the_same_placeholders(key):
-    english, chinese = STRINGS[key]
-    assert english.strip() and chinese.strip()
-    assert _fields(english) == _fields(chinese), key
+def test_every_string_has_every_language_with_the_same_placeholders(key):
+    entry = STRINGS[key]
+    assert set(entry) == set(LANGS), key
+    fields = {frozenset(_fields(form)) for lang in LANGS for form in _forms(entry, lang)}
+    assert all(form.strip() for lang in LANGS for form in _forms(entry, lang))
+    assert len(fields) == 1, f"{key}: placeholders differ between languages or forms"
+    for lang in LANGS:
+        if isinstance(entry[lang], dict):  # plural forms: their count is one of the fields
+            assert entry[lang]["count"] in next(iter(fields)), key
 
 
 def test_every_error_code_is_translated():
     assert set(MESSAGES) <= set(ERRORS)
-    for code, (english, chinese) in ERRORS.items():
-        assert _fields(english) == _fields(chinese), code
+    for code, entry in ERRORS.items():
+        assert set(entry) == set(LANGS), code
+        assert _fields(entry["en"]) == _fields(entry["zh"]), code
+
+
+def test_no_key_is_defined_in_two_files():
+    import tomllib
+
+    seen = {}
+    for path in sorted(STRINGS_DIR.glob("*.toml")):
+        for key in tomllib.loads(path.read_text("utf-8")):
+            assert key not in seen, f"{key} in both {seen.get(key)} and {path.name}"
+            seen[key] = path.name
+
+
+def test_a_number_before_a_noun_takes_its_plural_form():
+    assert t("tokens_line", "en", n=1) == "1 token" and t("tokens_line", "en", n=5) == "5 tokens"
+    assert t("co_who", "en", n=1) == "1 learner" and t("co_who", "en", n=24) == "24 learners"
+    assert t("tokens_line", "zh", n=1) == "1 个 token"
+    assert pick(STRINGS["answer_wrong"], "en", {"bad": 1}).startswith("{bad} of {k} entries is")
 
 
 def test_every_key_the_code_asks_for_exists():

@@ -110,6 +110,6 @@ def test_every_code_has_a_message():
         return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
     for code in raised:
-        english, chinese = ERRORS[code]
+        english, chinese = ERRORS[code]["en"], ERRORS[code]["zh"]
         # both languages say the same things, from parameters the error carries
         assert fields(english) == fields(chinese) <= fields(MESSAGES[code]), code
