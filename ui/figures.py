@@ -1,6 +1,7 @@
 """Plotly figure builders: pure functions from arrays and labels to go.Figure (no Streamlit)."""
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -91,85 +92,142 @@ def heatmap(
 
     Figures are shared between sessions (built once per distinct call): never change one.
     """
-    M = np.asarray(M, dtype=np.float64)
-    rows, cols = M.shape
-    hidden = np.zeros_like(M, dtype=bool) if forbidden is None else np.asarray(forbidden, bool)
-    hidden = np.broadcast_to(hidden, M.shape)
-    shown = np.where(hidden | ~np.isfinite(M), np.nan, M)
-    reduced, br, bc = block_mean(shown)
-    small = br == 1 and bc == 1
-    with_text = small and rows <= MAX_TEXT_CELLS and cols <= MAX_TEXT_CELLS
-    gap = 1 if with_text else 0
+    cells = _Cells.of(M, forbidden)
+    fig = SharedFigure(_values_trace(cells, scale, bound, decimals))
+    if cells.small and cells.hidden.any():
+        fig.add_trace(_mask_overlay(cells, forbidden_text))
+    _frame(fig, cells, row_labels, col_labels, title, title_colour, col_title, square)
+    shapes, notes, margin = [], [], {"l": 10, "r": 10, "t": 40, "b": 10}
+    for marks in (
+        _focus_marks(cells, focus_row),
+        _outline_marks(cells, outline),
+        _band_marks(column_bands),
+    ):
+        shapes += marks[0]
+        notes += marks[1]
+    if column_bands:
+        margin["t"] = 70
+    if row_notes is not None and cells.with_text:
+        _row_notes_axis(fig, row_notes, cells.rows)
+        margin["r"] = 40
+    fig.update_layout(shapes=shapes, annotations=notes, margin=margin)
+    return fig
 
+
+@dataclass(frozen=True)
+class _Cells:
+    """What a heatmap draws of M: values (block means past MAX_SIDE), hidden cells, text or not."""
+
+    M: np.ndarray  # float64, as given
+    hidden: np.ndarray  # bool, True = masked
+    reduced: np.ndarray  # what is coloured: NaN where hidden or not finite
+    br: int  # rows per block (1: no averaging)
+    bc: int
+
+    @classmethod
+    def of(cls, M, forbidden) -> "_Cells":
+        M = np.asarray(M, dtype=np.float64)
+        hidden = np.zeros_like(M, dtype=bool) if forbidden is None else np.asarray(forbidden, bool)
+        hidden = np.broadcast_to(hidden, M.shape)
+        reduced, br, bc = block_mean(np.where(hidden | ~np.isfinite(M), np.nan, M))
+        return cls(M, hidden, reduced, br, bc)
+
+    @property
+    def rows(self) -> int:
+        return self.M.shape[0]
+
+    @property
+    def small(self) -> bool:  # one cell per entry
+        return self.br == 1 and self.bc == 1
+
+    @property
+    def with_text(self) -> bool:  # values printed in the cells
+        return self.small and self.rows <= MAX_TEXT_CELLS and self.M.shape[1] <= MAX_TEXT_CELLS
+
+    @property
+    def gap(self) -> int:
+        return 1 if self.with_text else 0
+
+    @property
+    def xy(self) -> tuple:
+        return np.arange(self.reduced.shape[1]), np.arange(self.reduced.shape[0])
+
+
+def _colour(cells: _Cells, scale: str, bound: float | None) -> dict:
+    finite = np.isfinite(cells.reduced).any()
     if scale == "unit":  # [0, 1]; long rows spread thin, so their scale tops out at the max
-        top = 1.0 if with_text or not np.isfinite(reduced).any() else float(np.nanmax(reduced))
-        colour = {"colorscale": WEIGHT_SCALE, "zmin": 0.0, "zmax": top}
-    else:
-        if bound is None:
-            bound = float(np.nanmax(np.abs(reduced))) if np.isfinite(reduced).any() else 1.0
-        colour = {"colorscale": SIGNED_SCALE, "zmid": 0.0, "zmin": -bound, "zmax": bound}
+        top = 1.0 if cells.with_text or not finite else float(np.nanmax(cells.reduced))
+        return {"colorscale": WEIGHT_SCALE, "zmin": 0.0, "zmax": top}
+    if bound is None:
+        bound = float(np.nanmax(np.abs(cells.reduced))) if finite else 1.0
+    return {"colorscale": SIGNED_SCALE, "zmid": 0.0, "zmin": -bound, "zmax": bound}
 
-    x, y = np.arange(reduced.shape[1]), np.arange(reduced.shape[0])
+
+def _values_trace(cells: _Cells, scale: str, bound, decimals: int) -> go.Heatmap:
+    x, y = cells.xy
     trace = go.Heatmap(
-        z=reduced.astype(np.float32),
+        z=cells.reduced.astype(np.float32),
         x=x,
         y=y,
-        xgap=gap,
-        ygap=gap,
+        xgap=cells.gap,
+        ygap=cells.gap,
         colorbar={"thickness": 12, "len": 0.9},
-        **colour,
+        **_colour(cells, scale, bound),
     )
-    if with_text:
-        trace.text = _format(M, decimals)
+    if cells.with_text:
+        trace.text = _format(cells.M, decimals)
         trace.texttemplate = "%{text}"
         trace.hovertemplate = "%{y} → %{x}: %{z:.6f}<extra></extra>"
+    elif cells.small:
+        trace.hovertemplate = "%{y} → %{x}: %{z:.4f}<extra></extra>"
     else:
-        trace.hovertemplate = (
-            f"rows %{{y}}×{br} · cols %{{x}}×{bc}: %{{z:.4f}}<extra></extra>"
-            if not small
-            else "%{y} → %{x}: %{z:.4f}<extra></extra>"
-        )
-    fig = SharedFigure(trace)
+        br, bc = cells.br, cells.bc
+        trace.hovertemplate = f"rows %{{y}}×{br} · cols %{{x}}×{bc}: %{{z:.4f}}<extra></extra>"
+    return trace
 
-    if small and hidden.any():  # masked cells: grey, with their symbolic value written in
-        masked = go.Heatmap(
-            z=np.where(hidden, 1.0, np.nan).astype(np.float32),
-            x=x,
-            y=y,
-            xgap=gap,
-            ygap=gap,
-            colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]],
-            showscale=False,
-            hoverinfo="skip",
-        )
-        if with_text:
-            masked.text = np.where(hidden, forbidden_text, "").astype(object)
-            masked.texttemplate = "%{text}"
-            masked.textfont = {"color": "#555555"}
-        fig.add_trace(masked)
 
-    def axis(labels, count, block, title_text):
-        if block == 1 and labels is not None and count <= MAX_TEXT_CELLS:
-            return {
-                "tickmode": "array",
-                "tickvals": list(range(count)),
-                "ticktext": [plotly_text(label) for label in labels],
-                "title": title_text,
-                "tickangle": 0,  # tokens stay upright (Chinese characters too)
-            }
-        step = max(1, count // 8)
-        ticks = list(range(0, count, step))
+def _mask_overlay(cells: _Cells, forbidden_text: str) -> go.Heatmap:
+    """Masked cells: grey, with their symbolic value written in (1 exactly where hidden)."""
+    x, y = cells.xy
+    masked = go.Heatmap(
+        z=np.where(cells.hidden, 1.0, np.nan).astype(np.float32),
+        x=x,
+        y=y,
+        xgap=cells.gap,
+        ygap=cells.gap,
+        colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]],
+        showscale=False,
+        hoverinfo="skip",
+    )
+    if cells.with_text:
+        masked.text = np.where(cells.hidden, forbidden_text, "").astype(object)
+        masked.texttemplate = "%{text}"
+        masked.textfont = {"color": "#555555"}
+    return masked
+
+
+def _axis(labels, count: int, block: int, title_text: str) -> dict:
+    """Every label when they fit (tokens stay upright), else about eight positions."""
+    if block == 1 and labels is not None and count <= MAX_TEXT_CELLS:
+        ticks, names = list(range(count)), labels
+    else:
+        ticks = list(range(0, count, max(1, count // 8)))
         names = (
             labels if block == 1 and labels is not None else [str(i * block) for i in range(count)]
         )
-        return {
-            "tickmode": "array",
-            "tickvals": ticks,
-            "ticktext": [plotly_text(names[i]) for i in ticks],
-            "title": title_text,
-            "tickangle": 0,
-        }
+        names = [names[i] for i in ticks]
+    return {
+        "tickmode": "array",
+        "tickvals": ticks,
+        "ticktext": [plotly_text(name) for name in names],
+        "title": title_text,
+        "tickangle": 0,
+    }
 
+
+def _frame(fig, cells: _Cells, row_labels, col_labels, title, title_colour, col_title, square):
+    """Title, axes (the first row at the top) and a height that suits the rows."""
+    rows, small = cells.rows, cells.small
     if square and small:
         height = int(min(680, max(320, 140 + 60 * rows)))
     elif small:
@@ -179,78 +237,86 @@ def heatmap(
     fig.update_layout(
         title={"text": plotly_text(title), "x": 0, "font": {"size": 15, "color": title_colour}},
         xaxis={
-            **axis(col_labels, reduced.shape[1], bc, plotly_text(col_title)),
+            **_axis(col_labels, cells.reduced.shape[1], cells.bc, plotly_text(col_title)),
             "constrain": "domain",
         },
         yaxis={
-            **axis(row_labels, reduced.shape[0], br, ""),
+            **_axis(row_labels, cells.reduced.shape[0], cells.br, ""),
             "autorange": "reversed",
             **({"scaleanchor": "x", "constrain": "domain"} if square and small else {}),
         },
         plot_bgcolor="white",
         height=height,
     )
-    shapes, notes, margin = [], [], {"l": 10, "r": 10, "t": 40, "b": 10}
-    if focus_row is not None:
-        if with_text:
-            shapes.append(
-                dict(
-                    type="rect",
-                    line={"color": "#111111", "width": 2.5},
-                    fillcolor="rgba(0,0,0,0)",
-                    x0=-0.5,
-                    x1=cols - 0.5,
-                    y0=focus_row - 0.5,
-                    y1=focus_row + 0.5,
-                )
-            )
-        else:  # too many rows for a box: a marker at the row's left edge
-            notes.append(
-                dict(
-                    text="▶",
-                    x=-0.5,
-                    y=focus_row / br,
-                    xanchor="right",
-                    showarrow=False,
-                    font={"size": 14, "color": "#111111"},
-                )
-            )
-    if outline is not None:
-        (r0, r1), (c0, c1) = outline
-        shapes.append(
-            dict(
-                type="rect",
-                x0=c0 / bc - 0.5,
-                x1=c1 / bc - 0.5,
-                y0=r0 / br - 0.5,
-                y1=r1 / br - 0.5,
-                line={"color": "#D55E00", "width": 4},
-            )
+
+
+def _focus_marks(cells: _Cells, focus_row) -> tuple[list, list]:
+    """A box around the focus row, or a marker at its left edge when the rows are too many."""
+    if focus_row is None:
+        return [], []
+    if cells.with_text:
+        box = dict(
+            type="rect",
+            line={"color": "#111111", "width": 2.5},
+            fillcolor="rgba(0,0,0,0)",
+            x0=-0.5,
+            x1=cells.M.shape[1] - 0.5,
+            y0=focus_row - 0.5,
+            y1=focus_row + 0.5,
         )
-    for start, stop, band_colour, label in column_bands or ():  # e.g. each head's columns
+        return [box], []
+    marker = dict(
+        text="▶",
+        x=-0.5,
+        y=focus_row / cells.br,
+        xanchor="right",
+        showarrow=False,
+        font={"size": 14, "color": "#111111"},
+    )
+    return [], [marker]
+
+
+def _outline_marks(cells: _Cells, outline) -> tuple[list, list]:
+    if outline is None:
+        return [], []
+    (r0, r1), (c0, c1) = outline
+    br, bc = cells.br, cells.bc
+    box = dict(
+        type="rect",
+        x0=c0 / bc - 0.5,
+        x1=c1 / bc - 0.5,
+        y0=r0 / br - 0.5,
+        y1=r1 / br - 0.5,
+        line={"color": "#D55E00", "width": 4},
+    )
+    return [box], []
+
+
+def _band_marks(column_bands) -> tuple[list, list]:
+    """A coloured band with a label above each group of columns (e.g. each head's), and a line
+    at the group's left edge."""
+    shapes, notes = [], []
+    for start, stop, colour, label in column_bands or ():
+        edges = {"xref": "x", "yref": "paper", "x0": start - 0.5}
         shapes.append(
             dict(
                 type="rect",
-                xref="x",
-                yref="paper",
-                x0=start - 0.5,
+                **edges,
                 x1=stop - 0.5,
                 y0=1.0,
                 y1=1.06,
-                fillcolor=band_colour,
+                fillcolor=colour,
                 line={"width": 0},
             )
         )
         shapes.append(
             dict(
                 type="line",
-                xref="x",
-                yref="paper",
-                x0=start - 0.5,
+                **edges,
                 x1=start - 0.5,
                 y0=0,
                 y1=1.0,
-                line={"color": band_colour, "width": 2},
+                line={"color": colour, "width": 2},
             )
         )
         notes.append(
@@ -261,41 +327,40 @@ def heatmap(
                 y=1.06,
                 yanchor="bottom",
                 showarrow=False,
-                font={"size": 11, "color": band_colour},
+                font={"size": 11, "color": colour},
             )
         )
-    if column_bands:
-        margin["t"] = 70
-    if row_notes is not None and with_text:  # tick labels of a right-hand axis: cheap to draw
-        fig.add_trace(
-            go.Scatter(
-                x=np.zeros(rows),
-                y=np.arange(rows),
-                yaxis="y2",
-                mode="markers",
-                marker={"opacity": 0},
-                hoverinfo="skip",
-                showlegend=False,
-            )
+    return shapes, notes
+
+
+def _row_notes_axis(fig, row_notes, rows: int) -> None:
+    """Row notes (e.g. row sums) as the tick labels of a right-hand axis: cheap to draw."""
+    fig.add_trace(
+        go.Scatter(
+            x=np.zeros(rows),
+            y=np.arange(rows),
+            yaxis="y2",
+            mode="markers",
+            marker={"opacity": 0},
+            hoverinfo="skip",
+            showlegend=False,
         )
-        fig.update_layout(
-            yaxis2={
-                "overlaying": "y",
-                "side": "right",
-                "anchor": "x",
-                "range": [rows - 0.5, -0.5],
-                "tickmode": "array",
-                "tickvals": list(range(rows)),
-                "ticktext": [plotly_text(note) for note in row_notes],
-                "tickfont": {"size": 11, "color": "#444444"},
-                "showgrid": False,
-                "zeroline": False,
-            }
-        )
-        fig.data[0].colorbar.x = 1.12
-        margin["r"] = 40
-    fig.update_layout(shapes=shapes, annotations=notes, margin=margin)
-    return fig
+    )
+    fig.update_layout(
+        yaxis2={
+            "overlaying": "y",
+            "side": "right",
+            "anchor": "x",
+            "range": [rows - 0.5, -0.5],
+            "tickmode": "array",
+            "tickvals": list(range(rows)),
+            "ticktext": [plotly_text(note) for note in row_notes],
+            "tickfont": {"size": 11, "color": "#444444"},
+            "showgrid": False,
+            "zeroline": False,
+        }
+    )
+    fig.data[0].colorbar.x = 1.12
 
 
 def weights_heatmap(A, tokens, *, title: str, decimals: int = 2, forbidden=None, **options):
