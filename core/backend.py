@@ -11,10 +11,7 @@ ENV_VAR = "SELF_ATTENTION_BACKEND"  # "numpy" or "cupy" forces that backend
 
 # Below this many tokens the CPU is faster than the GPU, so a shorter sentence stays on NumPy even
 # where CuPy works: launching the dozens of small kernels of one trace and copying the numbers back
-# cost more than the arithmetic. bench/gpu_timing.py on an H200 (assets/gpu_timings.json; three
-# runs): with every intermediate brought back, the GPU won from n = 512 for the app's default layer
-# (d_model 8, 2 heads: 1.04-1.54x at 512, 0.34-0.44x at 256) and from n = 256 for d_model 512 with
-# 8 heads. The larger is used: below it, some layer the app offers is quicker on the CPU.
+# cost more than the arithmetic. The measured crossover: bench/results/gpu_crossover.md.
 GPU_FROM_N = 512
 
 
