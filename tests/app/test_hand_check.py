@@ -45,7 +45,7 @@ def test_right_answer_accepted_wrong_one_flagged():
     at.text_input(key="answer_text").set_value(" ".join(f"{v:.6f}" for v in wrong)).run()
     assert not at.success
     message = at.error[0].value
-    assert "1 of 2 entries are off" in message and "entry 0" in message and "0.5000" in message
+    assert "1 of 2 entries is off" in message and "entry 0" in message and "0.5000" in message
 
 
 def test_answers_in_chinese_with_full_width_commas():

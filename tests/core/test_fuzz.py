@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import core
+import core.fast
 from core.tokens import clean
 
 HOSTILE = [
@@ -140,6 +141,24 @@ def test_attention_from_any_finite_input_is_a_true_softmax_or_an_overflow_refusa
     assert (sums[:, ~allowed.any(axis=1)] == 0).all()
     # A is the softmax of the masked scores, computed again independently in long double
     np.testing.assert_allclose(A, _softmax_long(trace.S_masked).astype(dtype), atol=tolerance * 10)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda X, W: core.attention(X[None], W, 1),  # a batch of one: the fast path
+        lambda X, W: core.attention(X, W, 1, keep={"A", "output"}),  # fewer fields: the fast path
+        lambda X, W: core.attention(X, W, 1, heads=[0]),
+        lambda X, W: core.fast.attention(X, W, 1),
+    ],
+)
+def test_the_fast_path_refuses_overflowing_scores_too(call):
+    # q·k = 1e200 * -1e200 = -1e400: -inf in float64, which would leave rows of A all zero
+    X = np.ones((2, 1))
+    W = core.Weights(np.array([[1e200]]), np.array([[-1e200]]), np.eye(1), np.eye(1))
+    with pytest.raises(core.InputError) as error:
+        call(X, W)
+    assert error.value.code == "overflow" and error.value.params["step"] == "S = Q Kᵀ"
 
 
 def test_scores_that_overflow_are_refused_not_turned_into_nan():

@@ -98,3 +98,21 @@ def test_large_softmaxes_block_by_block_equal_the_formula():
     np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-300)
     assert np.all(out[0, :, 5:] == 0) and np.all(out[1, 7] == 0)
     np.testing.assert_allclose(softmax_rows(Z.copy(), overwrite=True), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_large_softmaxes_of_huge_scores_stay_finite_block_by_block(dtype):
+    """Scores far beyond exp()'s range (1e8, or 1e3 in float32) through the block-by-block path:
+    the row maximum must be subtracted there too."""
+    from core.softmax import CHUNKED_FROM, softmax_rows
+
+    rng = np.random.default_rng(4)
+    scale = 1e3 if dtype == "float32" else 1e8
+    Z = (rng.normal(size=(2, 800, 700)) * scale).astype(dtype)
+    assert Z.size >= CHUNKED_FROM
+    A = softmax_rows(Z)
+    assert np.isfinite(A).all()
+    np.testing.assert_allclose(A.sum(axis=-1), 1, rtol=1e-5)
+    Z64 = Z.astype(np.longdouble)  # the formula, in a range where exp(Z - max) cannot overflow
+    E = np.exp(Z64 - Z64.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(A, (E / E.sum(axis=-1, keepdims=True)).astype(dtype), atol=1e-6)
