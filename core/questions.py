@@ -1,0 +1,137 @@
+"""Questions about the numbers on screen, with their answer: one source for a teacher asking the
+class and for a learner who predicts before looking.
+
+A question is data: its kind, the parameters its prompt shows, the choices (a literal label, or
+a string key the UI translates), the right choice and the worked numbers for the reveal.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+KINDS = ("shape", "score_cell", "top_key", "masked_cells", "row_sum")
+STEP_KINDS = {  # what can be asked at each walkthrough step, the step's own question first
+    "qkv": ("shape",),
+    "scores": ("score_cell", "shape"),
+    "scaled": ("score_cell", "shape"),
+    "mask": ("masked_cells", "shape"),
+    "softmax": ("row_sum", "top_key", "masked_cells", "shape"),
+    "av": ("top_key", "shape"),
+    "heads": ("shape",),
+}
+
+
+@dataclass(frozen=True)
+class Question:
+    kind: str
+    params: dict  # what the prompt shows (numbers as text)
+    choices: tuple  # (label, key): key names a translated string, else label is shown as is
+    answer: int  # index of the right choice
+    worked: tuple = field(default=())  # lines of arithmetic shown with the answer
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.2f}".replace("-", "−")
+
+
+def _vector(v) -> str:
+    return "[" + ", ".join(_fmt(x) for x in v) + "]"
+
+
+def _shuffled(right, wrong, rng) -> tuple[tuple, int]:
+    """The right choice among distinct wrong ones, in a random order; (choices, its index)."""
+    choices = [right] + [w for i, w in enumerate(wrong) if w != right and w not in wrong[:i]]
+    order = rng.permutation(len(choices))
+    shuffled = tuple(choices[k] for k in order)
+    return shuffled, int(np.flatnonzero(order == 0)[0])
+
+
+def _shape_question(step, n, d_k, d_v, d_model, h, rng) -> Question:
+    shapes = {
+        "qkv": (n, d_k),
+        "scores": (n, n),
+        "scaled": (n, n),
+        "mask": (n, n),
+        "softmax": (n, n),
+        "av": (n, d_v),
+        "heads": (n, d_model),
+    }
+    text = {k: f"{a} × {b}" for k, (a, b) in shapes.items()}
+    wrong = [f"{d_k} × {n}", f"{n} × {n}", f"{n} × {d_model}", f"{n} × {h * d_v}", f"{n} × {d_k}"]
+    choices, answer = _shuffled(text[step], wrong, rng)
+    return Question("shape", {"step": step}, tuple((c, None) for c in choices), answer)
+
+
+def _score_question(trace, head, i, j, rng) -> Question:
+    q, k = trace["Q"][head, i], trace["K"][head, j]
+    d_k = q.shape[0]
+    dot = float(q @ k)
+    right = dot / math.sqrt(d_k)
+    wrong = [dot, float(q @ trace["K"][head, i]) / math.sqrt(d_k), -right, dot / d_k]
+    labels = [_fmt(x) for x in [right, *wrong]]
+    choices, answer = _shuffled(labels[0], labels[1:], rng)
+    products = " + ".join(f"{_fmt(a)}·{_fmt(b)}" for a, b in zip(q, k))
+    worked = (
+        f"q_{i} = {_vector(q)},  k_{j} = {_vector(k)}",
+        f"q_{i} · k_{j} = {products} = {_fmt(dot)}",
+        f"{_fmt(dot)} ÷ √{d_k} = {_fmt(right)}",
+    )
+    params = {"i": i, "j": j, "q": _vector(q), "k": _vector(k), "d_k": d_k}
+    return Question("score_cell", params, tuple((c, None) for c in choices), answer, worked)
+
+
+def _top_key_question(trace, tokens, head, i, allowed) -> Question:
+    A = trace["A"][head, i]
+    keys = [j for j in range(len(tokens)) if allowed[i, j]]
+    best = max(keys, key=lambda j: A[j])
+    shown = sorted(sorted(keys, key=lambda j: -A[j])[:5])  # the best and up to four more
+    choices = tuple((f"{j} · {tokens[j]}", None) for j in shown)
+    worked = tuple(f"a_{i}{j} = {A[j]:.4f}" for j in shown)
+    return Question("top_key", {"i": i, "token": tokens[i]}, choices, shown.index(best), worked)
+
+
+def _masked_question(causal: bool, rng) -> Question:
+    keys = ("q_mask_above", "q_mask_below", "q_mask_diagonal", "q_mask_none")
+    order = rng.permutation(len(keys))
+    choices = tuple((None, keys[k]) for k in order)
+    right = 0 if causal else 3
+    return Question("masked_cells", {}, choices, int(np.flatnonzero(order == right)[0]))
+
+
+def _row_sum_question(trace, head, i, n, rng) -> Question:
+    row = trace["A"][head, i]
+    total = float(row.sum())
+    right = "1" if total > 0.5 else "0"
+    labels = (right, *[w for w in ("1", "0", str(n)) if w != right])
+    order = rng.permutation(len(labels) + 1)
+    options = [(label, None) for label in labels] + [(None, "q_sum_depends")]
+    choices = tuple(options[k] for k in order)
+    worked = (" + ".join(f"{a:.4f}" for a in row) + f" = {total:.4f}",)
+    return Question("row_sum", {"i": i}, choices, int(np.flatnonzero(order == 0)[0]), worked)
+
+
+def make_question(kind, step, trace, tokens, head, focus, allowed=None, seed=0) -> Question:
+    """A question of ``kind`` about the numbers of ``trace`` (a dict of host arrays with Q, K, A,
+    each [h, n, .]) at a walkthrough ``step``, for ``head`` and the ``focus`` row.
+
+    ``allowed`` [n, n] is the mask (None: every key); ``seed`` varies the cell and the order."""
+    rng = np.random.default_rng(seed)
+    n = len(tokens)
+    allowed = np.ones((n, n), bool) if allowed is None else np.asarray(allowed, bool)
+    h, _, d_k = trace["Q"].shape
+    d_v = trace["V"].shape[-1]
+    d_model = trace["output"].shape[-1]
+    if kind == "shape":
+        return _shape_question(step, n, d_k, d_v, d_model, h, rng)
+    if kind == "score_cell":
+        j = int(rng.integers(n))
+        return _score_question(trace, head, focus, j, rng)
+    if kind == "top_key":
+        return _top_key_question(trace, tokens, head, focus, allowed)
+    if kind == "masked_cells":
+        causal = bool(np.array_equal(allowed, np.tril(np.ones((n, n), bool)))) and n > 1
+        return _masked_question(causal, rng)
+    if kind == "row_sum":
+        return _row_sum_question(trace, head, focus, n, rng)
+    raise ValueError(f"unknown question kind {kind!r}; choose from {KINDS}")

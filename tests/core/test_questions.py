@@ -1,0 +1,71 @@
+"""Questions from the numbers on screen: each answer checked against an independent computation."""
+
+import math
+
+import numpy as np
+import pytest
+
+import core
+from core.questions import KINDS, STEP_KINDS, make_question
+
+
+def _case(causal: bool, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    n, d_model, h = 5, 8, 2
+    X = rng.normal(size=(n, d_model))
+    W = core.init_weights(core.AttentionConfig(d_model=d_model, n_heads=h, seed=seed))
+    mask = core.causal_mask(n) if causal else None
+    trace = core.attention(X, W, h, mask)
+    fields = {name: getattr(trace, name) for name in ("Q", "K", "V", "A", "output")}
+    return fields, list("abcde"), mask, X, W
+
+
+def _label(question, index):
+    return question.choices[index][0]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_score_cells_answer_is_q_i_dot_k_j_over_root_d_k(seed):
+    fields, tokens, mask, X, W = _case(False, seed)
+    q = make_question("score_cell", "scaled", fields, tokens, 1, 3, mask, seed=seed)
+    i, j, d_k = q.params["i"], q.params["j"], q.params["d_k"]
+    Q = X @ W.W_Q[:, d_k : 2 * d_k]  # head 1, from X and W_Q directly
+    K = X @ W.W_K[:, d_k : 2 * d_k]
+    expected = float(Q[i] @ K[j]) / math.sqrt(d_k)
+    assert _label(q, q.answer) == f"{expected:.2f}".replace("-", "−")
+    assert len(set(q.choices)) == len(q.choices) >= 2
+
+
+def test_the_top_key_is_the_largest_allowed_weight():
+    fields, tokens, mask, _, _ = _case(True)
+    for i in range(5):
+        q = make_question("top_key", "softmax", fields, tokens, 0, i, mask)
+        row = np.where(np.asarray(mask)[i], fields["A"][0, i], -1)
+        assert _label(q, q.answer) == f"{int(np.argmax(row))} · {tokens[int(np.argmax(row))]}"
+        assert all(int(label.split(" · ")[0]) <= i for label, _ in q.choices)  # no future key
+
+
+@pytest.mark.parametrize("causal, right", [(True, "q_mask_above"), (False, "q_mask_none")])
+def test_the_masked_cells_answer_follows_the_mask(causal, right):
+    fields, tokens, mask, _, _ = _case(causal)
+    q = make_question("masked_cells", "mask", fields, tokens, 0, 0, mask, seed=3)
+    assert q.choices[q.answer][1] == right
+
+
+def test_a_rows_sum_is_1():
+    fields, tokens, mask, _, _ = _case(True)
+    q = make_question("row_sum", "softmax", fields, tokens, 0, 4, mask, seed=1)
+    assert _label(q, q.answer) == "1"
+    assert q.worked[0].endswith("= 1.0000")
+
+
+@pytest.mark.parametrize("step", list(STEP_KINDS))
+def test_the_shape_of_each_steps_result(step):
+    fields, tokens, mask, _, _ = _case(False)
+    q = make_question("shape", step, fields, tokens, 0, 0, mask, seed=2)
+    expected = {"qkv": "5 × 4", "av": "5 × 4", "heads": "5 × 8"}.get(step, "5 × 5")
+    assert _label(q, q.answer) == expected
+
+
+def test_every_step_can_ask_something_and_every_kind_is_asked_somewhere():
+    assert {kind for kinds in STEP_KINDS.values() for kind in kinds} == set(KINDS)
