@@ -7,6 +7,7 @@ import streamlit as st
 from ui.feedback import show_unexpected_error
 from ui.i18n import t
 from ui.registry import PAGES
+from ui.room import join_from_url, publish_view, room_panel
 from ui.settings import sidebar
 from ui.style import FAVICON, apply_style
 
@@ -17,6 +18,7 @@ st.set_page_config(
     page_icon=FAVICON,
     layout="wide",
 )
+join_from_url()  # a room in the URL, and the teacher's latest view, before any widget is drawn
 settings = sidebar()
 st.session_state["_settings"] = settings
 apply_style(settings.presentation)
@@ -43,7 +45,9 @@ def session_pages(lang: str) -> dict:
 
 
 page = st.navigation(session_pages(settings.lang), position="top")
+room_panel(settings)
 try:
     page.run()
 except Exception as error:  # st.stop() and st.rerun() are BaseExceptions: they pass through
     show_unexpected_error(error)
+publish_view(settings)  # in a room, the teacher's view as this run left it

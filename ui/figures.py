@@ -439,3 +439,27 @@ def histograms(series: dict, *, title: str, x_title: str, bins: int = 60) -> go.
         legend={"orientation": "h", "y": -0.25},
     )
     return fig
+
+
+def answer_bars(labels, counts, right: int | None, title: str) -> go.Figure:
+    """How many chose each answer; the right one green once it is revealed."""
+    colours = ["#009E73" if i == right else "#0072B2" for i in range(len(labels))]
+    fig = go.Figure(
+        go.Bar(
+            x=[plotly_text(label) for label in labels],
+            y=counts,
+            marker_color=colours,
+            text=counts,
+            textposition="outside",
+        )
+    )
+    top = max([*counts, 1])
+    fig.update_layout(
+        title={"text": plotly_text(title), "x": 0, "font": {"size": 15}},
+        yaxis={"range": [0, top * 1.25], "dtick": max(1, top // 5)},
+        xaxis={"type": "category"},
+        height=260,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        plot_bgcolor="white",
+    )
+    return fig

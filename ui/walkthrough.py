@@ -113,6 +113,9 @@ def row_controls(step: str, data, n_heads: int) -> tuple[int, int]:
         )
     if step in FOCUS_STEPS:
         labels = [f"{i} · {token}" for i, token in enumerate(data.tokens)]
+        following = st.session_state.pop("_room_focus", None)  # the teacher's focus row
+        if following is not None and 0 <= following < data.n:
+            st.session_state["focus"] = labels[following]
         chosen = right.selectbox(t("focus"), labels, index=data.n - 1, key="focus")
         focus = labels.index(chosen) if chosen in labels else data.n - 1
     return min(head, n_heads - 1), focus

@@ -21,3 +21,14 @@ def gpu_app(gpu_stand_in):
     sentence_trace.cache_clear()
     yield gpu_stand_in
     sentence_trace.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def rooms_in_a_fresh_store(tmp_path, monkeypatch):
+    """Every test's rooms in its own SQLite file (the app's default store), shared by the
+    sessions a test runs, as one server's sessions share it."""
+    import ui.room
+
+    monkeypatch.setenv("ROOM_STORE", str(tmp_path / "rooms.sqlite3"))
+    monkeypatch.setattr(ui.room, "_rooms", None)
+    yield

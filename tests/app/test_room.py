@@ -1,0 +1,108 @@
+"""A room in AppTest: opening it, a teacher and students in separate sessions of one server,
+following, asking, answering, revealing, wrong codes, and the key kept off students' pages."""
+
+import re
+
+from tests.app.helpers import charts, decode, page_text, run_app
+from ui import room
+
+
+def _open_room(lang="en"):
+    at = run_app("room", lang=lang)
+    at.button(key="room_open").click().run()
+    assert not at.exception
+    students = next(c.value for c in at.code if "?room=" in c.value and "key=" not in c.value)
+    teacher = next(c.value for c in at.code if "key=" in c.value)
+    code = re.search(r"room=([A-Z0-9]+)", students).group(1)
+    key = re.search(r"key=([\w-]+)", teacher).group(1)
+    return at, code, key
+
+
+def test_opening_a_room_shows_both_links_and_a_qr_code():
+    at, code, key = _open_room()
+    assert room.rooms().is_teacher(code, key)
+    assert any("<svg" in h.proto.body for h in at.get("html"))  # the QR code, drawn here
+    at, _, _ = _open_room("zh")
+    assert any("开一个教室" in b.label for b in at.button)
+
+
+def test_the_teachers_key_leaves_the_address_bar_and_drives_the_room():
+    _, code, key = _open_room()
+    teacher = run_app(room=code, key=key, lang="en", sentence="我 喜欢 学习 语言", step="softmax")
+    assert not teacher.exception
+    assert "key" not in teacher.query_params and teacher.session_state["room_key"] == key
+    assert "you are the teacher" in " ".join(c.value for c in teacher.caption)
+    view = room.rooms().get(code)["view"]
+    assert view["sentence"] == "我 喜欢 学习 语言" and view["step"] == "softmax"
+
+
+def test_a_student_follows_the_teacher_in_their_own_language_and_can_explore():
+    _, code, key = _open_room()
+    run_app(room=code, key=key, lang="en", sentence="我 喜欢 学习 语言", step="av", d_model=16)
+    student = run_app(room=code, lang="zh")
+    assert not student.exception
+    assert student.text_input(key="sentence").value == "我 喜欢 学习 语言"
+    assert student.session_state["step"] == "av" and student.session_state["d_model"] == 16
+    assert "教室" in page_text(student) and key not in str(student.query_params)
+    assert key not in page_text(student) + " ".join(c.value for c in student.code)
+    student.toggle(key="room_follow").set_value(False).run()
+    student.text_input(key="sentence").set_value("my own sentence").run()
+    run_app(room=code, key=key, lang="en", sentence="the teacher moves on", step="softmax")
+    student.run()
+    assert student.text_input(key="sentence").value == "my own sentence"  # exploring alone
+    student.toggle(key="room_follow").set_value(True).run()
+    student.run()
+    assert student.text_input(key="sentence").value == "the teacher moves on"  # snapped back
+
+
+def test_ask_answer_and_reveal():
+    _, code, key = _open_room()
+    teacher = run_app(room=code, key=key, lang="en", step="softmax", mask="causal")
+    teacher.selectbox(key="q_kind").set_value("row_sum").run()
+    teacher.button(key="room_ask").click().run()
+    question = room.rooms().get(code)["question"]
+    assert question and question["kind"] == "row_sum"
+    students = [run_app(room=code, lang=lang) for lang in ("en", "zh", "en")]
+    for i, student in enumerate(students):
+        assert not student.exception
+        choice = (
+            question["answer"] if i < 2 else (question["answer"] + 1) % len(question["choices"])
+        )
+        student.radio(key=f"choice_{question['id']}").set_value(choice).run()
+        student.button(key=f"send_{question['id']}").click().run()
+        assert not student.exception
+    assert room.rooms().answers(code, question["id"])[question["answer"]] == 2
+    teacher.run()
+    bars = next(c for c in charts(teacher) if c["data"][0]["type"] == "bar")
+    assert (
+        sum(decode(bars["data"][0]["y"])) == 3
+        and "3 answers so far" in bars["layout"]["title"]["text"]
+    )
+    teacher.button(key="room_reveal").click().run()
+    students[0].run()
+    students[1].run()
+    students[2].run()
+    assert any("Right: 1" in s.value for s in students[0].success)
+    assert any("答对了" in s.value for s in students[1].success)
+    assert any("you chose" in w.value for w in students[2].warning)
+
+
+def test_a_wrong_or_expired_code_says_so_in_the_learners_language():
+    for lang, code, words in (
+        ("en", "ZZZZZ", "There is no room ZZZZZ"),
+        ("zh", "ZZZZZ", "没有代码为 ZZZZZ 的教室"),
+        ("en", "no!", "is not a room code"),
+        ("zh", "no!", "不是教室代码"),
+    ):
+        at = run_app(room=code, lang=lang)
+        assert not at.exception
+        assert any(words in w.value for w in at.warning), (lang, code)
+
+
+def test_joining_by_code_on_the_room_page():
+    _, code, _ = _open_room()
+    at = run_app("room", lang="en")
+    at.text_input(key="room_join_code").set_value(code.lower()).run()
+    at.button(key="room_join_button").click().run()
+    assert not at.exception
+    assert at.session_state["room"] == code

@@ -1,0 +1,30 @@
+"""A question (core/questions.py) in the reader's language: its prompt, its choices' labels and
+its worked answer. Shared by the room's students and teacher."""
+
+import streamlit as st
+
+from ui.escape import markdown_text
+from ui.i18n import t
+
+
+def prompt(question: dict) -> str:
+    return t(f"q_{question['kind']}", **question["params"])
+
+
+def labels(question: dict) -> list[str]:
+    """Each choice as shown: its literal label (numbers, shapes, tokens) or its translated key."""
+    return [label if key is None else t(key) for label, key in question["choices"]]
+
+
+def show_answer(question: dict, mine: int | None = None) -> None:
+    """The right choice, the worked numbers, and whether the reader's own answer was right."""
+    right = labels(question)[question["answer"]]
+    if mine is None:
+        st.info(t("q_right_answer", answer=markdown_text(right)))
+    elif mine == question["answer"]:
+        st.success(t("q_you_were_right", answer=markdown_text(right)))
+    else:
+        mine_text = markdown_text(labels(question)[mine])
+        st.warning(t("q_you_were_off", answer=markdown_text(right), mine=mine_text))
+    if question["worked"]:
+        st.code("\n".join(question["worked"]), language=None)

@@ -1,0 +1,68 @@
+"""The room page: open a room (its two links and the students' QR code), or join one by code."""
+
+from urllib.parse import urlsplit
+
+import segno
+import streamlit as st
+
+from classroom.rooms import RoomError, normal_code
+from ui.i18n import t
+from ui.room import rooms
+
+
+def base_url() -> str:
+    """The app's address as this browser reached it (scheme, host, port), without a path."""
+    try:
+        parts = urlsplit(st.context.url or "")
+    except Exception:  # no browser (AppTest)
+        return "http://localhost:8501"
+    return f"{parts.scheme}://{parts.netloc}" if parts.netloc else "http://localhost:8501"
+
+
+def qr_svg(text: str) -> str:
+    """A QR code of ``text`` as inline SVG, made here (nothing fetched)."""
+    return segno.make(text, error="m").svg_inline(scale=6, dark="#111111", light="#ffffff")
+
+
+def open_a_room() -> None:
+    if st.button(t("room_open"), key="room_open", type="primary"):
+        try:
+            code, key = rooms().open()
+        except RoomError as error:
+            st.error(t(f"room_{error.code}", code=""))
+            return
+        st.session_state["room_opened"] = (code, key)
+    opened = st.session_state.get("room_opened")
+    if not opened:
+        return
+    code, key = opened
+    students = f"{base_url()}/?room={code}"
+    st.success(t("room_opened", code=code))
+    left, right = st.columns([3, 2])
+    with left:
+        st.markdown(t("room_students_link"))
+        st.code(students, language=None)
+        with st.expander(t("room_teacher_link")):
+            st.code(f"{base_url()}/?room={code}&key={key}", language=None)
+            st.caption(t("room_teacher_link_note"))
+        if st.button(t("room_go_teach"), key="room_go_teach"):
+            st.session_state.update(room=code, room_key=key, room_version=-1, room_follow=True)
+            st.query_params["room"] = code
+            st.switch_page("pages/walkthrough.py")
+    with right:
+        st.caption(t("room_qr"))
+        st.html(f'<div style="max-width:280px">{qr_svg(students)}</div>')
+
+
+def join_a_room() -> None:
+    st.subheader(t("room_join"))
+    code = st.text_input(t("room_join_code"), key="room_join_code", max_chars=12)
+    if st.button(t("room_join_button"), key="room_join_button") and code.strip():
+        try:
+            rooms().get(code)
+        except RoomError as error:
+            st.warning(t(f"room_{error.code}", code=normal_code(code)))
+            return
+        st.session_state.update(room=normal_code(code), room_version=-1, room_follow=True)
+        st.query_params["room"] = normal_code(code)
+        st.switch_page("pages/walkthrough.py")
