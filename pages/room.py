@@ -4,7 +4,9 @@ import streamlit as st
 
 from ui import room_page
 from ui.i18n import t
+from ui.settings import current
 
+current()  # the sidebar's settings (and, on a server's first visit, app.py's routing)
 st.title(t("room_title"))
 st.markdown(t("room_intro"))
 room_page.open_a_room()

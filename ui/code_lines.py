@@ -42,7 +42,11 @@ def code_html(lines, symbols) -> str:
     """The lines as a code block, the step's symbols marked (the source is escaped first)."""
     word = re.compile(r"\b(" + "|".join(map(re.escape, symbols)) + r")\b")
     body = "\n".join(word.sub(rf"{MARK}\1</mark>", html.escape(line)) for line in lines)
-    return f'<pre style="margin:0 0 0.5rem 0"><code>{body}</code></pre>'
+    style = (
+        "margin:0 0 0.75rem 0;padding:0.6rem 0.8rem;background:#f6f7f9;border-radius:6px;"
+        "font-size:0.85rem;line-height:1.5;overflow-x:auto"
+    )
+    return f'<pre style="{style}"><code>{body}</code></pre>'
 
 
 def show(symbols) -> None:
@@ -50,4 +54,4 @@ def show(symbols) -> None:
     lines = lines_for(symbols)
     if lines:
         st.caption(t("code_caption"))
-        st.markdown(code_html(lines, symbols), unsafe_allow_html=True)
+        st.html(code_html(lines, symbols))

@@ -39,7 +39,7 @@ def test_a_steps_lines_compute_that_step(step, causal):
 def test_the_walkthrough_shows_the_steps_lines_in_both_languages():
     for lang, caption in (("en", "The code that computed"), ("zh", "算出这些数字的代码")):
         at = run_app(lang=lang, step="softmax")
-        shown = "\n".join(m.value for m in at.markdown)
+        shown = "\n".join(h.proto.body for h in at.get("html"))
         assert "A = softmax_rows(S_masked)" in shown.replace("</mark>", "").replace(
             code_lines.MARK, ""
         )

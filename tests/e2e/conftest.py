@@ -40,8 +40,9 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def app_url():
+def app_url(tmp_path_factory):
     port = _free_port()
+    rooms = tmp_path_factory.mktemp("rooms") / "rooms.sqlite3"  # this run's own room store
     (ROOT / "artifacts").mkdir(exist_ok=True)
     log = open(ROOT / "artifacts" / "e2e-server.log", "w")
     process = subprocess.Popen(
@@ -60,7 +61,7 @@ def app_url():
         cwd=ROOT,
         stdout=log,
         stderr=subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "ROOM_STORE": str(rooms)},
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
