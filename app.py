@@ -17,6 +17,8 @@ st.set_page_config(
     page_title="Self-Attention, Step by Step · 自注意力",
     page_icon=FAVICON,
     layout="wide",
+    # a projector (?big=true) starts with the sidebar folded away: the chart gets the width
+    initial_sidebar_state="collapsed" if st.query_params.get("big") == "true" else "auto",
 )
 join_from_url()  # a room in the URL, and the teacher's latest view, before any widget is drawn
 settings = sidebar()

@@ -10,11 +10,13 @@ from ui.i18n import t
 from ui.settings import current
 
 settings = current()
-st.title(t("app_title"))
+if not settings.presentation:  # a projector keeps its height for the step and its chart
+    st.title(t("app_title"))
 data = trace_or_stop(settings)
 
-st.caption(f"{t('tokens_line', n=data.n)} · {t('random_weights_note')}")
-step = walkthrough.step_navigation(walkthrough.STEPS)
+if not settings.presentation:
+    st.caption(f"{t('tokens_line', n=data.n)} · {t('random_weights_note')}")
+step = walkthrough.step_navigation(walkthrough.STEPS, projector=settings.presentation)
 head, focus = walkthrough.row_controls(step, data, settings.n_heads)
 walkthrough.render(step, data, settings, head, focus)
 st.caption(walkthrough.backend_line(data.backend))

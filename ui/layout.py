@@ -6,6 +6,8 @@ import streamlit as st
 from ui.figures import HEAD_COLOURS
 from ui.i18n import t
 
+PROJECTOR_HEIGHT = 430  # px: a chart under the projector band fits a 1280 x 720 screen
+
 
 def plot(fig, key: str) -> None:
     """Draw a figure; in projector mode (the sidebar's large text) its text grows too."""
@@ -13,6 +15,10 @@ def plot(fig, key: str) -> None:
         fig = go.Figure(fig)  # a copy: figures may be shared between sessions
         fig.update_layout(font={"size": 17}, title_font_size=20)
         fig.update_traces(textfont_size=17, selector={"type": "heatmap"})
+        fig.update_yaxes(tickfont_size=17)  # the row sums' right-hand axis too
+        fig.update_annotations(font_size=16)
+        if fig.layout.height and fig.layout.height > PROJECTOR_HEIGHT:  # whole on a 720p screen
+            fig.update_layout(height=PROJECTOR_HEIGHT)
     st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False})
 
 

@@ -15,6 +15,7 @@ from ui.room import POLL_S, leave, rooms
 
 
 def panel(code: str, settings) -> None:
+    """One band: who is here, the question to ask and Ask / Reveal; then the answers, if any."""
     with st.sidebar:
         st.subheader(t("room_sidebar", code=code))
         if st.button(t("room_leave"), key="room_leave"):
@@ -22,18 +23,31 @@ def panel(code: str, settings) -> None:
     with st.container(border=True):
         step = st.session_state.get("step") or st.query_params.get("step", "tokens")
         kinds = STEP_KINDS.get(step, ())
-        left, middle, right = st.columns([2, 2, 1], vertical_alignment="bottom")
+        here, which, ask, reveal = st.columns([3, 3, 2, 1.4], vertical_alignment="center")
+        with here:
+            connected(code)
         if kinds:
-            kind = left.selectbox(t("q_kind"), kinds, format_func=labeller("q_kind"), key="q_kind")
-            if middle.button(t("room_ask"), key="room_ask", type="primary"):
+            kind = which.selectbox(
+                t("q_kind"),
+                kinds,
+                format_func=labeller("q_kind"),
+                key="q_kind",
+                label_visibility="collapsed",
+            )
+            if ask.button(t("room_ask"), key="room_ask", type="primary"):
                 _ask(code, kind, step, settings)
         else:
-            left.caption(t("room_no_question_here"))
+            which.caption(t("room_no_question_here"))
         room = rooms().get(code)
         if room["question"] and not room["question"]["revealed"]:
-            if right.button(t("room_reveal"), key="room_reveal"):
+            if reveal.button(t("room_reveal"), key="room_reveal"):
                 rooms().reveal(code, st.session_state["room_key"])
-        live(code)
+        answers(code)
+
+
+@st.fragment(run_every=POLL_S)
+def connected(code: str) -> None:
+    st.caption(t("room_teacher_band", code=code, n=rooms().connected(code)))
 
 
 def _ask(code: str, kind: str, step: str, settings) -> None:
@@ -50,11 +64,9 @@ def _ask(code: str, kind: str, step: str, settings) -> None:
 
 
 @st.fragment(run_every=POLL_S)
-def live(code: str) -> None:
-    """Every second: how many are here, and the answers to the question so far."""
-    room = rooms().get(code)
-    st.caption(t("room_teacher_band", code=code, n=rooms().connected(code)))
-    question = room["question"]
+def answers(code: str) -> None:
+    """Every second: the question and its answers so far, as a chart."""
+    question = rooms().get(code)["question"]
     if not question:
         return
     st.markdown(f"**{questions.prompt(question)}**")

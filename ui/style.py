@@ -21,6 +21,9 @@ PRESENTATION_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] {font-size: 21px;}
 .stMarkdown p, .stMarkdown li, .stCaption {font-size: 1.15rem !important;}
+.block-container {padding-top: 4.2rem; padding-bottom: 1rem;}
+[data-testid="stVerticalBlock"] {gap: 0.45rem;}
+.stMarkdown .katex {font-size: 1.05em;}
 </style>
 """
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 import streamlit as st
+import streamlit.components.v1 as components
 
 import core
 from ui import arithmetic, code_lines
@@ -10,7 +11,7 @@ from ui.figures import COLOURS, MAX_SIDE, MAX_TEXT_CELLS, heatmap, weights_heatm
 from ui.i18n import labeller, t
 from ui.layout import plot
 from ui.numbers import sub
-from ui.settings import url_choice
+from ui.settings import coded_choice, keep_in_url, url_choice
 
 STEPS = ("tokens", "pe", "x_pe", "qkv", "scores", "scaled", "mask", "softmax", "av", "heads")
 HEAD_STEPS = ("qkv", "scores", "scaled", "mask", "softmax", "av")  # show one head at a time
@@ -65,12 +66,16 @@ def shapes_line(step: str, data, head: int) -> str:
     return lines[step]
 
 
-def step_navigation(visible_steps) -> str:
-    """Pipeline strip (one click to any step) plus Previous / Next; returns the current step."""
+def step_navigation(visible_steps, projector: bool = False) -> str:
+    """Pipeline strip (one click to any step) plus Previous / Next; returns the current step.
+    In projector mode one compact band instead: Previous, the step with its formula, Next."""
 
     def move(offset: int):
         index = visible_steps.index(st.session_state["step"]) + offset
         st.session_state["step"] = visible_steps[max(0, min(len(visible_steps) - 1, index))]
+
+    if projector:
+        return _projector_band(visible_steps, move)
 
     step = url_choice(
         st.segmented_control,
@@ -102,6 +107,43 @@ def step_navigation(visible_steps) -> str:
     return step
 
 
+def _projector_band(visible_steps, move) -> str:
+    step = st.session_state.get("step")  # a plain value here: no pipeline widget is drawn
+    if step not in visible_steps:
+        step = coded_choice("step", visible_steps, visible_steps[0])
+    st.session_state["step"] = step
+    keep_in_url("step", step, visible_steps[0])
+    index = visible_steps.index(step)
+    left, middle, right = st.columns([1, 10, 1], vertical_alignment="center")
+    left.button("◀", on_click=move, args=(-1,), disabled=index == 0, key="prev_step")
+    middle.markdown(f"**{t(f'title_{step}')}** &nbsp; ${FORMULAS[step]}$")
+    last = len(visible_steps) - 1
+    right.button("▶", on_click=move, args=(1,), disabled=index == last, key="next_step")
+    arrow_keys()
+    return step
+
+
+def arrow_keys() -> None:
+    """← and → press Previous and Next (a script in this page's own component; nothing fetched;
+    ignored while typing in a box)."""
+    components.html(ARROW_KEYS_SCRIPT, height=0)
+
+
+ARROW_KEYS_SCRIPT = """<script>
+const doc = window.parent.document;
+if (!doc.selfAttentionArrows) {
+  doc.selfAttentionArrows = true;
+  doc.addEventListener("keydown", (event) => {
+    const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(doc.activeElement?.tagName);
+    if (typing || event.altKey || event.ctrlKey || event.metaKey) return;
+    const key = {ArrowLeft: ".st-key-prev_step button", ArrowRight: ".st-key-next_step button"};
+    const button = key[event.key] && doc.querySelector(key[event.key]);
+    if (button && !button.disabled) { event.preventDefault(); button.click(); }
+  });
+}
+</script>"""
+
+
 def row_controls(step: str, data, n_heads: int) -> tuple[int, int]:
     """Head and focus-token pickers, shown on the steps where they change something."""
     head, focus = 0, data.n - 1
@@ -122,9 +164,13 @@ def row_controls(step: str, data, n_heads: int) -> tuple[int, int]:
 
 
 def render(step: str, data, settings, head: int, focus: int) -> None:
-    """Formula, shapes, explanation, figures and (for the attention steps) the focus row."""
-    st.subheader(t(f"title_{step}"))
-    st.latex(FORMULAS[step])
+    """Formula, shapes, explanation, figures and (for the attention steps) the focus row. In
+    projector mode the band above holds the title and formula, and the figures come first."""
+    if settings.presentation:
+        _figures(step, data, settings, head, focus)
+    else:
+        st.subheader(t(f"title_{step}"))
+        st.latex(FORMULAS[step])
     code_lines.show(code_lines.STEP_SYMBOLS.get(step, ()))
     st.markdown(f"**{t('shape')}:** `{shapes_line(step, data, head)}`")
     explain_key = {"mask": f"explain_mask_{settings.mask}"}.get(step, f"explain_{step}")
@@ -136,7 +182,8 @@ def render(step: str, data, settings, head: int, focus: int) -> None:
         st.caption(t("downsampled", n=data.n, m=side))
     elif data.n > MAX_TEXT_CELLS:
         st.caption(t("too_big_for_text", n=data.n))
-    _figures(step, data, settings, head, focus)
+    if not settings.presentation:
+        _figures(step, data, settings, head, focus)
     if step in ROW_STEPS:
         focus_row(step, data, head, focus, settings.decimals)
 
