@@ -23,12 +23,10 @@ import time
 from pathlib import Path
 
 import websockets
-from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.server import serving  # noqa: E402
+from bench.session import Learner  # noqa: E402
 from ui.registry import PAGES as REGISTRY  # noqa: E402
 
 LINK = "lang=zh&sentence=这+部+电影+很+好看&mask=causal&step=softmax"
@@ -39,7 +37,6 @@ SENTENCES = [
     "attention is all you need",
     "这 部 电影 很 好看",
 ]
-EARLY_FOR_RERUN = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
 FIT = re.compile(r"n\^([0-9.]+)")
 
 
@@ -63,49 +60,6 @@ def percentile(values, q):
 
 def verdict(ok: bool) -> str:
     return "met" if ok else "MISSED"
-
-
-class Learner:
-    """One browser tab: a websocket session on one page, its widget ids and the text it was sent."""
-
-    def __init__(self, ws, page: str, query: str):
-        self.ws, self.page, self.query = ws, page, query
-        self.widgets: dict[str, str] = {}  # user key -> widget id
-        self.texts: list[str] = []
-
-    async def run(self, *states: WidgetState, timeout: float = 120) -> float:
-        """Rerun the page with these widget states; seconds until the script finished."""
-        message = BackMsg()
-        message.rerun_script.query_string = self.query
-        message.rerun_script.page_name = self.page
-        message.rerun_script.widget_states.widgets.extend(states)
-        start = time.perf_counter()
-        await self.ws.send(message.SerializeToString())
-        self.texts = []
-        while True:
-            reply = ForwardMsg()
-            reply.ParseFromString(await asyncio.wait_for(self.ws.recv(), timeout=timeout))
-            kind = reply.WhichOneof("type")
-            if kind == "script_finished" and reply.script_finished != EARLY_FOR_RERUN:
-                return time.perf_counter() - start
-            if kind == "delta" and reply.delta.WhichOneof("type") == "new_element":
-                self._read(reply.delta.new_element)
-
-    def _read(self, element) -> None:
-        body = getattr(element, element.WhichOneof("type") or "empty", None)
-        widget_id = getattr(body, "id", "")
-        if widget_id.startswith("$$ID-"):
-            self.widgets[widget_id.rsplit("-", 1)[1]] = widget_id
-        for name in ("body", "label"):
-            text = getattr(body, name, "")
-            if isinstance(text, str) and text:
-                self.texts.append(text)
-
-    def press(self, key: str) -> WidgetState:
-        return WidgetState(id=self.widgets[key], trigger_value=True)
-
-    def type_into(self, key: str, text: str) -> WidgetState:
-        return WidgetState(id=self.widgets[key], string_value=text)
 
 
 async def open_learners(port: int, pages: list[str], query: str, stack) -> tuple[list, list]:

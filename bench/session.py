@@ -1,0 +1,73 @@
+"""One browser tab, as Streamlit's websocket protocol sees it: for benchmarks and deploy tests.
+
+Nothing leaves loopback. ``Learner.run`` reruns the page with widget states and waits for the
+script to finish, collecting the widgets' ids (by their keys) and the text it was sent.
+"""
+
+import asyncio
+import time
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+EARLY_FOR_RERUN = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
+
+
+async def connect(base: str, page: str, query: str, cookie: str | None = None, stack=None):
+    """A websocket session on ``base`` (http://host:port), its first run done; the replica that
+    answered (nginx's X-Replica header, when behind deploy/local.sh) is ``learner.replica``."""
+    url = base.replace("http://", "ws://") + "/_stcore/stream"
+    headers = {"Cookie": f"route={cookie}"} if cookie else None
+    ws = websockets.connect(
+        url, subprotocols=["streamlit"], max_size=None, additional_headers=headers
+    )
+    ws = await (stack.enter_async_context(ws) if stack else ws)
+    learner = Learner(ws, page, query)
+    learner.replica = ws.response.headers.get("X-Replica", "")
+    await learner.run()
+    return learner
+
+
+class Learner:
+    """One browser tab: a websocket session on one page, its widget ids and the text it was sent."""
+
+    def __init__(self, ws, page: str, query: str):
+        self.ws, self.page, self.query = ws, page, query
+        self.widgets: dict[str, str] = {}  # user key -> widget id
+        self.texts: list[str] = []
+
+    async def run(self, *states: WidgetState, timeout: float = 120) -> float:
+        """Rerun the page with these widget states; seconds until the script finished."""
+        message = BackMsg()
+        message.rerun_script.query_string = self.query
+        message.rerun_script.page_name = self.page
+        message.rerun_script.widget_states.widgets.extend(states)
+        start = time.perf_counter()
+        await self.ws.send(message.SerializeToString())
+        self.texts = []
+        while True:
+            reply = ForwardMsg()
+            reply.ParseFromString(await asyncio.wait_for(self.ws.recv(), timeout=timeout))
+            kind = reply.WhichOneof("type")
+            if kind == "script_finished" and reply.script_finished != EARLY_FOR_RERUN:
+                return time.perf_counter() - start
+            if kind == "delta" and reply.delta.WhichOneof("type") == "new_element":
+                self._read(reply.delta.new_element)
+
+    def _read(self, element) -> None:
+        body = getattr(element, element.WhichOneof("type") or "empty", None)
+        widget_id = getattr(body, "id", "")
+        if widget_id.startswith("$$ID-"):
+            self.widgets[widget_id.rsplit("-", 1)[1]] = widget_id
+        for name in ("body", "label", "code_text"):
+            text = getattr(body, name, "")
+            if isinstance(text, str) and text:
+                self.texts.append(text)
+
+    def press(self, key: str) -> WidgetState:
+        return WidgetState(id=self.widgets[key], trigger_value=True)
+
+    def type_into(self, key: str, text: str) -> WidgetState:
+        return WidgetState(id=self.widgets[key], string_value=text)

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The whole setup on one host: redis-server, REPLICAS app processes sharing it (ROOM_STORE), and
+# nginx on 127.0.0.1:PORT in front of them with sticky sessions. Runs in the foreground; SIGTERM
+# or Ctrl-C stops everything it started.
+#
+#   bash deploy/local.sh REPLICAS PORT        e.g.  bash deploy/local.sh 3 8500
+#
+# Needs Debian's redis-server and nginx (apt-get install -y redis-server nginx) and the app's venv
+# (.venv, from the README's first command). Several hosts: README, "Several app processes".
+set -euo pipefail
+replicas=${1:?usage: deploy/local.sh REPLICAS PORT}
+port=${2:?usage: deploy/local.sh REPLICAS PORT}
+root=$(cd "$(dirname "$0")/.." && pwd)
+python=${PYTHON:-$root/.venv/bin/python}
+run=$(mktemp -d "${TMPDIR:-/tmp}/self-attention-deploy.XXXXXX")
+pids=()
+
+stop() {
+  trap - TERM INT EXIT
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$run"
+}
+trap 'stop; exit 0' TERM INT
+trap stop EXIT
+
+free_port() { "$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_for() {  # wait_for URL: until it answers, at most 60 s
+  for _ in $(seq 300); do
+    if "$python" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)" "$1" 2>/dev/null; then return 0; fi
+    sleep 0.2
+  done
+  echo "no answer from $1" >&2; return 1
+}
+
+redis_port=$(free_port)
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$run" \
+  > "$run/redis.log" 2>&1 &
+redis_pid=$!
+pids+=($redis_pid)
+export ROOM_STORE="redis://127.0.0.1:$redis_port/0"
+echo "redis-server on 127.0.0.1:$redis_port (ROOM_STORE=$ROOM_STORE)"
+
+upstreams=""
+for i in $(seq "$replicas"); do
+  replica_port=$(free_port)
+  "$python" -m streamlit run "$root/app.py" --server.headless=true --server.port="$replica_port" \
+    --server.address=127.0.0.1 --browser.gatherUsageStats=false --server.fileWatcherType=none \
+    --server.enableXsrfProtection=false > "$run/replica-$i.log" 2>&1 &
+  pids+=($!)
+  echo "replica $i: pid $! on 127.0.0.1:$replica_port"
+  upstreams+="        server 127.0.0.1:$replica_port max_fails=1 fail_timeout=5s;"$'\n'
+done
+for upstream in $(echo "$upstreams" | grep -o '127.0.0.1:[0-9]*'); do wait_for "http://$upstream/_stcore/health"; done
+
+mkdir -p "$run/body" "$run/proxy" "$run/fastcgi" "$run/uwsgi" "$run/scgi"
+"$python" - "$root/deploy/nginx.conf.template" "$run/nginx.conf" "$run" "127.0.0.1:$port" "$upstreams" <<'PY'
+import sys
+template, out, run, listen, upstreams = sys.argv[1:]
+text = open(template).read().replace("@RUN@", run).replace("@LISTEN@", listen)
+open(out, "w").write(text.replace("@UPSTREAMS@", upstreams.rstrip("\n")))
+PY
+nginx -c "$run/nginx.conf" -p "$run" &
+nginx_pid=$!
+pids+=($nginx_pid)
+wait_for "http://127.0.0.1:$port/_stcore/health"
+echo "ready: http://127.0.0.1:$port ($replicas replicas behind nginx)"
+# a replica may stop (its learners reconnect to another); without redis or nginx nothing works
+wait -n "$redis_pid" "$nginx_pid" || true
+echo "redis-server or nginx stopped; stopping the rest" >&2

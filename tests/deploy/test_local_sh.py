@@ -1,0 +1,113 @@
+"""deploy/local.sh for real: two app replicas behind nginx, sharing rooms through redis-server.
+
+Sessions spread over both replicas; a room opened through one is followed through the other;
+when one replica is killed its learners reconnect through the balancer and are still in the
+room. Everything runs on loopback and stops at the end of the test."""
+
+import asyncio
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from contextlib import AsyncExitStack
+
+import pytest
+
+from bench.session import connect
+from tests.conftest import ROOT
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def deployment():
+    for tool in ("redis-server", "nginx"):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} is not installed (apt-get install -y redis-server nginx)")
+    port = _free_port()
+    process = subprocess.Popen(
+        ["bash", str(ROOT / "deploy" / "local.sh"), "2", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    replicas, deadline = {}, time.monotonic() + 120
+    for line in process.stdout:
+        if match := re.match(r"replica \d+: pid (\d+) on (\S+)", line):
+            replicas[match.group(2)] = int(match.group(1))
+        if line.startswith("ready:") or time.monotonic() > deadline:
+            break
+    assert len(replicas) == 2, "deploy/local.sh did not start two replicas"
+    try:
+        yield f"http://127.0.0.1:{port}", replicas
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+    for pid in replicas.values():  # everything it started has stopped
+        assert not os.path.exists(f"/proc/{pid}") or _zombie(pid), f"replica {pid} still runs"
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def _cookie_for_each_replica(base: str, replicas) -> dict:
+    """A route cookie that nginx sends to each replica (found by asking)."""
+    found = {}
+    for i in range(200):
+        request = urllib.request.Request(
+            f"{base}/_stcore/health", headers={"Cookie": f"route=c{i}"}
+        )
+        with urllib.request.urlopen(request, timeout=5) as response:
+            found.setdefault(response.headers["X-Replica"], f"c{i}")
+        if set(found) == set(replicas):
+            return found
+    raise AssertionError(f"no cookie reached every replica: {found}")
+
+
+def test_two_replicas_share_rooms_and_lose_none_when_one_stops(deployment):
+    base, replicas = deployment
+    cookies = _cookie_for_each_replica(base, replicas)
+    a, b = sorted(replicas)
+
+    async def scenario():
+        async with AsyncExitStack() as stack:
+            spread = [await connect(base, "", "lang=en", None, stack) for _ in range(10)]
+            assert {learner.replica for learner in spread} == {a, b}  # new browsers spread
+
+            room_page = await connect(base, "room", "lang=en", cookies[a], stack)
+            assert room_page.replica == a
+            await room_page.run(room_page.press("room_open"))
+            links = " ".join(room_page.texts)
+            code = re.search(r"\?room=([A-Z0-9]{5})", links).group(1)
+            key = re.search(r"&key=([\w-]+)", links).group(1)
+
+            view = f"room={code}&key={key}&lang=en&step=softmax&sentence=one+two+three"
+            teacher = await connect(base, "", view, cookies[a], stack)
+            assert any("you are the teacher" in text for text in teacher.texts)
+            student = await connect(base, "", f"room={code}&lang=zh", cookies[b], stack)
+            assert student.replica == b
+            texts = " ".join(student.texts)
+            assert f"教室 {code}" in texts and "3 个 token" in texts  # the teacher's sentence
+            assert "按行 softmax" in texts  # and step, followed through the other replica
+
+            os.kill(replicas[a], signal.SIGKILL)  # the teacher's replica dies
+            time.sleep(1)
+            back = await connect(base, "", f"room={code}&lang=en", cookies[a], stack)
+            assert back.replica.split(", ")[-1] == b  # nginx tried the dead one, then the other
+            texts = " ".join(back.texts)
+            assert f"Room {code}" in texts and "no room" not in texts.lower()
+
+    asyncio.run(asyncio.wait_for(scenario(), 180))
