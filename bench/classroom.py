@@ -1,15 +1,18 @@
 """A classroom on one server: sessions opened at once over Streamlit's websocket, loopback only.
 
-Three scenarios, each on a fresh server, each printing its figures against its targets:
+Four scenarios, each on a fresh server, each printing its figures against its targets:
 
 1. teacher's link: N sessions open the teacher's link at once, then all rerun at the same moment;
 2. every page: N sessions spread over all pages at once, then all rerun at the same moment
    (first renders <= 10 s, reruns p95 < 2 s, server RSS < 500 MB);
 3. measure storm: 44 learners over every page; then 24 press Measure on the cost page at the same
    moment while the other 20 keep typing sentences on the walkthrough (every press back within
-   90 s with an attention-time exponent in 1.4-2.4, walkthrough reruns p95 < 2 s, no crash).
+   90 s with an attention-time exponent in 1.4-2.4, walkthrough reruns p95 < 2 s, no crash);
+4. room: a teacher and N students in one room; after each change of the teacher's sentence, how
+   long until each student's page shows it (p95 within 2 s), and the CPU spent keeping idle
+   students in sync.
 
-Run: python bench/classroom.py [teacher|pages|storm ...] [--sessions N]
+Run: python bench/classroom.py [teacher|pages|storm|room ...] [--sessions N]
 Stops by itself; nothing leaves 127.0.0.1.
 """
 
@@ -145,6 +148,65 @@ async def scenario_storm(port, pid, presses: int, typists: int, typing_s: float)
         }
 
 
+async def scenario_room(port, pid, students: int, changes: int, idle_s: float) -> dict:
+    """A teacher and ``students`` in one room (half in Chinese): after each change of the
+    teacher's sentence, how long until each student's page shows it; then the server's CPU while
+    the students only keep in sync."""
+    from contextlib import AsyncExitStack
+
+    from bench.session import connect
+
+    base = f"http://127.0.0.1:{port}"
+    async with AsyncExitStack() as stack:
+        room_page = await connect(base, "room", "lang=en", None, stack)
+        await room_page.run(room_page.press("room_open"))
+        links = " ".join(room_page.texts)
+        code = re.search(r"\?room=([A-Z0-9]{5})", links).group(1)
+        key = re.search(r"&key=([\w-]+)", links).group(1)
+        teacher = await connect(
+            base, "", f"room={code}&key={key}&lang=en&step=softmax", None, stack
+        )
+        pupils = await asyncio.gather(
+            *(
+                connect(base, "", f"room={code}&lang={'zh' if i % 2 else 'en'}", None, stack)
+                for i in range(students)
+            )
+        )
+        change = {"index": -1, "n": 0, "t0": 0.0}
+        latencies: dict[int, list[float]] = {}
+        stop = asyncio.Event()
+
+        async def keep_in_sync(pupil):  # what the page's timer does: the fragment every second
+            fragment, interval = next(iter(pupil.fragments.items()))
+            seen = -1
+            while not stop.is_set():
+                await asyncio.sleep(interval)
+                await pupil.run(fragment=fragment)
+                index, n = change["index"], change["n"]
+                shown = " ".join(pupil.texts)
+                if index > seen and (f"{n} tokens" in shown or f"{n} 个 token" in shown):
+                    latencies.setdefault(index, []).append(time.perf_counter() - change["t0"])
+                    seen = index
+
+        syncing = [asyncio.create_task(keep_in_sync(pupil)) for pupil in pupils]
+        await asyncio.sleep(3)
+        for index in range(changes):
+            n = 6 + index
+            await teacher.run(teacher.type_into("sentence", " ".join(f"w{j}" for j in range(n))))
+            change.update(index=index, n=n, t0=time.perf_counter())
+            await asyncio.sleep(6)
+        cpu = cpu_seconds(pid)
+        await asyncio.sleep(idle_s)
+        idle_cpu = cpu_seconds(pid) - cpu
+        stop.set()
+        await asyncio.gather(*syncing)
+        return {
+            "latencies": latencies,
+            "idle_cpu_per_min": idle_cpu * 60 / idle_s,
+            "rss": rss_mb(pid),
+        }
+
+
 def serve(run):
     with serving("--server.enableXsrfProtection=false", "--server.fileWatcherType=none") as (
         port,
@@ -180,7 +242,7 @@ def report_open_and_rerun(title: str, sessions: int, results: dict, rss_limit: i
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("scenarios", nargs="*", default=["teacher", "pages", "storm"])
+    parser.add_argument("scenarios", nargs="*", default=["teacher", "pages", "storm", "room"])
     parser.add_argument("--sessions", type=int, default=60)
     args = parser.parse_args()
     n = args.sessions
@@ -213,6 +275,28 @@ def main():
         print(
             f"server: {'CRASHED' if results['crashed'] else 'alive'} at the end, RSS"
             f" {results['rss']:.0f} MB"
+        )
+
+    if "room" in args.scenarios:
+        results = serve(lambda port, pid: scenario_room(port, pid, n, 5, 30.0))
+        print(f"\n== a room: a teacher and {n} students (half in Chinese) on one server")
+        all_latencies = []
+        for index, latencies in sorted(results["latencies"].items()):
+            all_latencies += latencies
+            print(
+                f"change {index + 1}: {len(latencies)} of {n} students updated, p95"
+                f" {percentile(latencies, 0.95):.2f} s, slowest {max(latencies):.2f} s"
+            )
+        p95 = percentile(all_latencies, 0.95)
+        complete = all(len(v) == n for v in results["latencies"].values()) and results["latencies"]
+        print(
+            f"students' views after a teacher change: p95 {p95:.2f} s -> within 2 s"
+            f" {verdict(p95 <= 2 and bool(complete))}"
+        )
+        print(
+            f"keeping idle students in sync: {results['idle_cpu_per_min']:.1f} CPU seconds per"
+            f" idle minute ({results['idle_cpu_per_min'] / 60 / os.cpu_count():.0%} of"
+            f" {os.cpu_count()} cores), server RSS {results['rss']:.0f} MB"
         )
 
 

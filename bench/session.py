@@ -37,13 +37,18 @@ class Learner:
         self.ws, self.page, self.query = ws, page, query
         self.widgets: dict[str, str] = {}  # user key -> widget id
         self.texts: list[str] = []
+        self.fragments: dict[str, float] = {}  # fragment id -> seconds between auto reruns
 
-    async def run(self, *states: WidgetState, timeout: float = 120) -> float:
-        """Rerun the page with these widget states; seconds until the script finished."""
+    async def run(self, *states: WidgetState, timeout: float = 120, fragment: str = "") -> float:
+        """Rerun the page (or one fragment, as the browser's timer does) with these widget
+        states; seconds until the script finished, reruns it asked for included."""
         message = BackMsg()
         message.rerun_script.query_string = self.query
         message.rerun_script.page_name = self.page
         message.rerun_script.widget_states.widgets.extend(states)
+        if fragment:
+            message.rerun_script.fragment_id = fragment
+            message.rerun_script.is_auto_rerun = True
         start = time.perf_counter()
         await self.ws.send(message.SerializeToString())
         self.texts = []
@@ -55,6 +60,8 @@ class Learner:
                 return time.perf_counter() - start
             if kind == "delta" and reply.delta.WhichOneof("type") == "new_element":
                 self._read(reply.delta.new_element)
+            if kind == "auto_rerun":
+                self.fragments[reply.auto_rerun.fragment_id] = reply.auto_rerun.interval
 
     def _read(self, element) -> None:
         body = getattr(element, element.WhichOneof("type") or "empty", None)

@@ -1,0 +1,80 @@
+"""120 sessions through deploy/local.sh's three replicas behind nginx, loopback only.
+
+Prints the first renders, the p95 of all sessions rerunning at once, and each replica's share of
+the sessions. Run: python bench/deploy.py [sessions] [replicas]   (stops everything it started)
+"""
+
+import asyncio
+import collections
+import re
+import signal
+import subprocess
+import sys
+import time
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.classroom import PAGES, percentile, verdict  # noqa: E402
+from bench.server import free_port  # noqa: E402
+from bench.session import connect  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def classroom(base: str, sessions: int) -> dict:
+    async with AsyncExitStack() as stack:
+
+        async def one(i):
+            start = time.perf_counter()
+            page = PAGES[i % len(PAGES)] if i % 2 else ""  # half on the walkthrough
+            learner = await connect(base, page, "lang=en", None, stack)
+            return learner, time.perf_counter() - start
+
+        opened = await asyncio.gather(*(one(i) for i in range(sessions)))
+        learners = [learner for learner, _ in opened]
+        reruns = await asyncio.gather(*(learner.run() for learner in learners))
+        return {
+            "first": [seconds for _, seconds in opened],
+            "rerun": reruns,
+            "replicas": collections.Counter(learner.replica for learner in learners),
+        }
+
+
+def main():
+    sessions = int(sys.argv[1]) if len(sys.argv) > 1 else 120
+    replicas = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    port = free_port()
+    setup = subprocess.Popen(
+        ["bash", str(ROOT / "deploy" / "local.sh"), str(replicas), str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        for line in setup.stdout:
+            if line.startswith("ready:"):
+                break
+        base = f"http://127.0.0.1:{port}"
+        results = asyncio.run(asyncio.wait_for(classroom(base, sessions), 600))
+    finally:
+        setup.send_signal(signal.SIGTERM)
+        setup.wait(timeout=30)
+    first, rerun = results["first"], results["rerun"]
+    print(f"{sessions} sessions through nginx to {replicas} replicas (loopback), every page")
+    print(
+        f"first render: max {max(first):.2f} s, p95 {percentile(first, 0.95):.2f} s"
+        f" -> within 10 s {verdict(max(first) <= 10)}"
+    )
+    print(
+        f"simultaneous reruns: p95 {percentile(rerun, 0.95):.2f} s, max {max(rerun):.2f} s"
+        f" -> p95 under 2 s {verdict(percentile(rerun, 0.95) < 2)}"
+    )
+    for replica, count in sorted(results["replicas"].items()):
+        name = re.sub(r"^127\.0\.0\.1:", "port ", replica)
+        print(f"replica {name}: {count} sessions ({count / sessions:.0%})")
+
+
+if __name__ == "__main__":
+    main()
