@@ -363,7 +363,7 @@ def _row_notes_axis(fig, row_notes, rows: int) -> None:
     fig.data[0].colorbar.x = 1.12
 
 
-def weights_heatmap(A, tokens, *, title: str, decimals: int = 2, forbidden=None, **options):
+def A_heatmap(A, tokens, *, title: str, decimals: int = 2, forbidden=None, **options):
     """Attention weights, query tokens by key tokens, on [0, 1]: masked cells read "0", and each
     row's sum is written beside it (so a row that does not sum to 1 shows it)."""
     return heatmap(

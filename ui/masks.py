@@ -9,7 +9,7 @@ from core.mistakes import mask_after_softmax
 from ui import code_lines
 from ui.compute import BATCH_MASKS, TraceKey, batch_trace
 from ui.feedback import show_input_error
-from ui.figures import heatmap, weights_heatmap
+from ui.figures import A_heatmap, heatmap
 from ui.i18n import DEFAULT_BATCH, labeller, t
 from ui.layout import grid
 from ui.settings import url_choice
@@ -87,7 +87,7 @@ def masked_scores_and_weights(batch, s: int, dec: int) -> None:
         decimals=dec,
         forbidden=forbidden,
     )
-    A = weights_heatmap(batch.trace.A[s, 0], tokens, title="A", decimals=dec, forbidden=forbidden)
+    A = A_heatmap(batch.trace.A[s, 0], tokens, title="A", decimals=dec, forbidden=forbidden)
     grid([(S_masked, "mk_masked"), (A, "mk_weights")], per_row=2)
     if batch.lengths[s] == 0:
         st.warning(t("mk_empty_row", s=s))
@@ -101,11 +101,11 @@ def mask_after_the_softmax(batch, s: int, dec: int) -> None:
     st.markdown(t("mk_order_text"))
     wrong = mask_after_softmax(batch.trace.S_scaled[s, 0], batch.allowed[s])
     common = {"decimals": dec, "forbidden": forbidden}
-    right = weights_heatmap(batch.trace.A[s, 0], tokens, title=t("mk_right"), **common)
+    right = A_heatmap(batch.trace.A[s, 0], tokens, title=t("mk_right"), **common)
     grid(
         [
             (right, "mk_right"),
-            (weights_heatmap(wrong, tokens, title=t("mk_wrong"), **common), "mk_wrong"),
+            (A_heatmap(wrong, tokens, title=t("mk_wrong"), **common), "mk_wrong"),
         ],
         per_row=2,
     )

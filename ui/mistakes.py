@@ -7,7 +7,7 @@ import streamlit as st
 import core
 from core import mistakes
 from ui.compute import TraceKey, sentence_trace
-from ui.figures import heatmap, weights_heatmap
+from ui.figures import A_heatmap, heatmap
 from ui.i18n import error_text, t
 from ui.layout import grid
 from ui.numbers import num
@@ -42,8 +42,8 @@ def wrong_axis(S_scaled, tokens, dec: int) -> None:
     wrong = mistakes.softmax_wrong_axis(S_scaled)
     right = mistakes.softmax_along(S_scaled, axis=-1)
     wrong_and_right(
-        weights_heatmap(wrong, tokens, title=f"{t('ms_wrong')}: softmax(S, axis=0)", decimals=dec),
-        weights_heatmap(right, tokens, title=f"{t('ms_right')}: softmax(S, axis=1)", decimals=dec),
+        A_heatmap(wrong, tokens, title=f"{t('ms_wrong')}: softmax(S, axis=0)", decimals=dec),
+        A_heatmap(right, tokens, title=f"{t('ms_right')}: softmax(S, axis=1)", decimals=dec),
         "axis",
     )
     st.caption(t("ms_col_sums", sums=", ".join(num(v, dec) for v in wrong.sum(axis=0))))
@@ -70,8 +70,8 @@ def mask_after_softmax(numbers: dict, tokens, dec: int) -> None:
     st.markdown(t("ms_order_text", diff=f"{np.abs(wrong - right).max():.4f}"))
     common = {"decimals": dec, "forbidden": forbidden}
     wrong_and_right(
-        weights_heatmap(wrong, tokens, title=f"{t('ms_wrong')}: mask(softmax(S))", **common),
-        weights_heatmap(right, tokens, title=f"{t('ms_right')}: softmax(mask(S))", **common),
+        A_heatmap(wrong, tokens, title=f"{t('ms_wrong')}: mask(softmax(S))", **common),
+        A_heatmap(right, tokens, title=f"{t('ms_right')}: softmax(mask(S))", **common),
         "order",
     )
 

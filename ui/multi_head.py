@@ -19,7 +19,7 @@ def _common(decimals: int) -> dict:
     return {"decimals": decimals, "row_title": t("axis_token"), "col_title": t("axis_dim")}
 
 
-def _weights_args(data, decimals: int) -> dict:
+def _A_args(data, decimals: int) -> dict:
     forbidden = None if data.mask is None else ~data.mask
     return {"scale": "unit", "forbidden": forbidden, "forbidden_text": "0", "decimals": decimals}
 
@@ -61,7 +61,7 @@ def every_head(data, settings) -> None:
     common = _common(settings.decimals)
     st.subheader(t("mh_weights_title"))
     st.caption(t("mh_weights_text"))
-    weights = _weights_args(data, settings.decimals)
+    weights = _A_args(data, settings.decimals)
     head_grid(tr.A, tokens, tokens, f"A_{{h}}  [{n} × {n}]", "mh_a", per_row=2, **weights)
     st.subheader(t("mh_outputs_title"))
     code_lines.show(("concat", "output"))
@@ -86,7 +86,7 @@ def one_wide_head(data, settings) -> None:
     difference = single.trace.output - data.trace.output
     st.markdown(t("mh_compare_text", h=h, diff=f"{float(np.max(np.abs(difference))):.4f}"))
     left, right = st.columns([1, 2])
-    weights = _weights_args(data, settings.decimals)
+    weights = _A_args(data, settings.decimals)
     with left:
         A = heatmap(single.trace.A[0], tokens, tokens, title=t("mh_one_head", d=d_model), **weights)
         plot(A, "mh_single")

@@ -124,10 +124,10 @@ def which_heads_link(model: str, data: ModelTraces, link: tuple[str, str]) -> No
             t("tr_key"), labels, index=_default_index(pieces, link[1], 1), key=f"tr_k_{model}"
         )
     )
-    weights = data.A[:, :, q, k]  # [layers, heads]
-    layers, heads = weights.shape
+    a_qk = data.A[:, :, q, k]  # [layers, heads]
+    layers, heads = a_qk.shape
     figure = heatmap(
-        weights,
+        a_qk,
         [str(i) for i in range(layers)],
         [str(h) for h in range(heads)],
         scale="unit",
@@ -137,14 +137,14 @@ def which_heads_link(model: str, data: ModelTraces, link: tuple[str, str]) -> No
         col_title=t("tr_head"),
     )
     plot(figure, "tr_who")
-    best_layer, best_head = np.unravel_index(weights.argmax(), weights.shape)
+    best_layer, best_head = np.unravel_index(a_qk.argmax(), a_qk.shape)
     strongest = t(
         "tr_strongest",
         layer=best_layer,
         head=best_head,
         q=markdown_text(pieces[q]),
         k=markdown_text(pieces[k]),
-        weight=num(weights.max(), 2),
+        weight=num(a_qk.max(), 2),
         n=len(pieces),
         even=num(1 / len(pieces), 2),
     )

@@ -7,7 +7,7 @@ import streamlit.components.v1 as components
 import core
 from ui import arithmetic, code_lines
 from ui.escape import markdown_text
-from ui.figures import COLOURS, MAX_SIDE, MAX_TEXT_CELLS, heatmap, weights_heatmap
+from ui.figures import COLOURS, MAX_SIDE, MAX_TEXT_CELLS, A_heatmap, heatmap
 from ui.i18n import labeller, t
 from ui.layout import plot
 from ui.numbers import sub
@@ -265,9 +265,7 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
         if step == "mask" and forbidden is not None:
             st.caption(t("masked_legend"))
     elif step == "softmax":
-        A = weights_heatmap(
-            tr.A[head], tokens, title=t("chart_softmax"), forbidden=forbidden, **by_pair
-        )
+        A = A_heatmap(tr.A[head], tokens, title=t("chart_softmax"), forbidden=forbidden, **by_pair)
         plot(A, "fig_softmax")
         st.caption(t("row_sum_note"))
     elif step == "av":

@@ -106,3 +106,32 @@ def test_joining_by_code_on_the_room_page():
     at.button(key="room_join_button").click().run()
     assert not at.exception
     assert at.session_state["room"] == code
+
+
+def test_an_expired_room_says_so_to_a_student_in_their_language(monkeypatch):
+    import classroom.rooms
+
+    _, code, _ = _open_room()
+    room.rooms().store.delete(f"room:{code}")  # what expiry does, 12 hours after the last use
+    for lang, words in (("en", f"There is no room {code}"), ("zh", f"没有代码为 {code} 的教室")):
+        at = run_app(room=code, lang=lang)
+        assert not at.exception and any(words in w.value for w in at.warning)
+    monkeypatch.setattr(classroom.rooms, "ROOM_TTL", 0.2)  # and expiry itself, on the store
+    _, code, _ = _open_room()
+    import time
+
+    time.sleep(0.3)
+    at = run_app(room=code, lang="en")
+    assert any(f"There is no room {code}" in w.value for w in at.warning)
+
+
+def test_a_teacher_back_after_a_reload_types_the_key_and_drives_again():
+    _, code, key = _open_room()
+    again = run_app(room=code, lang="en")  # a reload: a new session, no key in the address
+    assert "room_key" not in again.session_state
+    again.text_input(key="room_key_input").set_value("wrong key").run()
+    assert any("does not drive" in w.value for w in again.warning)
+    again.text_input(key="room_key_input").set_value(key).run()
+    again.run()
+    assert again.session_state["room_key"] == key
+    assert "you are the teacher" in " ".join(c.value for c in again.caption)
