@@ -6,7 +6,7 @@ import streamlit as st
 from ui.figures import HEAD_COLOURS
 from ui.i18n import t
 
-PROJECTOR_HEIGHT = 430  # px: a chart under the projector band fits a 1280 x 720 screen
+PROJECTOR_HEIGHT = 410  # px: a chart under the projector band fits a 1280 x 720 screen
 
 
 def plot(fig, key: str) -> None:

@@ -163,14 +163,33 @@ def row_controls(step: str, data, n_heads: int) -> tuple[int, int]:
     return min(head, n_heads - 1), focus
 
 
+WIDE_STEPS = ("qkv", "heads")  # several charts side by side: the projector's full width
+
+
 def render(step: str, data, settings, head: int, focus: int) -> None:
     """Formula, shapes, explanation, figures and (for the attention steps) the focus row. In
-    projector mode the band above holds the title and formula, and the figures come first."""
-    if settings.presentation:
-        _figures(step, data, settings, head, focus)
-    else:
+    projector mode the band above holds the title and formula; the explanation, shapes and code
+    sit beside the chart (below the charts of the wide steps)."""
+    if not settings.presentation:
         st.subheader(t(f"title_{step}"))
         st.latex(FORMULAS[step])
+        _notes(step, data, settings, head)
+        _figures(step, data, settings, head, focus)
+    elif step in WIDE_STEPS:
+        _figures(step, data, settings, head, focus)
+        _notes(step, data, settings, head)
+    else:
+        chart, notes = st.columns([3, 2])
+        with chart:
+            _figures(step, data, settings, head, focus)
+        with notes:
+            _notes(step, data, settings, head)
+    if step in ROW_STEPS:
+        focus_row(step, data, head, focus, settings.decimals)
+
+
+def _notes(step: str, data, settings, head: int) -> None:
+    """The code, the shapes with their numbers, and what the step means."""
     code_lines.show(code_lines.STEP_SYMBOLS.get(step, ()))
     st.markdown(f"**{t('shape')}:** `{shapes_line(step, data, head)}`")
     explain_key = {"mask": f"explain_mask_{settings.mask}"}.get(step, f"explain_{step}")
@@ -182,10 +201,6 @@ def render(step: str, data, settings, head: int, focus: int) -> None:
         st.caption(t("downsampled", n=data.n, m=side))
     elif data.n > MAX_TEXT_CELLS:
         st.caption(t("too_big_for_text", n=data.n))
-    if not settings.presentation:
-        _figures(step, data, settings, head, focus)
-    if step in ROW_STEPS:
-        focus_row(step, data, head, focus, settings.decimals)
 
 
 def _figures(step: str, data, settings, head: int, focus: int) -> None:
