@@ -6,7 +6,7 @@ import numpy as np
 
 from core import fast, reference
 from core.backend import like
-from core.checks import check_no_overflow, validate
+from core.checks import check_no_overflow, scores_cannot_overflow, validate
 from core.trace import FIELDS
 from core.weights import Weights
 
@@ -32,7 +32,10 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
     validate(X, weights, n_heads, mask)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is checked step by step
         trace = reference.attention(X, weights, n_heads, mask)
-    steps = ("Q = X W_Q", "K = X W_K", "V = X W_V", "S = Q Kᵀ", "O = A V", "output = concat W_O")
-    for step, M in zip(steps, (trace.Q, trace.K, trace.V, trace.S, trace.O, trace.output)):
+    checks = [("Q = X W_Q", trace.Q), ("K = X W_K", trace.K), ("V = X W_V", trace.V)]
+    if not scores_cannot_overflow(trace.Q, trace.K):  # only then is the n x n pass needed
+        checks.append(("S = Q Kᵀ", trace.S))
+    checks += [("O = A V", trace.O), ("output = concat W_O", trace.output)]
+    for step, M in checks:
         check_no_overflow(step, M)
     return replace(trace, heads=tuple(range(n_heads)))
