@@ -1,5 +1,6 @@
 """The room page: open a room (its two links and the students' QR code), or join one by code."""
 
+import io
 from urllib.parse import urlsplit
 
 import segno
@@ -19,9 +20,11 @@ def base_url() -> str:
     return f"{parts.scheme}://{parts.netloc}" if parts.netloc else "http://localhost:8501"
 
 
-def qr_svg(text: str) -> str:
-    """A QR code of ``text`` as inline SVG, made here (nothing fetched)."""
-    return segno.make(text, error="m").svg_inline(scale=6, dark="#111111", light="#ffffff")
+def qr_png(text: str) -> bytes:
+    """A QR code of ``text`` as PNG bytes, made here by segno (nothing fetched)."""
+    out = io.BytesIO()
+    segno.make(text, error="m").save(out, kind="png", scale=8, border=2)
+    return out.getvalue()
 
 
 def open_a_room() -> None:
@@ -50,8 +53,7 @@ def open_a_room() -> None:
             st.query_params["room"] = code
             st.switch_page("pages/walkthrough.py")
     with right:
-        st.caption(t("room_qr"))
-        st.html(f'<div style="max-width:280px">{qr_svg(students)}</div>')
+        st.image(qr_png(students), caption=t("room_qr"), width=260)
 
 
 def join_a_room() -> None:

@@ -21,7 +21,15 @@ def _open_room(lang="en"):
 def test_opening_a_room_shows_both_links_and_a_qr_code():
     at, code, key = _open_room()
     assert room.rooms().is_teacher(code, key)
-    assert any("<svg" in h.proto.body for h in at.get("html"))  # the QR code, drawn here
+    import io
+
+    import segno.helpers  # noqa: F401  (the generator; a decoder is not at hand: read the PNG)
+
+    from ui.room_page import qr_png
+
+    png = qr_png(f"http://localhost:8501/?room={code}")
+    assert png.startswith(b"\x89PNG") and len(at.get("image")) == 1  # the QR code, made here
+    assert io.BytesIO(png).getbuffer().nbytes > 200
     at, _, _ = _open_room("zh")
     assert any("开一个教室" in b.label for b in at.button)
 
