@@ -25,11 +25,9 @@ import sys
 import time
 from pathlib import Path
 
-import websockets
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.server import serving  # noqa: E402
-from bench.session import Learner  # noqa: E402
+from bench.session import connect  # noqa: E402
 from ui.registry import PAGES as REGISTRY  # noqa: E402
 
 LINK = "lang=zh&sentence=这+部+电影+很+好看&mask=causal&step=softmax"
@@ -65,17 +63,13 @@ def verdict(ok: bool) -> str:
     return "met" if ok else "MISSED"
 
 
-async def open_learners(port: int, pages: list[str], query: str, stack) -> tuple[list, list]:
-    """Open one session per entry of ``pages`` at once; (learners, first-render seconds)."""
-    url = f"ws://127.0.0.1:{port}/_stcore/stream"
+async def open_learners(base: str, pages: list[str], query: str, stack) -> tuple[list, list]:
+    """Open one session per entry of ``pages`` at once on ``base`` (http://host:port);
+    (learners, first-render seconds)."""
 
     async def one(page):
         start = time.perf_counter()
-        ws = await stack.enter_async_context(
-            websockets.connect(url, subprotocols=["streamlit"], max_size=None)
-        )
-        learner = Learner(ws, page, query)
-        await learner.run()
+        learner = await connect(base, page, query, None, stack)
         return learner, time.perf_counter() - start
 
     opened = await asyncio.gather(*(one(page) for page in pages))
@@ -90,7 +84,7 @@ async def scenario_open_and_rerun(port, pid, pages, query) -> dict:
     from contextlib import AsyncExitStack
 
     async with AsyncExitStack() as stack:
-        learners, first = await open_learners(port, pages, query, stack)
+        learners, first = await open_learners(f"http://127.0.0.1:{port}", pages, query, stack)
         rss_first = rss_mb(pid)
         cpu = cpu_seconds(pid)
         rerun = await everyone_reruns(learners)
@@ -107,7 +101,7 @@ async def scenario_storm(port, pid, presses: int, typists: int, typing_s: float)
 
     spread = [PAGES[i % len(PAGES)] for i in range(presses + typists)]
     async with AsyncExitStack() as stack:
-        learners, first = await open_learners(port, spread, "lang=en", stack)
+        learners, first = await open_learners(f"http://127.0.0.1:{port}", spread, "lang=en", stack)
         # move the storm's learners where the story puts them: 24 on the cost page, 20 typing
         pressers = learners[:presses]
         typers = learners[presses:]
@@ -153,8 +147,6 @@ async def scenario_room(port, pid, students: int, changes: int, idle_s: float) -
     teacher's sentence, how long until each student's page shows it; then the server's CPU while
     the students only keep in sync."""
     from contextlib import AsyncExitStack
-
-    from bench.session import connect
 
     base = f"http://127.0.0.1:{port}"
     async with AsyncExitStack() as stack:
@@ -219,9 +211,8 @@ def serve(run):
     return results
 
 
-def report_open_and_rerun(title: str, sessions: int, results: dict, rss_limit: int) -> None:
-    first, rerun = results["first"], results["rerun"]
-    print(f"\n== {title}: {sessions} sessions on one server (loopback)")
+def report_renders(first: list[float], rerun: list[float]) -> None:
+    """First renders against 10 s and simultaneous reruns against a p95 of 2 s."""
     print(
         f"first render: max {max(first):.2f} s, p95 {percentile(first, 0.95):.2f} s"
         f" -> within 10 s {verdict(max(first) <= 10)}"
@@ -230,6 +221,11 @@ def report_open_and_rerun(title: str, sessions: int, results: dict, rss_limit: i
         f"simultaneous reruns: p95 {percentile(rerun, 0.95):.2f} s, max {max(rerun):.2f} s"
         f" -> p95 under 2 s {verdict(percentile(rerun, 0.95) < 2)}"
     )
+
+
+def report_open_and_rerun(title: str, sessions: int, results: dict, rss_limit: int) -> None:
+    print(f"\n== {title}: {sessions} sessions on one server (loopback)")
+    report_renders(results["first"], results["rerun"])
     print(
         f"server CPU during the reruns: {results['server_cpu']:.2f} s"
         f" ({results['server_cpu'] / sessions * 1e3:.0f} ms a rerun), on {os.cpu_count()} cores"

@@ -10,33 +10,23 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from contextlib import AsyncExitStack
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.classroom import PAGES, percentile, verdict  # noqa: E402
+from bench.classroom import PAGES, everyone_reruns, open_learners, report_renders  # noqa: E402
 from bench.server import free_port  # noqa: E402
-from bench.session import connect  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 async def classroom(base: str, sessions: int) -> dict:
     async with AsyncExitStack() as stack:
-
-        async def one(i):
-            start = time.perf_counter()
-            page = PAGES[i % len(PAGES)] if i % 2 else ""  # half on the walkthrough
-            learner = await connect(base, page, "lang=en", None, stack)
-            return learner, time.perf_counter() - start
-
-        opened = await asyncio.gather(*(one(i) for i in range(sessions)))
-        learners = [learner for learner, _ in opened]
-        reruns = await asyncio.gather(*(learner.run() for learner in learners))
+        pages = [PAGES[i % len(PAGES)] if i % 2 else "" for i in range(sessions)]  # half on /
+        learners, first = await open_learners(base, pages, "lang=en", stack)
         return {
-            "first": [seconds for _, seconds in opened],
-            "rerun": reruns,
+            "first": first,
+            "rerun": await everyone_reruns(learners),
             "replicas": collections.Counter(learner.replica for learner in learners),
         }
 
@@ -61,16 +51,8 @@ def main():
     finally:
         setup.send_signal(signal.SIGTERM)
         setup.wait(timeout=30)
-    first, rerun = results["first"], results["rerun"]
     print(f"{sessions} sessions through nginx to {replicas} replicas (loopback), every page")
-    print(
-        f"first render: max {max(first):.2f} s, p95 {percentile(first, 0.95):.2f} s"
-        f" -> within 10 s {verdict(max(first) <= 10)}"
-    )
-    print(
-        f"simultaneous reruns: p95 {percentile(rerun, 0.95):.2f} s, max {max(rerun):.2f} s"
-        f" -> p95 under 2 s {verdict(percentile(rerun, 0.95) < 2)}"
-    )
+    report_renders(results["first"], results["rerun"])
     for replica, count in sorted(results["replicas"].items()):
         name = re.sub(r"^127\.0\.0\.1:", "port ", replica)
         print(f"replica {name}: {count} sessions ({count / sessions:.0%})")

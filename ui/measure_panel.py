@@ -4,18 +4,13 @@ with its progress and whose result it is, and the loop page's table that arrives
 import time
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui import cost_measure as cost
 from ui.i18n import t
 from ui.measurement import MEASUREMENTS
+from ui.settings import anonymous_id
 
 POLL_S = 0.25
-
-
-def _session_id() -> str:
-    ctx = get_script_run_ctx()
-    return ctx.session_id if ctx else "no-session"
 
 
 def _who(learners: int) -> str:
@@ -44,7 +39,7 @@ def measured(ns, d_model: int, n_heads: int) -> dict | None:
     key = ("cost", d_model, n_heads, tuple(ns), cost.LOOP_MAX_N)
     args = {"ns": list(ns), "d_model": d_model, "n_heads": n_heads, "loop_max_n": cost.LOOP_MAX_N}
     if st.button(t("co_measure"), key="co_measure", type="primary"):
-        st.session_state[key] = MEASUREMENTS.request(key, "cost", args, _session_id())
+        st.session_state[key] = MEASUREMENTS.request(key, "cost", args, anonymous_id())
     measurement = st.session_state.get(key)
     if measurement is not None and measurement.state in ("queued", "running"):
         _follow(measurement)
@@ -72,7 +67,7 @@ def arriving(key: tuple, job: str, args: dict, show) -> None:
     """``show(result)`` of a measurement this page asks for by itself and keeps as long as the
     server runs. Until it is done the page finishes without it, and a fragment looks again every
     second, then reruns the page once to draw it."""
-    measurement = MEASUREMENTS.request(key, job, args, _session_id(), fresh_s=float("inf"))
+    measurement = MEASUREMENTS.request(key, job, args, anonymous_id(), fresh_s=float("inf"))
     if measurement.state == "done":
         show(measurement.result)
         return

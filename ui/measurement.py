@@ -22,6 +22,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import deque
@@ -67,23 +68,27 @@ class Measurement:
 
 def run_in_child(job: str, args: dict, on_step):
     """Run JOBS[job].measure(**args) in a child process; ``on_step(done, n)`` for its progress."""
-    child = subprocess.Popen(
-        [sys.executable, "-m", "ui.measurement", json.dumps({"job": job, "args": args})],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    result = None
-    for line in child.stdout:
-        message = json.loads(line)
-        if "result" in message:
-            result = message["result"]
-        else:
-            on_step(message["done"], message["n"])
-    stderr = child.stderr.read()
-    if child.wait() != 0 or result is None:
-        raise RuntimeError(f"measurement exited with {child.returncode}: {stderr[-500:]}")
+    order = json.dumps({"job": job, "args": args})
+    with tempfile.TemporaryFile("w+") as errors:  # a file: a full stderr pipe would stall the child
+        child = subprocess.Popen(
+            [sys.executable, "-m", "ui.measurement", order],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+        )
+        result = None
+        for line in child.stdout:
+            message = json.loads(line)
+            if "result" in message:
+                result = message["result"]
+            else:
+                on_step(message["done"], message["n"])
+        if child.wait() != 0 or result is None:
+            errors.seek(0)
+            raise RuntimeError(
+                f"measurement exited with {child.returncode}: {errors.read()[-500:]}"
+            )
     return result
 
 
@@ -124,11 +129,10 @@ class Measurements:
         return None
 
     def queued_before(self, measurement: Measurement) -> int:
-        """How many measurements run before this one starts (0 once it is running)."""
+        """How many measurements run before this one starts (the queue's head is the one
+        running; 0 once this one runs)."""
         with self._lock:
-            if measurement not in self._queue:
-                return 0
-            return self._queue.index(measurement) + (self._worker is not None)
+            return self._queue.index(measurement) if measurement in self._queue else 0
 
     def _work(self) -> None:
         while True:

@@ -7,12 +7,11 @@ counts them as connected, follows the view unless they chose to explore, and sho
 question.
 """
 
-import secrets
 import threading
 
 import streamlit as st
 
-from classroom.rooms import RoomError, Rooms, normal_code
+from classroom.rooms import VIEW_FIELDS, RoomError, Rooms, normal_code
 from classroom.store import open_store
 from ui.i18n import t
 
@@ -27,11 +26,6 @@ def rooms() -> Rooms:
         if _rooms is None:
             _rooms = Rooms(open_store())
         return _rooms
-
-
-def session_id() -> str:
-    """A random token for this browser session: answers are counted once each, and anonymous."""
-    return st.session_state.setdefault("_anonymous_id", secrets.token_hex(8))
 
 
 def join_from_url() -> None:
@@ -54,12 +48,11 @@ def join_from_url() -> None:
 
 
 def _apply(view: dict) -> None:
-    """Set the widgets' values to the teacher's view (each student keeps their own language)."""
-    widgets = {"sentence": "sentence", "d_model": "d_model", "n_heads": "n_heads", "seed": "seed"}
-    widgets |= {"pe": "pe", "mask": "mask", "step": "step", "head": "head"}
-    for field, key in widgets.items():
-        if field in view:
-            st.session_state[key] = view[field]
+    """Set the widgets' values to the teacher's view (each student keeps their own language);
+    the view's fields are the widgets' keys, but for the focus row."""
+    for field in VIEW_FIELDS:
+        if field in view and field != "focus":
+            st.session_state[field] = view[field]
     if "focus" in view:
         st.session_state["_room_focus"] = view["focus"]  # the walkthrough turns it into its label
 

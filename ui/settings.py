@@ -1,5 +1,6 @@
 """The shared sidebar: every setting lives in the URL so a shared link reproduces the view."""
 
+import secrets
 from dataclasses import dataclass
 
 import streamlit as st
@@ -162,6 +163,12 @@ def sidebar() -> Settings:
         decimals=int(decimals),
         presentation=bool(presentation),
     )
+
+
+def anonymous_id() -> str:
+    """A random token for this browser session (no name, nothing from the browser): a shared
+    measurement counts its learners by it, and a room counts each answer once."""
+    return st.session_state.setdefault("_anonymous_id", secrets.token_hex(8))
 
 
 def current() -> Settings:

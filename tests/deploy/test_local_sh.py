@@ -9,7 +9,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
@@ -17,14 +16,9 @@ from contextlib import AsyncExitStack
 
 import pytest
 
+from bench.server import free_port
 from bench.session import connect
 from tests.conftest import ROOT
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -32,7 +26,7 @@ def deployment():
     for tool in ("redis-server", "nginx"):
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} is not installed (apt-get install -y redis-server nginx)")
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         ["bash", str(ROOT / "deploy" / "local.sh"), "2", str(port)],
         stdout=subprocess.PIPE,

@@ -2,7 +2,6 @@
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -12,6 +11,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from bench.server import free_port
 from tests.conftest import ROOT
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -33,15 +33,9 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.e2e)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory):
-    port = _free_port()
+    port = free_port()
     rooms = tmp_path_factory.mktemp("rooms") / "rooms.sqlite3"  # this run's own room store
     (ROOT / "artifacts").mkdir(exist_ok=True)
     log = open(ROOT / "artifacts" / "e2e-server.log", "w")

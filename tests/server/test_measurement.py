@@ -166,3 +166,27 @@ def test_the_loop_pages_timing_table_is_measured_in_a_child_too():
     assert [row["n"] for row in rows] == [4, 16]
     for row in rows:  # no timing is compared here: bench/ does that
         assert all(0 < row[name] < 10 for name in ("matrix", "loop", "python"))
+
+
+def test_the_queue_says_how_many_run_before_a_measurement():
+    started, release = threading.Event(), threading.Event()
+
+    def run(job, args, on_step):
+        started.set()
+        release.wait(10)
+        return {}
+
+    measurements = Measurements(run=run)
+    first = measurements.request("a", "cost", {}, "s1")
+    assert started.wait(5)
+    second = measurements.request("b", "cost", {}, "s2")
+    third = measurements.request("c", "cost", {}, "s3")
+    assert [measurements.queued_before(m) for m in (first, second, third)] == [0, 1, 2]
+    release.set()
+    assert third.event.wait(10) and measurements.queued_before(third) == 0
+
+
+def test_a_failing_child_reports_its_error():
+    measurement = Measurements().request(("bad",), "cost", {"ns": [64], "d_model": 0}, "s")
+    assert measurement.event.wait(60) and measurement.state == "failed"
+    assert "exited with" in measurement.error

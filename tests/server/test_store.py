@@ -8,13 +8,8 @@ import time
 
 import pytest
 
+from bench.server import free_port
 from classroom.store import RedisStore, SQLiteStore, open_store
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -22,7 +17,7 @@ def redis_url(tmp_path_factory):
     server = shutil.which("redis-server")
     if server is None:
         pytest.fail("redis-server is not installed (apt-get install redis-server); .ci/run does")
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [
             server,
