@@ -7,6 +7,7 @@ from ui import questions
 from ui.escape import markdown_text
 from ui.i18n import t
 from ui.room import POLL_S, leave, rooms
+from ui.settings import anonymous_id
 
 
 def _snap_back() -> None:
@@ -41,7 +42,7 @@ def panel(code: str) -> None:
 def live(code: str) -> None:
     """Every second: say I am here, take the teacher's new view, show the question."""
     room_store = rooms()
-    room_store.heartbeat(code())
+    room_store.heartbeat(code, anonymous_id())
     try:
         room = room_store.get(code)
     except RoomError:
@@ -76,7 +77,7 @@ def _question(code: str, question: dict) -> None:
         )
         if not st.button(t("q_send"), key=f"send_{question['id']}", disabled=choice is None):
             return
-        if not rooms().answer(code, question["id"](), choice):
+        if not rooms().answer(code, question["id"], anonymous_id(), choice):
             st.warning(t("q_closed"))
             return
         mine = st.session_state[f"answered_{question['id']}"] = choice
