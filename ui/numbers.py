@@ -26,3 +26,18 @@ def factor(value: float, decimals: int) -> str:
 def sum_notes(M, decimals: int, axis: int = 1) -> list[str]:
     """'Σ=1.00' for each row (axis=1) or column (axis=0) of M: notes printed beside a matrix."""
     return [f"Σ={num(total, decimals)}" for total in M.sum(axis=axis)]
+
+
+def index(i: int, base: int) -> str:
+    """Position i (counted from 0 in the code) as the page numbers it: from 0 or from 1."""
+    return str(i + base)
+
+
+def row_label(i: int, token: str, base: int) -> str:
+    """'2 · 电影': a row's number and its token, as pickers and tables show them."""
+    return f"{i + base} · {token}"
+
+
+def indices(count: int, base: int) -> list[str]:
+    """Axis labels 0 … count−1 (or 1 … count)."""
+    return [str(i + base) for i in range(count)]

@@ -28,6 +28,7 @@ class Settings:
     mask: str
     decimals: int
     presentation: bool
+    base: int = 0  # rows, columns, heads and steps are numbered from this (URL base=1)
 
 
 def browser_lang() -> str:
@@ -90,6 +91,7 @@ URL_RULES = {  # what a shared link may say; anything else is replaced by the de
     "decimals": _is_int_in(range(5)),
     "pe": lambda v: v.lower() in ("true", "false"),
     "big": lambda v: v.lower() in ("true", "false"),
+    "base": lambda v: v in ("0", "1"),
 }
 
 
@@ -145,6 +147,13 @@ def sidebar() -> Settings:
         mask = url_choice(st.radio, t("mask"), MASKS, "mask", "none", format_func=labeller("mask"))
         decimals = st.slider(t("decimals"), 0, 4, 2, key="decimals", **bind)
         presentation = st.toggle(t("presentation"), value=False, key="big", **bind)
+        from_one = st.toggle(
+            t("number_from_one"),
+            value=coded_choice("base", ("0", "1"), "0") == "1",
+            key="base_toggle",
+            help=t("number_from_one_help"),
+        )
+        keep_in_url("base", "1" if from_one else "0", "0")
         st.caption(t("share_hint"))
         if url_notes:
             st.warning(
@@ -162,7 +171,13 @@ def sidebar() -> Settings:
         mask=mask,
         decimals=int(decimals),
         presentation=bool(presentation),
+        base=1 if from_one else 0,
     )
+
+
+def base() -> int:
+    """The first index of rows, columns, heads and steps in this session: 0, or 1 (URL base=1)."""
+    return 1 if st.session_state.get("base_toggle") else 0
 
 
 def anonymous_id() -> str:
