@@ -63,7 +63,7 @@ def _shape_question(step, n, d_k, d_v, d_model, h, rng) -> Question:
     return Question("shape", {"step": step}, tuple((c, None) for c in choices), answer)
 
 
-def _score_question(trace, head, i, j, rng) -> Question:
+def _score_question(trace, head, i, j, rng, base=0) -> Question:
     q, k = trace["Q"][head, i], trace["K"][head, j]
     d_k = q.shape[0]
     dot = float(q @ k)
@@ -72,23 +72,25 @@ def _score_question(trace, head, i, j, rng) -> Question:
     labels = [_fmt(x) for x in [right, *wrong]]
     choices, answer = _shuffled(labels[0], labels[1:], rng)
     products = " + ".join(f"{_fmt(a)}·{_fmt(b)}" for a, b in zip(q, k))
+    qi, kj = f"q_{i + base}", f"k_{j + base}"
     worked = (
-        f"q_{i} = {_vector(q)},  k_{j} = {_vector(k)}",
-        f"q_{i} · k_{j} = {products} = {_fmt(dot)}",
+        f"{qi} = {_vector(q)},  {kj} = {_vector(k)}",
+        f"{qi} · {kj} = {products} = {_fmt(dot)}",
         f"{_fmt(dot)} ÷ √{d_k} = {_fmt(right)}",
     )
-    params = {"i": i, "j": j, "q": _vector(q), "k": _vector(k), "d_k": d_k}
+    params = {"i": i + base, "j": j + base, "q": _vector(q), "k": _vector(k), "d_k": d_k}
     return Question("score_cell", params, tuple((c, None) for c in choices), answer, worked)
 
 
-def _top_key_question(trace, tokens, head, i, allowed) -> Question:
+def _top_key_question(trace, tokens, head, i, allowed, base=0) -> Question:
     A = trace["A"][head, i]
     keys = [j for j in range(len(tokens)) if allowed[i, j]]
     best = max(keys, key=lambda j: A[j])
     shown = sorted(sorted(keys, key=lambda j: -A[j])[:5])  # the best and up to four more
-    choices = tuple((f"{j} · {tokens[j]}", None) for j in shown)
-    worked = tuple(f"a_{i}{j} = {A[j]:.4f}" for j in shown)
-    return Question("top_key", {"i": i, "token": tokens[i]}, choices, shown.index(best), worked)
+    choices = tuple((f"{j + base} · {tokens[j]}", None) for j in shown)
+    worked = tuple(f"a_{i + base},{j + base} = {A[j]:.4f}" for j in shown)
+    params = {"i": i + base, "token": tokens[i]}
+    return Question("top_key", params, choices, shown.index(best), worked)
 
 
 def _masked_question(causal: bool, rng) -> Question:
@@ -99,7 +101,7 @@ def _masked_question(causal: bool, rng) -> Question:
     return Question("masked_cells", {}, choices, int(np.flatnonzero(order == right)[0]))
 
 
-def _row_sum_question(trace, head, i, n, rng) -> Question:
+def _row_sum_question(trace, head, i, n, rng, base=0) -> Question:
     row = trace["A"][head, i]
     total = float(row.sum())
     right = "1" if total > 0.5 else "0"
@@ -108,14 +110,15 @@ def _row_sum_question(trace, head, i, n, rng) -> Question:
     options = [(label, None) for label in labels] + [(None, "q_sum_depends")]
     choices = tuple(options[k] for k in order)
     worked = (" + ".join(f"{a:.4f}" for a in row) + f" = {total:.4f}",)
-    return Question("row_sum", {"i": i}, choices, int(np.flatnonzero(order == 0)[0]), worked)
+    return Question("row_sum", {"i": i + base}, choices, int(np.flatnonzero(order == 0)[0]), worked)
 
 
-def make_question(kind, step, trace, tokens, head, focus, allowed=None, seed=0) -> Question:
+def make_question(kind, step, trace, tokens, head, focus, allowed=None, seed=0, base=0) -> Question:
     """A question of ``kind`` about the numbers of ``trace`` (a dict of host arrays with Q, K, A,
     each [h, n, .]) at a walkthrough ``step``, for ``head`` and the ``focus`` row.
 
-    ``allowed`` [n, n] is the mask (None: every key); ``seed`` varies the cell and the order."""
+    ``allowed`` [n, n] is the mask (None: every key); ``seed`` varies the cell and the order;
+    rows and keys are numbered from ``base`` (0, or 1 as in the tutorials)."""
     rng = np.random.default_rng(seed)
     n = len(tokens)
     allowed = np.ones((n, n), bool) if allowed is None else np.asarray(allowed, bool)
@@ -126,12 +129,12 @@ def make_question(kind, step, trace, tokens, head, focus, allowed=None, seed=0) 
         return _shape_question(step, n, d_k, d_v, d_model, h, rng)
     if kind == "score_cell":
         j = int(rng.integers(n))
-        return _score_question(trace, head, focus, j, rng)
+        return _score_question(trace, head, focus, j, rng, base)
     if kind == "top_key":
-        return _top_key_question(trace, tokens, head, focus, allowed)
+        return _top_key_question(trace, tokens, head, focus, allowed, base)
     if kind == "masked_cells":
         causal = bool(np.array_equal(allowed, np.tril(np.ones((n, n), bool)))) and n > 1
         return _masked_question(causal, rng)
     if kind == "row_sum":
-        return _row_sum_question(trace, head, focus, n, rng)
+        return _row_sum_question(trace, head, focus, n, rng, base)
     raise ValueError(f"unknown question kind {kind!r}; choose from {KINDS}")

@@ -4,7 +4,7 @@ from functools import partial
 
 import streamlit as st
 
-from ui import export, walkthrough
+from ui import export, formula_line, predict, walkthrough
 from ui.feedback import trace_or_stop
 from ui.i18n import t
 from ui.settings import current
@@ -17,7 +17,10 @@ data = trace_or_stop(settings)
 if not settings.presentation:
     st.caption(f"{t('tokens_line', n=data.n)} · {t('random_weights_note')}")
 step = walkthrough.step_navigation(walkthrough.STEPS, projector=settings.presentation)
-head, focus = walkthrough.row_controls(step, data, settings.n_heads)
+if not settings.presentation:
+    formula_line.show(step)
+    predict.toggle()
+head, focus = walkthrough.row_controls(step, data, settings)
 walkthrough.render(step, data, settings, head, focus)
 st.caption(walkthrough.backend_line(data.backend))
 DOWNLOADS = (  # (label, builder, file name, MIME type)

@@ -25,9 +25,13 @@ def keys_to_show(weights_row: np.ndarray, chosen: int | None = None) -> list[int
     return sorted(heaviest)
 
 
-def dot_product_lines(q_i, K, keys, i: int, d_k: int, allowed_row, decimals: int, lang=None):
-    """s_ij = q_i . k_j as a sum of products, then divided by sqrt(d_k)."""
+def dot_product_lines(
+    q_i, K, keys, i: int, d_k: int, allowed_row, decimals: int, lang=None, base: int = 0
+):
+    """s_ij = q_i . k_j as a sum of products, then divided by sqrt(d_k). Indices are printed
+    counted from ``base`` (0 or 1)."""
     root = math.sqrt(d_k)
+    b = base
     lines = []
     for j in keys:
         products = " + ".join(
@@ -35,16 +39,17 @@ def dot_product_lines(q_i, K, keys, i: int, d_k: int, allowed_row, decimals: int
         )
         s = float(np.dot(q_i, K[j]))
         line = (
-            f"s{sub(i, j)} = q{sub(i)}·k{sub(j)} = {products} = **{num(s, decimals)}**;"
+            f"s{sub(i + b, j + b)} = q{sub(i + b)}·k{sub(j + b)} = {products} = "
+            f"**{num(s, decimals)}**;"
             f" ÷ √{d_k} → {num(s / root, decimals)}"
         )
         if not allowed_row[j]:
-            line += f" → −∞ ({t('focus_masked_key', lang, j=j)})"
+            line += f" → −∞ ({t('focus_masked_key', lang, j=j + b)})"
         lines.append(line)
     return lines
 
 
-def softmax_lines(masked_row, weights_row, keys, decimals: int, lang=None):
+def softmax_lines(masked_row, weights_row, keys, decimals: int, lang=None, base: int = 0):
     """The row's max, each exponential, their sum, and each weight."""
     allowed = np.isfinite(masked_row)
     if not allowed.any():
@@ -52,21 +57,23 @@ def softmax_lines(masked_row, weights_row, keys, decimals: int, lang=None):
     m = float(np.max(masked_row[allowed]))
     exps = np.where(allowed, np.exp(np.where(allowed, masked_row, m) - m), 0.0)
     total = float(exps.sum())
-    lines = [t("focus_max", lang, m=num(m, decimals + 2))]
+    lines = [t("focus_max", lang, m=num(m, decimals))]
     for j in keys:
         if allowed[j]:
             lines.append(
-                f"j = {j}: exp({num(masked_row[j], decimals + 2)} − {num(m, decimals + 2)}) = "
-                f"{num(exps[j], decimals + 2)}; a{sub(j)} = {num(exps[j], decimals + 2)} ÷ "
-                f"{num(total, decimals + 2)} = **{num(weights_row[j], decimals + 2)}**"
+                f"j = {j + base}: exp({num(masked_row[j], decimals)} − {num(m, decimals)}) = "
+                f"{num(exps[j], decimals)}; a{sub(j + base)} = {num(exps[j], decimals)} ÷ "
+                f"{num(total, decimals)} = **{num(weights_row[j], decimals)}**"
             )
         else:
-            lines.append(t("focus_masked_key", lang, j=j))
-    lines.append(t("focus_sum", lang, total=num(total, decimals + 2)))
+            lines.append(t("focus_masked_key", lang, j=j + base))
+    lines.append(t("focus_sum", lang, total=num(total, decimals)))
     return lines
 
 
-def weighted_sum_lines(weights_row, V, keys, i: int, output_row, decimals: int, lang=None):
+def weighted_sum_lines(
+    weights_row, V, keys, i: int, output_row, decimals: int, lang=None, base: int = 0
+):
     """o_i[c] = sum_j a_ij v_j[c] for the first few components c."""
     lines = []
     for c in range(min(V.shape[1], MAX_COMPONENTS)):
@@ -75,16 +82,20 @@ def weighted_sum_lines(weights_row, V, keys, i: int, output_row, decimals: int, 
         )
         if len(keys) < len(weights_row):
             terms += " + …"
-        lines.append(f"o{sub(i)}[{c}] = {terms} = **{num(output_row[c], decimals)}**")
+        lines.append(f"o{sub(i + base)}[{c + base}] = {terms} = **{num(output_row[c], decimals)}**")
     return lines
 
 
-def mask_lines(scaled_row, allowed_row, keys, i: int, decimals: int, lang=None):
+def mask_lines(scaled_row, allowed_row, keys, i: int, decimals: int, lang=None, base: int = 0):
     """Which keys query i keeps and which become −∞."""
     lines = []
     for j in keys:
         if allowed_row[j]:
-            lines.append(t("mask_kept", lang, i=i, j=j, value=num(scaled_row[j], decimals)))
+            lines.append(
+                t("mask_kept", lang, i=i + base, j=j + base, value=num(scaled_row[j], decimals))
+            )
         else:
-            lines.append(t("mask_hidden", lang, i=i, j=j, value=num(scaled_row[j], decimals)))
+            lines.append(
+                t("mask_hidden", lang, i=i + base, j=j + base, value=num(scaled_row[j], decimals))
+            )
     return lines

@@ -9,8 +9,9 @@ from ui.i18n import t
 PROJECTOR_HEIGHT = 410  # px: a chart under the projector band fits a 1280 x 720 screen
 
 
-def plot(fig, key: str) -> None:
-    """Draw a figure; in projector mode (the sidebar's large text) its text grows too."""
+def plot(fig, key: str, pick: bool = False) -> None:
+    """Draw a figure; in projector mode (the sidebar's large text) its text grows too. With
+    ``pick`` a click selects a point (ui/cell_pick.py reads it from the session state's ``key``)."""
     if st.session_state.get("big"):
         fig = go.Figure(fig)  # a copy: figures may be shared between sessions
         fig.update_layout(font={"size": 17}, title_font_size=20)
@@ -19,7 +20,8 @@ def plot(fig, key: str) -> None:
         fig.update_annotations(font_size=16)
         if fig.layout.height and fig.layout.height > PROJECTOR_HEIGHT:  # whole on a 720p screen
             fig.update_layout(height=PROJECTOR_HEIGHT)
-    st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False})
+    events = {"on_select": "rerun", "selection_mode": "points"} if pick else {}
+    st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False}, **events)
 
 
 def grid(items, per_row: int = 4) -> None:

@@ -74,8 +74,8 @@ def current_view(settings) -> dict:
     for key in ("step", "head"):
         if state.get(key) is not None:
             view[key] = state[key]
-    if isinstance(state.get("focus"), str):
-        view["focus"] = int(state["focus"].split(" · ")[0])
+    if isinstance(state.get("focus"), int):
+        view["focus"] = state["focus"]
     return view
 
 

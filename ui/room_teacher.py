@@ -54,11 +54,11 @@ def _ask(code: str, kind: str, step: str, settings) -> None:
     data = trace_for(settings)
     fields = {name: getattr(data.trace, name) for name in ("Q", "K", "V", "A", "output")}
     focus = st.session_state.get("focus")
-    focus = int(focus.split(" · ")[0]) if isinstance(focus, str) else data.n - 1
+    focus = focus if isinstance(focus, int) else data.n - 1
     head = min(int(st.session_state.get("head") or 0), settings.n_heads - 1)
     question = make_question(
         kind, step, fields, list(data.tokens), head, min(focus, data.n - 1), data.mask,
-        seed=random.randrange(2**31),
+        seed=random.randrange(2**31), base=settings.base,
     )  # fmt: skip
     rooms().ask(code, st.session_state["room_key"], question)
 

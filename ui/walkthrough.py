@@ -5,23 +5,25 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 import core
-from ui import arithmetic, code_lines
+from ui import arithmetic, block_step, cell_pick, code_lines, predict, provenance
 from ui.escape import markdown_text
 from ui.figures import COLOURS, MAX_SIDE, MAX_TEXT_CELLS, A_heatmap, heatmap
 from ui.i18n import labeller, t
 from ui.layout import plot
-from ui.numbers import sub
-from ui.settings import coded_choice, keep_in_url, url_choice
+from ui.numbers import index, indices, row_label, sub
+from ui.settings import base, coded_choice, keep_in_url, url_choice
 
-STEPS = ("tokens", "pe", "x_pe", "qkv", "scores", "scaled", "mask", "softmax", "av", "heads")
+STEPS = (
+    "tokens", "pe", "x_pe", "qkv", "scores", "scaled", "mask", "softmax", "av", "heads", "block",
+)  # fmt: skip
 HEAD_STEPS = ("qkv", "scores", "scaled", "mask", "softmax", "av")  # show one head at a time
-FOCUS_STEPS = ("qkv", "scores", "scaled", "mask", "softmax", "av", "heads")  # highlight a row
-ROW_STEPS = ("scores", "scaled", "mask", "softmax", "av")  # the focus row worked out
+FOCUS_STEPS = ("qkv", "scores", "scaled", "mask", "softmax", "av", "heads", "block")
+ROW_STEPS = ("scores", "scaled", "mask", "softmax", "av", "block")  # the focus row worked out
 FORMULAS = {
-    "tokens": r"X = \begin{bmatrix} x_0 \\ x_1 \\ \vdots \\ x_{n-1} \end{bmatrix}",
+    "tokens": r"E = \begin{bmatrix} e_0 \\ e_1 \\ \vdots \\ e_{n-1} \end{bmatrix}",
     "pe": r"PE_{pos,2i} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right),\quad "
     r"PE_{pos,2i+1} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)",
-    "x_pe": r"X \leftarrow X + PE",
+    "x_pe": r"X = E + PE",
     "qkv": r"Q = X W_Q,\quad K = X W_K,\quad V = X W_V",
     "scores": r"S = Q K^\top,\qquad S_{ij} = q_i \cdot k_j",
     "scaled": r"S' = \frac{S}{\sqrt{d_k}}",
@@ -30,6 +32,7 @@ FORMULAS = {
     "softmax": r"A_{ij} = \frac{e^{S'_{ij}}}{\sum_{j'} e^{S'_{ij'}}}",
     "av": r"O_h = A V,\qquad o_i = \sum_j a_{ij} v_j",
     "heads": r"\text{MultiHead}(X) = \text{Concat}(O_0, \dots, O_{h-1})\, W_O",
+    "block": block_step.FORMULA,
 }
 
 
@@ -41,25 +44,36 @@ def backend_line(name: str) -> str:
     return line
 
 
+def formula(step: str, base: int) -> str:
+    """The step's formula in LaTeX, its indices counted from ``base``."""
+    if base == 1 and step == "tokens":
+        return r"E = \begin{bmatrix} e_1 \\ e_2 \\ \vdots \\ e_n \end{bmatrix}"
+    if base == 1 and step == "heads":
+        return r"\text{MultiHead}(X) = \text{Concat}(O_1, \dots, O_h)\, W_O"
+    return FORMULAS[step]
+
+
 def shape(rows, cols) -> str:
     return f"[{rows} × {cols}]"
 
 
-def shapes_line(step: str, data, head: int) -> str:
+def shapes_line(step: str, data, head: int, base: int = 0) -> str:
     """The step's shapes in symbols and numbers, e.g. 'Q [5 × 4] × Kᵀ [4 × 5] → S [5 × 5]'."""
+    if step == "block":
+        return block_step.shapes(data)
     n, d, d_k, d_v = data.n, data.E.shape[1], data.d_k, data.d_v
     h = data.W.W_O.shape[0] // d_v
     lines = {
-        "tokens": f"X [n × d_model] = {shape(n, d)}",
+        "tokens": f"E [n × d_model] = {shape(n, d)}",
         "pe": f"PE [n × d_model] = {shape(n, d)}",
-        "x_pe": f"{shape(n, d)} + {shape(n, d)} → {shape(n, d)}",
+        "x_pe": f"E {shape(n, d)} + PE {shape(n, d)} → X {shape(n, d)}",
         "qkv": f"X {shape(n, d)} × W_Q {shape(d, d_k)} → Q {shape(n, d_k)};   "
         f"× W_K {shape(d, d_k)} → K {shape(n, d_k)};   × W_V {shape(d, d_v)} → V {shape(n, d_v)}",
         "scores": f"Q {shape(n, d_k)} × Kᵀ {shape(d_k, n)} → S {shape(n, n)}",
         "scaled": f"S {shape(n, n)} ÷ √{d_k} (= {np.sqrt(d_k):.4g}) → {shape(n, n)}",
         "mask": f"{shape(n, n)} → {shape(n, n)}",
         "softmax": f"softmax {shape(n, n)} → A {shape(n, n)}",
-        "av": f"A {shape(n, n)} × V {shape(n, d_v)} → O_{head} {shape(n, d_v)}",
+        "av": f"A {shape(n, n)} × V {shape(n, d_v)} → O{sub(head + base)} {shape(n, d_v)}",
         "heads": f"concat({h} × {shape(n, d_v)}) → {shape(n, h * d_v)};   "
         f"× W_O {shape(h * d_v, d)} → {shape(n, d)}",
     }
@@ -116,7 +130,7 @@ def _projector_band(visible_steps, move) -> str:
     index = visible_steps.index(step)
     left, middle, right = st.columns([1, 10, 1], vertical_alignment="center")
     left.button("◀", on_click=move, args=(-1,), disabled=index == 0, key="prev_step")
-    middle.markdown(f"**{t(f'title_{step}')}** &nbsp; ${FORMULAS[step]}$")
+    middle.markdown(f"**{t(f'title_{step}')}** &nbsp; ${formula(step, base())}$")
     last = len(visible_steps) - 1
     right.button("▶", on_click=move, args=(1,), disabled=index == last, key="next_step")
     arrow_keys()
@@ -144,37 +158,86 @@ if (!doc.selfAttentionArrows) {
 </script>"""
 
 
-def row_controls(step: str, data, n_heads: int) -> tuple[int, int]:
-    """Head and focus-token pickers, shown on the steps where they change something."""
-    head, focus = 0, data.n - 1
+def default_focus(n: int, causal: bool) -> int:
+    """The last token; with the causal mask a middle row instead, which has keys masked after it
+    (the last row is the one row where the mask hides nothing)."""
+    return (n - 1) // 2 if causal else n - 1
+
+
+def _url_index(name: str, count: int, default: int) -> int:
+    try:
+        value = int(st.query_params.get(name, default))
+    except ValueError:
+        return default
+    return value if 0 <= value < count else default
+
+
+def _chose_focus() -> None:
+    st.session_state["_focus_chosen"] = True
+
+
+def row_controls(step: str, data, settings) -> tuple[int, int]:
+    """Head and focus-row pickers, shown on the steps where they change something. Both live in
+    the URL (head=, focus=: counted from 0, whatever the numbering shown). A clicked cell or the
+    teacher's view sets the focus row too."""
+    n, base, state = data.n, settings.base, st.session_state
+    n_heads = settings.n_heads
+    head, focus = 0, default_focus(n, settings.mask == "causal")
     left, right = st.columns(2)
     if step in HEAD_STEPS:
-        head = (
-            left.segmented_control(t("head"), range(n_heads), key="head", default=0, required=True)
-            or 0
-        )
+        if not isinstance(state.get("head"), int) or state["head"] >= n_heads:
+            state["head"] = _url_index("head", n_heads, 0)
+        head = left.segmented_control(
+            t("head"), range(n_heads), key="head", required=True,
+            format_func=lambda h: index(h, base),
+        )  # fmt: skip
+        head = 0 if head is None else head
+        keep_in_url("head", str(head), "0")
     if step in FOCUS_STEPS:
-        labels = [f"{i} · {token}" for i, token in enumerate(data.tokens)]
-        following = st.session_state.pop("_room_focus", None)  # the teacher's focus row
-        if following is not None and 0 <= following < data.n:
-            st.session_state["focus"] = labels[following]
-        chosen = right.selectbox(t("focus"), labels, index=data.n - 1, key="focus")
-        focus = labels.index(chosen) if chosen in labels else data.n - 1
+        _settle_focus(step, n, focus)
+        focus = right.selectbox(
+            t("focus"), range(n), key="focus", on_change=_chose_focus,
+            format_func=lambda i: row_label(i, data.tokens[i], base),
+        )  # fmt: skip
+        keep_in_url("focus", str(focus), str(default_focus(n, settings.mask == "causal")))
     return min(head, n_heads - 1), focus
 
 
-WIDE_STEPS = ("qkv", "heads")  # several charts side by side: the projector's full width
+def _settle_focus(step: str, n: int, default: int) -> None:
+    """The focus row before its picker is drawn: the teacher's, a newly clicked cell's, the
+    URL's, or the default (which follows the mask until the learner picks a row)."""
+    state = st.session_state
+    following = state.pop("_room_focus", None)
+    clicked = cell_pick.picked(state.get(f"fig_{step}"))
+    if following is not None and 0 <= following < n:
+        state["focus"], state["_focus_chosen"] = following, True
+    elif clicked is not None and clicked != state.get("_last_click") and clicked[0] < n:
+        state["focus"], state["_focus_chosen"] = clicked[0], True
+    elif not isinstance(state.get("focus"), int) or state["focus"] >= n:
+        state["focus"] = _url_index("focus", n, default)
+        state["_focus_chosen"] = "focus" in st.query_params
+    elif not state.get("_focus_chosen"):
+        state["focus"] = default
+    state["_last_click"] = clicked
+
+
+WIDE_STEPS = ("qkv", "heads", "block")  # several charts side by side: the projector's full width
 
 
 def render(step: str, data, settings, head: int, focus: int) -> None:
-    """Formula, shapes, explanation, figures and (for the attention steps) the focus row. In
+    """Formula, figures, shapes, explanation and (for the attention steps) the focus row. In
     projector mode the band above holds the title and formula; the explanation, shapes and code
-    sit beside the chart (below the charts of the wide steps)."""
+    sit beside the chart (below the charts of the wide steps). With predict first, the step's
+    question comes before its result."""
     if not settings.presentation:
         st.subheader(t(f"title_{step}"))
-        st.latex(FORMULAS[step])
+        st.latex(formula(step, settings.base))
+    if st.session_state.get("predict") and not predict.gate(step, data, head, focus, settings.base):
         _notes(step, data, settings, head)
+        return
+    if not settings.presentation:
         _figures(step, data, settings, head, focus)
+        _notes(step, data, settings, head)
     elif step in WIDE_STEPS:
         _figures(step, data, settings, head, focus)
         _notes(step, data, settings, head)
@@ -184,14 +247,16 @@ def render(step: str, data, settings, head: int, focus: int) -> None:
             _figures(step, data, settings, head, focus)
         with notes:
             _notes(step, data, settings, head)
+    if step in provenance.CELL_STEPS:
+        clicked_cell(step, data, settings, head, focus)
     if step in ROW_STEPS:
-        focus_row(step, data, head, focus, settings.decimals)
+        focus_row(step, data, head, focus, settings)
 
 
 def _notes(step: str, data, settings, head: int) -> None:
     """The code, the shapes with their numbers, and what the step means."""
     code_lines.show(code_lines.STEP_SYMBOLS.get(step, ()))
-    st.markdown(f"**{t('shape')}:** `{shapes_line(step, data, head)}`")
+    st.markdown(f"**{t('shape')}:** `{shapes_line(step, data, head, settings.base)}`")
     explain_key = {"mask": f"explain_mask_{settings.mask}"}.get(step, f"explain_{step}")
     if step in ("pe", "x_pe") and data.PE is None:
         explain_key = "explain_pe_off"
@@ -203,9 +268,17 @@ def _notes(step: str, data, settings, head: int) -> None:
         st.caption(t("too_big_for_text", n=data.n))
 
 
+def _pickable_plot(fig, M, rows, cols, key: str) -> None:
+    """A chart whose cells can be clicked (where each cell is drawn on its own)."""
+    if cell_pick.can_pick(M):
+        plot(cell_pick.pickable(fig, M, rows, cols), key, pick=True)
+    else:
+        plot(fig, key)
+
+
 def _figures(step: str, data, settings, head: int, focus: int) -> None:
-    tokens, tr = list(data.tokens), data.trace
-    dims = [str(c) for c in range(data.E.shape[1])]
+    tokens, tr, base = list(data.tokens), data.trace, settings.base
+    dims = indices(data.E.shape[1], base)
     by_token = {
         "decimals": settings.decimals,
         "row_title": t("axis_token"),
@@ -219,17 +292,17 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
         "square": True,
     }
     forbidden = None if data.mask is None else ~data.mask
+    head_name = f"{t('head')} {index(head, base)}"
 
     def columns_of(M):
-        return [str(c) for c in range(M.shape[1])]
+        return indices(M.shape[1], base)
 
     if step == "tokens":
-        title = t("chart_E") if data.PE is not None else "X"
-        plot(heatmap(data.E, tokens, dims, title=title, **by_token), "fig_x")
+        plot(heatmap(data.E, tokens, dims, title=t("chart_E"), **by_token), "fig_x")
     elif step == "pe" and data.PE is not None:
         plot(heatmap(data.PE, tokens, dims, title="PE", **by_token), "fig_pe")
     elif step == "x_pe":
-        title = "X = E + PE" if data.PE is not None else "X"
+        title = "X = E + PE" if data.PE is not None else t("chart_X_no_pe")
         plot(heatmap(tr.X, tokens, dims, title=title, **by_token), "fig_xpe")
     elif step == "qkv":
         bound = float(max(np.abs(getattr(tr, name)[head]).max() for name in "QKV"))
@@ -241,7 +314,7 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
                         M,
                         tokens,
                         columns_of(M),
-                        title=f"{name} ({t('head')} {head})",
+                        title=f"{name} ({head_name})",
                         bound=bound,
                         title_colour=COLOURS[name],
                         focus_row=focus,
@@ -259,54 +332,56 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
                             block,
                             dims,
                             columns_of(block),
-                            title=f"{name} ({t('head')} {head})",
+                            title=f"{name} ({head_name})",
                             decimals=settings.decimals,
                         ),
                         f"fig_{name}",
                     )
     elif step in ("scores", "scaled", "mask"):
         field = {"scores": "S", "scaled": "S_scaled", "mask": "S_masked"}[step]
-        plot(
-            heatmap(
-                getattr(tr, field)[head],
-                tokens,
-                tokens,
-                title=t(f"chart_{step}"),
-                forbidden=forbidden if step == "mask" else None,
-                **by_pair,
-            ),
-            f"fig_{step}",
+        M = getattr(tr, field)[head]
+        fig = heatmap(
+            M,
+            tokens,
+            tokens,
+            title=t(f"chart_{step}"),
+            forbidden=forbidden if step == "mask" else None,
+            **by_pair,
         )
+        _pickable_plot(fig, M, tokens, tokens, f"fig_{step}")
         if step == "mask" and forbidden is not None:
             st.caption(t("masked_legend"))
     elif step == "softmax":
-        A = A_heatmap(tr.A[head], tokens, title=t("chart_softmax"), forbidden=forbidden, **by_pair)
-        plot(A, "fig_softmax")
+        title = t("chart_softmax" if forbidden is None else "chart_softmax_masked")
+        A = A_heatmap(tr.A[head], tokens, title=title, forbidden=forbidden, **by_pair)
+        _pickable_plot(A, tr.A[head], tokens, tokens, "fig_softmax")
         st.caption(t("row_sum_note"))
     elif step == "av":
         O = tr.O[head]
-        plot(
-            heatmap(
-                O,
-                tokens,
-                columns_of(O),
-                title=f"O_{head} = A V",
-                title_colour=COLOURS["O"],
-                focus_row=focus,
-                **by_token,
-            ),
-            "fig_av",
+        fig = heatmap(
+            O,
+            tokens,
+            columns_of(O),
+            title=f"O{sub(head + base)} = A V",
+            title_colour=COLOURS["O"],
+            focus_row=focus,
+            **by_token,
         )
+        _pickable_plot(fig, O, tokens, columns_of(O), "fig_av")
     elif step == "heads":
         left, right = st.columns(2)
+        d_v = data.d_v
+        concat_columns = [
+            f"{t('head_short')}{c // d_v + base}·{c % d_v + base}"
+            for c in range(tr.concat.shape[1])
+        ]
         with left:
-            concat_columns = [f"h{c // data.d_v}·{c % data.d_v}" for c in range(tr.concat.shape[1])]
             plot(
                 heatmap(
                     tr.concat,
                     tokens,
                     concat_columns,
-                    title=t("chart_concat"),
+                    title=t("chart_concat_1" if base else "chart_concat"),
                     focus_row=focus,
                     **by_token,
                 ),
@@ -324,31 +399,55 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
                 heatmap(data.W.W_O, concat_columns, dims, title="W_O", decimals=settings.decimals),
                 "fig_W_O",
             )
+    elif step == "block":
+        block_step.figures(data, settings, focus)
 
 
-def focus_row(step: str, data, head: int, i: int, decimals: int) -> None:
+def clicked_cell(step: str, data, settings, head: int, focus: int) -> None:
+    """The provenance of the clicked cell of this step's matrix (when it is on the focus row)."""
+    cell = cell_pick.picked(st.session_state.get(f"fig_{step}"))
+    if cell is None or cell[0] != focus:
+        st.caption(t("cell_hint"))
+        return
+    i, j = cell
+    base = settings.base
+    with st.container(border=True, key="cell_story"):
+        st.markdown(f"**{t('cell_title', i=index(i, base), j=index(j, base))}**")
+        lines = provenance.story(step, data.trace, head, i, j, settings.decimals, base)
+        st.markdown("\n".join(f"- {line}" for line in lines))
+
+
+def focus_row(step: str, data, head: int, i: int, settings) -> None:
     """The focus token's row with its real numbers."""
-    tr = data.trace
-    A_row = tr.A[head, i]
-    keys = arithmetic.keys_to_show(A_row)
-    allowed_row = np.isfinite(tr.S_masked[head, i])
-    title = t("focus_title", i=i, token=markdown_text(data.tokens[i]))
+    tr, decimals, base = data.trace, settings.decimals, settings.base
+    title = t("focus_title", i=index(i, base), token=markdown_text(data.tokens[i]))
     with st.expander(title, expanded=data.n <= 12):
+        if step == "block":
+            st.markdown(f"**{t('focus_block', i=index(i, base))}**")
+            lines = block_step.focus_lines(data, settings, i)
+            st.markdown("\n".join(f"- {line}" for line in lines))
+            return
+        A_row = tr.A[head, i]
+        keys = arithmetic.keys_to_show(A_row)
+        allowed_row = np.isfinite(tr.S_masked[head, i])
+        label = {"i": index(i, base), "si": sub(i + base)}
         if step in ("scores", "scaled"):
-            st.markdown(f"**{t('focus_dot', i=i, si=sub(i))}**")
+            st.markdown(f"**{t('focus_dot', **label)}**")
             lines = arithmetic.dot_product_lines(
-                tr.Q[head, i], tr.K[head], keys, i, data.d_k, allowed_row, decimals
+                tr.Q[head, i], tr.K[head], keys, i, data.d_k, allowed_row, decimals, base=base
             )
         elif step == "mask":
-            st.markdown(f"**{t('focus_mask', i=i)}**")
-            lines = arithmetic.mask_lines(tr.S_scaled[head, i], allowed_row, keys, i, decimals)
+            st.markdown(f"**{t('focus_mask', **label)}**")
+            lines = arithmetic.mask_lines(
+                tr.S_scaled[head, i], allowed_row, keys, i, decimals, base=base
+            )
         elif step == "softmax":
-            st.markdown(f"**{t('focus_softmax', i=i)}**")
-            lines = arithmetic.softmax_lines(tr.S_masked[head, i], A_row, keys, decimals)
+            st.markdown(f"**{t('focus_softmax', **label)}**")
+            lines = arithmetic.softmax_lines(tr.S_masked[head, i], A_row, keys, decimals, base=base)
         else:
-            st.markdown(f"**{t('focus_output', i=i, si=sub(i))}**")
+            st.markdown(f"**{t('focus_output', **label)}**")
             lines = arithmetic.weighted_sum_lines(
-                A_row, tr.V[head], keys, i, tr.O[head, i], decimals
+                A_row, tr.V[head], keys, i, tr.O[head, i], decimals, base=base
             )
         if len(keys) < data.n:
             lines.append(t("focus_more", k=data.n - len(keys)))

@@ -73,15 +73,16 @@ def test_masked_cells_are_drawn_as_minus_infinity():
     assert np.isfinite(scaled).all()  # the last query sees every key
 
 
-def test_focus_row_shows_the_real_arithmetic():
-    at = run_app(step="softmax", lang="en", sentence="a b c", decimals=2)
+@pytest.mark.parametrize("decimals", [2, 4])
+def test_focus_row_shows_the_real_arithmetic(decimals):
+    at = run_app(step="softmax", lang="en", sentence="a b c", decimals=decimals)
     tokens = ["a", "b", "c"]
     X = core.embed(tokens, 8) + core.positional_encoding(3, 8)
     trace = core.attention(X, core.init_weights(core.AttentionConfig()), 2)
     A_row = trace.A[0, 2]  # focus defaults to the last token
     text = page_text(at)
-    for j in range(3):
-        assert f"**{A_row[j]:.4f}**" in text
+    for j in range(3):  # the weights at the decimals the sidebar asks for
+        assert f"**{A_row[j]:.{decimals}f}**" in text
     assert math.isclose(A_row.sum(), 1.0)
 
 
