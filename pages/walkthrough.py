@@ -18,8 +18,11 @@ if not settings.presentation:
     st.caption(f"{t('tokens_line', n=data.n)} · {t('random_weights_note')}")
 step = walkthrough.step_navigation(walkthrough.STEPS, projector=settings.presentation)
 if not settings.presentation:
-    formula_line.show(step)
-    predict.toggle()
+    formula, asking = st.columns([4, 1], vertical_alignment="center")
+    with formula:
+        formula_line.show(step)
+    with asking:
+        predict.toggle()
 head, focus = walkthrough.row_controls(step, data, settings)
 walkthrough.render(step, data, settings, head, focus)
 st.caption(walkthrough.backend_line(data.backend))

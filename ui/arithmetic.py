@@ -61,7 +61,7 @@ def softmax_lines(masked_row, weights_row, keys, decimals: int, lang=None, base:
     for j in keys:
         if allowed[j]:
             lines.append(
-                f"j = {j + base}: exp({num(masked_row[j], decimals)} − {num(m, decimals)}) = "
+                f"j = {j + base}: exp({num(masked_row[j], decimals)} − {factor(m, decimals)}) = "
                 f"{num(exps[j], decimals)}; a{sub(j + base)} = {num(exps[j], decimals)} ÷ "
                 f"{num(total, decimals)} = **{num(weights_row[j], decimals)}**"
             )

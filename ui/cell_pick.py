@@ -38,7 +38,7 @@ def pickable(fig, M: np.ndarray, row_labels, col_labels) -> go.Figure:
             name="",
         )
     )  # fmt: skip
-    fig.update_layout(clickmode="event+select", dragmode=False)
+    fig.update_layout(clickmode="event+select")
     return fig
 
 

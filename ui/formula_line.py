@@ -1,41 +1,37 @@
-"""The whole formula in one line above the walkthrough, each symbol a button to its step:
+"""The whole formula in one line above the walkthrough, each symbol a chip that opens its step:
 
-O = softmax( Q Kᵀ / √d_k + M ) V
+    O = softmax( Q Kᵀ / √d_k + M ) V
 """
 
 import streamlit as st
 
 from ui.i18n import t
 
-PARTS = (  # (text, the step it opens; None: plain text)
+PARTS = (  # (text, the step it opens)
     ("O =", "av"),
     ("softmax(", "softmax"),
     ("Q", "qkv"),
     ("Kᵀ", "scores"),
     ("/ √d_k", "scaled"),
-    ("+ M", "mask"),
-    (")", None),
+    ("+ M )", "mask"),
     ("V", "av"),
 )
 
 
-def _go(step: str) -> None:
-    st.session_state["step"] = step
+def _go() -> None:
+    chosen = st.session_state.get("formula_pick")
+    if chosen is not None:
+        st.session_state["step"] = PARTS[chosen][1]
 
 
 def show(current: str) -> None:
-    """One compact row: the formula, the current step's symbols highlighted."""
-    with st.container(horizontal=True, gap=None, vertical_alignment="center", key="formula_line"):
-        st.caption(t("formula_line"))
-        for index, (text, step) in enumerate(PARTS):
-            if step is None:
-                st.markdown(f"**{text}**")
-                continue
-            st.button(
-                text,
-                key=f"formula_{index}",
-                type="primary" if step == current else "tertiary",
-                on_click=_go,
-                args=(step,),
-                help=t(f"title_{step}"),
-            )
+    """The formula as chips; the chip of the current step is selected."""
+    here = [i for i, (_, step) in enumerate(PARTS) if step == current]
+    st.session_state["formula_pick"] = here[-1] if here else None
+    st.pills(
+        t("formula_line"),
+        range(len(PARTS)),
+        format_func=lambda i: PARTS[i][0],
+        key="formula_pick",
+        on_change=_go,
+    )

@@ -34,14 +34,14 @@ def score_story(tr, head: int, i: int, j: int, step: str, decimals: int, base: i
     depth = DEPTH[step]
     if depth >= 2:
         lines.append(
-            f"s{sij} ÷ √{d_k} = {num(s, decimals)} ÷ {num(math.sqrt(d_k), decimals + 2)} = "
+            f"s{sij} ÷ √{d_k} = {num(s, decimals)} ÷ {num(math.sqrt(d_k), decimals)} = "
             f"**{num(s / math.sqrt(d_k), decimals)}**"
         )
     masked_row = tr.S_masked[head, i]
     allowed = bool(np.isfinite(masked_row[j]))
     if depth >= 3:
         key = "cell_mask_kept" if allowed else "cell_mask_hidden"
-        lines.append(t(key, i=i + base, j=j + base, m=1 if allowed else 0))
+        lines.append(t(key, ij=sij, i=i + base, j=j + base, m=1 if allowed else 0))
     if depth >= 4:
         lines += _softmax_story(masked_row, tr.A[head, i], i, j, decimals, base)
     return lines
@@ -56,19 +56,19 @@ def _softmax_story(masked_row, A_row, i: int, j: int, decimals: int, base: int) 
     total = float(exps.sum())
     keys = keys_to_show(A_row, chosen=j)
     terms = [
-        f"e^({num(masked_row[k], decimals)} − {num(m, decimals)}) = {num(exps[k], decimals + 2)}"
+        f"e^({num(masked_row[k], decimals)} − {factor(m, decimals)}) = {num(exps[k], decimals)}"
         for k in keys
         if finite[k]
     ]
     lines = [t("cell_row_max", m=num(m, decimals)), "; ".join(terms)]
     if len(keys) < len(A_row):
         lines.append(t("focus_more", k=len(A_row) - len(keys)))
-    lines.append(t("cell_exp_sum", total=num(total, decimals + 2)))
+    lines.append(t("cell_exp_sum", total=num(total, decimals)))
     a = f"a{sub(i + base, j + base)}"
     if finite[j]:
         lines.append(
-            f"{a} = {num(exps[j], decimals + 2)} ÷ {num(total, decimals + 2)} = "
-            f"**{num(A_row[j], decimals + 2)}**"
+            f"{a} = {num(exps[j], decimals)} ÷ {num(total, decimals)} = "
+            f"**{num(A_row[j], decimals)}**"
         )
     else:
         lines.append(f"{a} = **0** ({t('cell_masked_zero')})")

@@ -213,6 +213,7 @@ def _settle_focus(step: str, n: int, default: int) -> None:
         state["focus"], state["_focus_chosen"] = following, True
     elif clicked is not None and clicked != state.get("_last_click") and clicked[0] < n:
         state["focus"], state["_focus_chosen"] = clicked[0], True
+        state["_cell"] = (step, *clicked)  # kept: the chart's own selection resets as it redraws
     elif not isinstance(state.get("focus"), int) or state["focus"] >= n:
         state["focus"] = _url_index("focus", n, default)
         state["_focus_chosen"] = "focus" in st.query_params
@@ -405,11 +406,11 @@ def _figures(step: str, data, settings, head: int, focus: int) -> None:
 
 def clicked_cell(step: str, data, settings, head: int, focus: int) -> None:
     """The provenance of the clicked cell of this step's matrix (when it is on the focus row)."""
-    cell = cell_pick.picked(st.session_state.get(f"fig_{step}"))
-    if cell is None or cell[0] != focus:
+    cell = st.session_state.get("_cell")
+    if cell is None or cell[0] != step or cell[1] != focus:
         st.caption(t("cell_hint"))
         return
-    i, j = cell
+    _, i, j = cell
     base = settings.base
     with st.container(border=True, key="cell_story"):
         st.markdown(f"**{t('cell_title', i=index(i, base), j=index(j, base))}**")

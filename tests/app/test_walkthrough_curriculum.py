@@ -66,8 +66,7 @@ def test_block_step_works_out_the_focus_rows_layer_norm():
 def test_formula_line_buttons_open_their_steps():
     at = run_app(lang="en", sentence="a b c")
     assert at.session_state["step"] == "tokens"
-    [button] = [b for b in at.button if b.label == "/ √d_k"]
-    button.click().run()
+    at.button_group(key="formula_pick").set_value(4).run()  # the chip "/ √d_k"
     assert at.session_state["step"] == "scaled"
     assert "Scaling" in page_text(at)
 

@@ -33,7 +33,8 @@ def test_block_equals_a_row_by_row_loop():
             max(0.0, sum(nrm[c] * ff.W_1[c, u] for c in range(d)) + ff.b_1[u])
             for u in range(ff.W_1.shape[1])
         ]
-        f = [sum(hidden[u] * ff.W_2[u, c] for u in range(len(hidden))) + ff.b_2[c] for c in range(d)]
+        width = len(hidden)
+        f = [sum(hidden[u] * ff.W_2[u, c] for u in range(width)) + ff.b_2[c] for c in range(d)]
         y = _layer_norm_by_hand([nrm[c] + f[c] for c in range(d)])
         np.testing.assert_allclose(out.N[i], nrm, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(out.F[i], f, rtol=1e-10, atol=1e-12)

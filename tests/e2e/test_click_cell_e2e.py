@@ -1,0 +1,62 @@
+"""Click a cell of S/√d_k, A or O in a real browser: the focus row follows the click and the
+worked-out panel shows that cell's provenance with the real numbers."""
+
+import numpy as np
+import pytest
+
+import core
+
+CELL_CENTRE = """([i, j]) => {
+  const gd = document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')[0];
+  const L = gd._fullLayout, box = gd.getBoundingClientRect();
+  return [box.left + L.xaxis._offset + L.xaxis.l2p(j), box.top + L.yaxis._offset + L.yaxis.l2p(i)];
+}"""
+
+
+def _trace(tokens):
+    X = core.embed(tokens, 8) + core.positional_encoding(len(tokens), 8)
+    return core.attention(X, core.init_weights(core.AttentionConfig()), 2)
+
+
+def _click(s, i, j):
+    x, y = s.page.evaluate(CELL_CENTRE, [i, j])
+    s.page.mouse.click(x, y)
+    s.page.wait_for_timeout(500)
+    s.wait_idle()
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("lang, title", [("en", "where its number comes from"), ("zh", "怎么来的")])
+def test_clicking_a_softmax_cell_shows_its_provenance(session, lang, title):
+    s = session().open(f"/?lang={lang}&step=softmax&sentence=a%20b%20c%20d&decimals=4")
+    s.wait_charts()
+    _click(s, 1, 2)  # query row 1, key 2
+    story = s.page.locator(".st-key-cell_story")
+    story.wait_for(timeout=15000)
+    text = story.inner_text()
+    assert title in text
+    tr = _trace(["a", "b", "c", "d"])
+    q, k = tr.Q[0, 1], tr.K[0, 2]
+    assert f"{q @ k:.4f}".replace("-", "−") in text  # s_12 = q_1 · k_2
+    assert f"{tr.A[0, 1, 2]:.4f}" in text  # a_12, the clicked weight
+    # the focus row picker followed the click
+    assert "1 · b" in s.page.get_by_test_id("stSelectbox").last.inner_text()
+    s.shot(f"click-cell-{lang}-softmax")
+    s.assert_healthy()
+
+
+@pytest.mark.e2e
+def test_clicking_an_output_cell_shows_the_weighted_sum(session):
+    s = session().open("/?lang=en&step=av&sentence=a%20b%20c&base=1")
+    s.wait_charts()
+    _click(s, 0, 1)  # o_1, its second component (numbered from 1)
+    story = s.page.locator(".st-key-cell_story")
+    story.wait_for(timeout=15000)
+    text = story.inner_text()
+    tr = _trace(["a", "b", "c"])
+    assert "o₁[2]" in text
+    assert f"{tr.O[0, 0, 1]:.2f}".replace("-", "−") in text
+    expected = float(np.dot(tr.A[0, 0], tr.V[0][:, 1]))
+    assert np.isclose(expected, tr.O[0, 0, 1])
+    s.shot("click-cell-en-av")
+    s.assert_healthy()
