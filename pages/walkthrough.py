@@ -15,7 +15,8 @@ if not settings.presentation:  # a projector keeps its height for the step and i
 data = trace_or_stop(settings)
 
 if not settings.presentation:
-    st.caption(f"{t('tokens_line', n=data.n)} · {t('random_weights_note')}")
+    with st.container(key="app_caption"):
+        st.caption(f"{t('tokens_line', n=data.n)} · {t('random_weights_note')}")
 step = walkthrough.step_navigation(walkthrough.STEPS, projector=settings.presentation)
 if not settings.presentation:
     formula, asking = st.columns([4, 1], vertical_alignment="center")

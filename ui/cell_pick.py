@@ -16,7 +16,9 @@ def pickable(fig, M: np.ndarray, row_labels, col_labels) -> go.Figure:
     Its hover says the cell's row, column and value, as the heatmap's own hover did."""
     rows, cols = M.shape
     i, j = np.divmod(np.arange(rows * cols), cols)
-    size = max(8, min(40, 330 // max(rows, cols)))
+    # a marker no larger than its cell: where markers overlap, a click picks the wrong one
+    height = (fig.layout.height or 400) - 70  # the plot area, without title and axis labels
+    size = max(6, min(40, int(0.8 * height / rows), int(0.8 * 600 / cols)))
     values = np.asarray(M, dtype=np.float64).ravel()
     custom = np.stack(
         [np.asarray(row_labels, dtype=object)[i], np.asarray(col_labels, dtype=object)[j], values],

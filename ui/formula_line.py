@@ -1,6 +1,6 @@
 """The whole formula in one line above the walkthrough, each symbol a chip that opens its step:
 
-    O = softmax( Q Kᵀ / √d_k + M ) V
+O = softmax( Q Kᵀ / √d_k + M ) V
 """
 
 import streamlit as st

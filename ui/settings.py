@@ -110,16 +110,17 @@ def sidebar() -> Settings:
     """Draw the sidebar widgets (bound to the URL) and return the current settings."""
     bind = {"bind": "query-params"}
     url_notes = check_url()
-    with st.sidebar:
-        default_lang = browser_lang()
+    with st.container(key="lang_band"):  # pinned in the top bar (ui/style.py): no sidebar needed
         lang = url_choice(
             st.segmented_control,
             "Language / 语言",
             LANGS,
             "lang",
-            default_lang,
+            browser_lang(),
             format_func=LANG_NAMES.get,
+            label_visibility="collapsed",
         )
+    with st.sidebar:
         st.subheader(t("sidebar_input"))
         sentence = st.text_input(
             t("sentence"),

@@ -100,22 +100,19 @@ def step_navigation(visible_steps, projector: bool = False) -> str:
         format_func=labeller("step"),
     )
     index = visible_steps.index(step)
-    left, middle, right = st.columns([1, 3, 1], vertical_alignment="center")
-    left.button(
-        t("previous"),
-        on_click=move,
-        args=(-1,),
-        disabled=index == 0,
-        width="stretch",
-        key="prev_step",
-    )
-    middle.caption(t("step_of", i=index + 1, n=len(visible_steps)))
-    right.button(
+    band = st.container(
+        horizontal=True,
+        vertical_alignment="center",
+        horizontal_alignment="distribute",
+        key="step_band",
+    )  # fmt: skip  (a horizontal container stays one row on a phone; columns would stack)
+    band.button(t("previous"), on_click=move, args=(-1,), disabled=index == 0, key="prev_step")
+    band.caption(t("step_of", i=index + 1, n=len(visible_steps)), width="content")
+    band.button(
         t("next"),
         on_click=move,
         args=(1,),
         disabled=index == len(visible_steps) - 1,
-        width="stretch",
         key="next_step",
     )
     return step
@@ -183,7 +180,8 @@ def row_controls(step: str, data, settings) -> tuple[int, int]:
     n, base, state = data.n, settings.base, st.session_state
     n_heads = settings.n_heads
     head, focus = 0, default_focus(n, settings.mask == "causal")
-    left, right = st.columns(2)
+    band = st.container(horizontal=True, vertical_alignment="bottom", key="row_band")
+    left, right = band, band
     if step in HEAD_STEPS:
         if not isinstance(state.get("head"), int) or state["head"] >= n_heads:
             state["head"] = _url_index("head", n_heads, 0)
@@ -196,7 +194,7 @@ def row_controls(step: str, data, settings) -> tuple[int, int]:
     if step in FOCUS_STEPS:
         _settle_focus(step, n, focus)
         focus = right.selectbox(
-            t("focus"), range(n), key="focus", on_change=_chose_focus,
+            t("focus"), range(n), key="focus", on_change=_chose_focus, width=260,
             format_func=lambda i: row_label(i, data.tokens[i], base),
         )  # fmt: skip
         keep_in_url("focus", str(focus), str(default_focus(n, settings.mask == "causal")))

@@ -40,7 +40,8 @@ def test_clicking_a_softmax_cell_shows_its_provenance(session, lang, title):
     assert f"{q @ k:.4f}".replace("-", "−") in text  # s_12 = q_1 · k_2
     assert f"{tr.A[0, 1, 2]:.4f}" in text  # a_12, the clicked weight
     # the focus row picker followed the click
-    assert "1 · b" in s.page.get_by_test_id("stSelectbox").last.inner_text()
+    assert "Query row 1 (“b”)" in s.page.get_by_test_id("stMain").inner_text() or lang == "zh"
+    assert "查询行 1（“b”）" in s.page.get_by_test_id("stMain").inner_text() or lang == "en"
     s.shot(f"click-cell-{lang}-softmax")
     s.assert_healthy()
 
