@@ -144,19 +144,22 @@ def answer(trace, steps, tokens, settings) -> None:
         st.info(t("answer_empty"))
         return
     check = handcheck.check_answer(typed, expected)
+    space = "" if settings.lang == "zh" else " "  # after a full-width 。 no space
     if check.problem == "count":
         st.warning(t("answer_count", **check.detail))
     elif check.problem == "not_a_number":
         st.warning(t("answer_nan", **check.detail))
     elif check.right:
-        st.success(t("answer_ok", k=len(expected), tol=0.01))
+        st.success(t("answer_correct") + space + t("answer_ok", k=len(expected), tol=0.01))
     else:
         d = settings.decimals
         lines = [
             t("answer_off", j=index(j, base), typed=f"{v:g}", expected=num(e, d), diff=num(x, d))
             for j, v, e, x in check.wrong
         ]
-        heading = t("answer_wrong", bad=len(check.wrong), k=len(expected))
+        heading = (
+            t("answer_incorrect") + space + t("answer_wrong", bad=len(check.wrong), k=len(expected))
+        )
         worked = handcheck.worked_row(steps[row], tokens, trace, d, base, settings.lang)
         st.error(
             heading

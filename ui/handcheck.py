@@ -96,7 +96,7 @@ def worked_row(step, tokens, trace, decimals: int, base: int, lang: str) -> list
     lines.append(t("row_scaled", lang, root=root, values=scaled))
     hidden = [f"k{sub(j + b)}" for j in range(n) if not step.allowed[j]]
     if hidden:
-        lines.append(t("row_masked", lang, keys=sep.join(hidden), count=len(hidden)))
+        lines.append(t("row_masked", lang, keys=sep.join(hidden)))
     exps = sep.join(
         f"e^{exponent(round(s - step.top, 9))} = {num(e, d)}"
         for s, e, ok in zip(step.scaled, step.exps, step.allowed, strict=True)

@@ -48,7 +48,7 @@ def test_the_causal_toggle_zeroes_the_masked_cells():
     np.testing.assert_allclose(after, A, atol=5e-5)
     assert after[np.triu_indices(3, 1)].tolist() == [0.0, 0.0, 0.0]
     assert not np.allclose(before, after)
-    assert "masked: k₁, k₂ come after this query, their weights are 0" in page_text(at)
+    assert "masked (after this query, weight 0): k₁, k₂" in page_text(at)
 
 
 @pytest.mark.parametrize("d_v", [2, 3])
@@ -70,13 +70,13 @@ def test_check_button_says_right_or_wrong_with_the_worked_row():
     at.text_input(key="answer_text").set_value("1 2 3").run()
     assert not at.success and not at.error  # nothing is judged before Check is pressed
     _check(at, ", ".join(f"{v:.3f}" for v in O[1]), "O", 1)
-    assert any("Correct: all 4 entries are right" in s.value for s in at.success)
+    assert any("Correct. All 4 entries are right" in s.value for s in at.success)
     wrong = A[2].copy()
     wrong[0] += 0.5
     _check(at, " ".join(f"{v:.4f}" for v in wrong), "A", 2)
     assert not at.success
     message = at.error[0].value
-    assert "Incorrect: 1 of 3 entries is off" in message and "entry 0" in message
+    assert "Incorrect. 1 of 3 entries is off" in message and "entry 0" in message
     assert "The worked row:" in message and "Query q₂ (you)" in message
     assert "a₂ = each e^(x − m) ÷ Σ = [0.31, 0.51, 0.19]" in message
 
@@ -86,10 +86,10 @@ def test_check_in_chinese_numbered_from_one():
     assert at.button(key="answer_check").label == "检查"
     _, A, _ = by_hand(hand_example.example(4))
     _check(at, "，".join(f"{v:.4f}" for v in A[0]))
-    assert any("正确：全部 3 个数都对" in s.value for s in at.success)
+    assert any("正确。全部 3 个数都对" in s.value for s in at.success)
     _check(at, "0.2 0.2 0.6", "A", 1)
     message = at.error[0].value
-    assert message.startswith("不正确：3 个数中有")
+    assert message.startswith("不正确。3 个数中有")
     assert "第 1 个" in message and "查询 q₂（喜欢）" in message
     _check(at, "0.1 abc 0.3")
     assert any("“abc”不是一个数" in w.value for w in at.warning)

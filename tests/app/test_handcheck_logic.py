@@ -203,9 +203,7 @@ def test_worksheet_prints_to_pdf_with_the_key_on_a_later_page(lang, tmp_path):
     """The worksheet, printed by headless Chromium as a learner's browser would, reads back with
     its language, the example's numbers, and the answer key after the questions. In CI (CI=1) a
     missing tool fails the test instead of skipping it."""
-    missing = [
-        tool for tool in ("/usr/bin/chromium", "pdftotext") if not shutil.which(tool)
-    ]
+    missing = [tool for tool in ("/usr/bin/chromium", "pdftotext") if not shutil.which(tool)]
     if missing:
         if os.environ.get("CI"):
             pytest.fail(f"CI must print the worksheet; not installed: {', '.join(missing)}")
