@@ -25,7 +25,7 @@ def controls() -> bool:
         key="hand_dv",
         required=True,
     )
-    causal = middle.toggle(t("hand_causal"), key="hand_causal")
+    causal = middle.toggle(t("hand_causal"), key="hand_causal", help=t("hand_causal_help"))
     reset = right.button(t("hand_reset"), key="hand_reset")
     if reset or "hand_matrices" not in st.session_state:
         st.session_state["hand_matrices"] = hand_example.example(d_v)
@@ -45,7 +45,7 @@ def matrices_or_stop(tokens, base: int) -> dict:
     d_model, d_k = start["W_Q"].shape
     st.caption(t("hand_shapes", d_model=d_model, d_k=d_k, d_v=start["W_V"].shape[1]))
     matrices, problem = {}, None
-    for column, name in zip(st.columns(4), handcheck.MATRIX_NAMES, strict=True):
+    for column, name in zip(st.columns([3, 4, 4, 4]), handcheck.MATRIX_NAMES, strict=True):
         with column:
             rows, cols = start[name].shape
             st.markdown(f"**{name}** `[{rows} × {cols}]`")
@@ -55,7 +55,9 @@ def matrices_or_stop(tokens, base: int) -> dict:
                 index_labels = indices(rows, base)
             frame = pd.DataFrame(start[name], index=index_labels, columns=indices(cols, base))
             key = f"hand_{name}_{st.session_state['hand_version']}"
-            edited = st.data_editor(frame.map(lambda v: f"{v:g}"), key=key, width="stretch")
+            narrow = {c: st.column_config.TextColumn(width=40) for c in frame.columns}
+            shown = frame.map(lambda v: f"{v:g}".replace("-", "−"))
+            edited = st.data_editor(shown, key=key, width="stretch", column_config=narrow)
             values, cell = handcheck.parse_matrix(name, edited.to_numpy())
             problem = problem or cell
             matrices[name] = values
@@ -97,27 +99,27 @@ def exp_table(steps) -> None:
 def two_ways(trace, steps, tokens, settings) -> None:
     """The matrix result beside the per-token loop, on the same numbers, and how far apart."""
     d, base = settings.decimals, settings.base
-    st.subheader(t("hand_two_ways"))
-    left, right = st.columns(2)
-    with left:
-        st.markdown(f"**{t('hand_matrix_form')}**")
-        st.caption(t("hand_A_caption"))
-        st.table(_frame(trace.A[0], tokens, d, base))
-        st.caption(t("hand_O_caption"))
-        st.table(_frame(trace.O[0], tokens, d, base))
-    with right:
-        st.markdown(f"**{t('hand_loop_form')}**")
-        for step in steps:
-            lines = handcheck.worked_row(step, tokens, trace, d, base, settings.lang)
-            with st.container(border=True):
-                st.markdown(f"**{lines[0]}**\n\n" + "\n".join(f"- {x}" for x in lines[1:]))
-    loop_A = np.array([step.weights for step in steps])
-    loop_O = np.array([step.output for step in steps])
-    diff = max(np.abs(loop_A - trace.A[0]).max(), np.abs(loop_O - trace.O[0]).max())
-    if diff < 1e-9:
-        st.info(t("hand_agree", diff=f"{diff:.1e}"), icon=":material/check_circle:")
-    else:
-        st.error(t("hand_disagree", diff=f"{diff:.1e}"))
+    with st.expander(t("hand_two_ways")):  # after the question: ask before telling
+        left, right = st.columns(2)
+        with left:
+            st.markdown(f"**{t('hand_matrix_form')}**")
+            st.caption(t("hand_A_caption"))
+            st.table(_frame(trace.A[0], tokens, d, base))
+            st.caption(t("hand_O_caption"))
+            st.table(_frame(trace.O[0], tokens, d, base))
+        with right:
+            st.markdown(f"**{t('hand_loop_form')}**")
+            for step in steps:
+                lines = handcheck.worked_row(step, tokens, trace, d, base, settings.lang)
+                with st.container(border=True):
+                    st.markdown(f"**{lines[0]}**\n\n" + "\n".join(f"- {x}" for x in lines[1:]))
+        loop_A = np.array([step.weights for step in steps])
+        loop_O = np.array([step.output for step in steps])
+        diff = max(np.abs(loop_A - trace.A[0]).max(), np.abs(loop_O - trace.O[0]).max())
+        if diff < 1e-9:
+            st.info(t("hand_agree", diff=f"{diff:.1e}"), icon=":material/check_circle:")
+        else:
+            st.error(t("hand_disagree", diff=f"{diff:.1e}"))
 
 
 def answer(trace, steps, tokens, settings) -> None:
@@ -184,7 +186,6 @@ def worksheet(matrices, trace, tokens, settings) -> None:
         "attention-worksheet.html",
         "text/html",
         key="download_html",
-        help=t("download_html_help"),
     )
     right.download_button(
         t("download_csv"),
