@@ -45,7 +45,7 @@ def matrices_or_stop(tokens, base: int) -> dict:
     d_model, d_k = start["W_Q"].shape
     st.caption(t("hand_shapes", d_model=d_model, d_k=d_k, d_v=start["W_V"].shape[1]))
     matrices, problem = {}, None
-    for column, name in zip(st.columns([3, 4, 4, 4]), handcheck.MATRIX_NAMES, strict=True):
+    for column, name in zip(st.columns([3.5, 4, 4, 4]), handcheck.MATRIX_NAMES, strict=True):
         with column:
             rows, cols = start[name].shape
             st.markdown(f"**{name}** `[{rows} × {cols}]`")

@@ -113,8 +113,8 @@ def worked_row(step, tokens, trace, decimals: int, base: int, lang: str) -> list
 
 # A worksheet is a list of blocks, drawn as Markdown (the page) or HTML (the printed sheet):
 # ("h", text) heading, ("p", text) paragraph, ("table", caption, header, rows), ("list", lines),
-# ("blank", caption, header, row labels) an empty grid to fill in, ("answers",) the answer key
-# starts here, on a page of its own.
+# ("blank", caption, header, row labels) an empty grid to fill in, ("worked", heading, lines) one
+# query worked out, ("answers",) the answer key starts here, on a page of its own.
 
 
 def _table(name: str, M: np.ndarray, rows, decimals: int, base: int):
@@ -163,7 +163,7 @@ def worksheet_blocks(matrices, trace, tokens, decimals: int, base: int, lang: st
         blocks.append(_table(name, M, token_rows, decimals, base))
     for step in steps:
         lines = worked_row(step, tokens, trace, decimals, base, lang)
-        blocks += [("p", lines[0]), ("list", lines[1:])]
+        blocks.append(("worked", lines[0], lines[1:]))
     return blocks
 
 
@@ -178,6 +178,8 @@ def worksheet_markdown(blocks) -> str:
             out += [block[1], ""]
         elif kind == "list":
             out += [*(f"- {line}" for line in block[1]), ""]
+        elif kind == "worked":
+            out += [f"**{block[1]}**", "", *(f"- {line}" for line in block[2]), ""]
         elif kind == "table":
             _, caption, header, rows = block
             out += [f"**{caption}**", "", "| " + " | ".join(header) + " |"]

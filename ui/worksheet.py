@@ -18,7 +18,9 @@ body {{ font-family: {FONTS}; font-size: 11pt; line-height: 1.45; color: #111;
        max-width: 48em; margin: 1.5em auto; padding: 0 1em; }}
 h1 {{ font-size: 16pt; margin: 0 0 .4em; }}
 h2 {{ font-size: 13pt; margin: 1em 0 .4em; }}
-.answers {{ break-before: page; page-break-before: always; }}
+.answers {{ break-before: page; page-break-before: always; font-size: 10pt; line-height: 1.35; }}
+.worked {{ break-inside: avoid; }}
+.worked p {{ margin: .5em 0 .1em; }}
 .grid {{ display: flex; flex-wrap: wrap; gap: .6em 1.6em; align-items: flex-start; }}
 figure {{ margin: .3em 0; break-inside: avoid; }}
 figcaption {{ font-weight: 600; margin-bottom: .2em; }}
@@ -79,6 +81,11 @@ def worksheet_html(blocks, lang: str, print_label: str) -> str:
             out.append(f"<p>{_inline(block[1])}</p>")
         elif kind == "list":
             out.append("<ul>" + "".join(f"<li>{_inline(x)}</li>" for x in block[1]) + "</ul>")
+        elif kind == "worked":
+            items = "".join(f"<li>{_inline(x)}</li>" for x in block[2])
+            out.append(
+                f'<div class="worked"><p><b>{_inline(block[1])}</b></p><ul>{items}</ul></div>'
+            )
         elif kind == "answers":
             out.append('</section><section class="answers">')
     flush()
