@@ -189,7 +189,7 @@ def worksheet(matrices, trace, tokens, settings) -> None:
     )
     right.download_button(
         t("download_csv"),
-        handcheck.worksheet_csv(matrices, trace),
+        handcheck.worksheet_csv(matrices, trace, settings.base),
         "attention-worksheet.csv",
         "text/csv",
         key="download_csv",

@@ -187,8 +187,9 @@ def worksheet_markdown(blocks) -> str:
     return "\n".join(out)
 
 
-def worksheet_csv(matrices, trace) -> str:
-    """All matrices of the example in one CSV: a name column, a row column, then the values."""
+def worksheet_csv(matrices, trace, base: int = 0) -> str:
+    """All matrices of the example in one CSV: a name column, a row column (numbered from
+    ``base``), then the values."""
     buffer = io.StringIO()
     named = {
         **matrices,
@@ -204,7 +205,7 @@ def worksheet_csv(matrices, trace) -> str:
     buffer.write("matrix,row," + ",".join(f"c{c}" for c in range(width)) + "\n")
     for name, M in named.items():
         for i, row in enumerate(M):
-            buffer.write(f"{name},{i}," + ",".join(repr(float(v)) for v in row) + "\n")
+            buffer.write(f"{name},{i + base}," + ",".join(repr(float(v)) for v in row) + "\n")
     return buffer.getvalue()
 
 

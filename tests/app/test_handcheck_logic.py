@@ -163,6 +163,9 @@ def test_worksheet_of_another_example_has_its_hand_worked_numbers():
     csv = handcheck.worksheet_csv(HAND_EXAMPLE, trace)
     assert csv.splitlines()[0] == "matrix,row,c0,c1,c2"  # S and A are 3 wide
     assert any(line.startswith("A,0,0.4011") for line in csv.splitlines())
+    csv = handcheck.worksheet_csv(HAND_EXAMPLE, trace, base=1)
+    assert any(line.startswith("A,1,0.4011") for line in csv.splitlines())
+    assert not any(line.startswith("A,0,") for line in csv.splitlines())
 
 
 def test_worksheet_html_escapes_text_and_puts_the_key_on_its_own_page():
