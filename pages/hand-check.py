@@ -1,8 +1,8 @@
-"""Hand check: three tokens, small whole numbers, every matrix editable, every step written out."""
+"""Hand check: three tokens, a chosen example of small whole numbers, every step written out."""
 
 import streamlit as st
 
-from ui import hand_check
+from ui import hand_check, handcheck
 from ui.handcheck import HAND_TOKENS
 from ui.i18n import t
 from ui.settings import current
@@ -12,7 +12,11 @@ st.title(t("hand_title"))
 st.markdown(t("hand_intro"))
 st.caption(t("hand_sidebar_note"))
 tokens = HAND_TOKENS[settings.lang]
-matrices = hand_check.matrices_or_stop(tokens)
-trace = hand_check.trace_or_stop(matrices)
-hand_check.answer(trace, tokens)
+causal = hand_check.controls()
+matrices = hand_check.matrices_or_stop(tokens, settings.base)
+trace = hand_check.trace_or_stop(matrices, causal)
+steps = handcheck.steps_of(trace)
+hand_check.exp_table(steps)
+hand_check.answer(trace, steps, tokens, settings)
+hand_check.two_ways(trace, steps, tokens, settings)
 hand_check.worksheet(matrices, trace, tokens, settings)

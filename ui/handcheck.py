@@ -1,4 +1,5 @@
-"""The hand check: small integer matrices, parsing typed cells, the worksheet, answer checks."""
+"""The hand check's arithmetic as text: parsing typed cells, the worked row of each query, the
+worksheet's blocks (drawn as Markdown here and as printable HTML by ui/worksheet.py), answers."""
 
 import io
 import math
@@ -8,23 +9,14 @@ from dataclasses import dataclass
 import numpy as np
 
 import core
+from core import hand_example
 from ui.i18n import t
-from ui.numbers import factor, num, sub
+from ui.numbers import factor, index, indices, num, row_label, sub
 
 N = 3  # tokens in the hand example
 HAND_TOKENS = {"en": ("I", "love", "you"), "zh": ("我", "喜欢", "你")}
 MATRIX_NAMES = ("X", "W_Q", "W_K", "W_V")
-
-
-def default_matrices(d_model: int) -> dict[str, np.ndarray]:
-    """Small whole numbers: X in {0, 1, 2}, weights in {-1, 0, 1, 2}; the same for every visit."""
-    rng = np.random.default_rng(100 + d_model)
-    return {
-        "X": rng.integers(0, 3, (N, d_model)).astype(float),  # [3, d_model]
-        "W_Q": rng.integers(-1, 3, (d_model, d_model)).astype(float),  # [d_model, d_k]
-        "W_K": rng.integers(-1, 3, (d_model, d_model)).astype(float),  # [d_model, d_k]
-        "W_V": rng.integers(-1, 3, (d_model, d_model)).astype(float),  # [d_model, d_v]
-    }
+EXP_DECIMALS = 4  # the table of e^x is for working on paper: always 4 decimals
 
 
 @dataclass(frozen=True)
@@ -53,97 +45,151 @@ def parse_matrix(name: str, cells) -> tuple[np.ndarray | None, CellProblem | Non
     return values, None
 
 
-def hand_trace(matrices: dict[str, np.ndarray]) -> core.AttentionTrace:
-    """One head, no positional encoding, W_O = I so that O is the head's output."""
-    d_model = matrices["X"].shape[1]
+def hand_trace(matrices: dict[str, np.ndarray], causal: bool = False) -> core.AttentionTrace:
+    """One head, no positional encoding; the page reads the head's own output O (W_O unused)."""
+    d_v, d_model = matrices["W_V"].shape[1], matrices["X"].shape[1]
     W = core.Weights(
         W_Q=matrices["W_Q"],
         W_K=matrices["W_K"],
         W_V=matrices["W_V"],
-        W_O=np.eye(matrices["W_V"].shape[1]),
+        W_O=np.eye(d_v, d_model),
     )
-    trace = core.attention(matrices["X"], W, n_heads=1)
-    assert trace.output.shape == (N, d_model)
-    return trace
+    mask = core.causal_mask(N) if causal else None
+    return core.attention(matrices["X"], W, n_heads=1, mask=mask)
 
 
-def _table(M: np.ndarray, decimals: int, row_names=None) -> str:
-    head = "| | " + " | ".join(str(c) for c in range(M.shape[1])) + " |"
-    rule = "|---" * (M.shape[1] + 1) + "|"
-    names = row_names or [str(i) for i in range(M.shape[0])]
-    body = [
-        "| " + names[i] + " | " + " | ".join(num(v, decimals) for v in M[i]) + " |"
-        for i in range(M.shape[0])
-    ]
-    return "\n".join([head, rule, *body])
+def steps_of(trace) -> list:
+    """The same attention one query at a time, from the trace's Q, K and V (plain Python)."""
+    causal = bool(np.isneginf(trace.S_masked[0]).any())
+    return hand_example.per_token(trace.Q[0], trace.K[0], trace.V[0], causal)
 
 
-def worksheet_markdown(matrices, trace, tokens, decimals: int, lang: str) -> str:
-    """Every arithmetic step of the n = 3 example, as Markdown for the page and the download."""
-    d = 4 if decimals < 4 else decimals
-    Q, K, V = trace.Q[0], trace.K[0], trace.V[0]
-    d_k = Q.shape[1]
-    out = [f"### {t('ws_header', lang)}", ""]
+def places(M: np.ndarray, decimals: int) -> int:
+    """Whole-number matrices print without decimals; the rest with the decimals shown."""
+    return 0 if np.all(M == np.round(M)) else decimals
+
+
+def exponent(x: float) -> str:
+    """An exponent as short as it is exact: 0, −0.5, −1, −1.25."""
+    return num(x, 0) if x == round(x) else num(x, len(f"{abs(x):g}".split(".")[1]))
+
+
+def exp_table(steps) -> list[tuple[str, str]]:
+    """(x, e^x) for every exponent the softmax of these rows needs."""
+    return [(exponent(x), num(math.exp(x), EXP_DECIMALS)) for x in hand_example.exponents(steps)]
+
+
+def worked_row(step, tokens, trace, decimals: int, base: int, lang: str) -> list[str]:
+    """Query i worked out in lines: each score, ÷√d_k, the mask, e^(x − m), the weights, o_i."""
+    Q, K = trace.Q[0], trace.K[0]
+    i, d_k, n = step.i, Q.shape[1], len(step.scores)
+    b, d, sep = base, decimals, t("hand_sep", lang)
+    lines = [t("row_query", lang, q=f"q{sub(i + b)}", token=tokens[i])]
+    p = places(np.stack([Q, K]), d)
+    for j in range(n):
+        terms = " + ".join(f"{factor(Q[i, c], p)}·{factor(K[j, c], p)}" for c in range(d_k))
+        score = num(step.scores[j], places(np.array(step.scores), d))
+        lines.append(f"s{sub(i + b, j + b)} = q{sub(i + b)}·k{sub(j + b)} = {terms} = **{score}**")
+    root = num(math.sqrt(d_k), 0 if math.isqrt(d_k) ** 2 == d_k else d)
+    p = places(np.array(step.scaled), d)
+    scaled = sep.join(num(s, p) for s in step.scaled)
+    lines.append(t("row_scaled", lang, root=root, values=scaled))
+    hidden = [f"k{sub(j + b)}" for j in range(n) if not step.allowed[j]]
+    if hidden:
+        lines.append(t("row_masked", lang, keys=sep.join(hidden)))
+    exps = sep.join(
+        f"e^{exponent(round(s - step.top, 9))} = {num(e, d)}"
+        for s, e, ok in zip(step.scaled, step.exps, step.allowed, strict=True)
+        if ok
+    )
+    lines.append(t("row_exp", lang, m=f"m{sub(i + b)}", top=num(step.top, p), exps=exps))
+    weights = ", ".join(num(a, d) for a in step.weights)
+    lines.append(t("row_weights", lang, total=num(step.total, d), a=f"a{sub(i + b)}", w=weights))
+    mix = " + ".join(f"{num(a, d)}·v{sub(j + b)}" for j, a in enumerate(step.weights) if a)
+    out = ", ".join(num(o, d) for o in step.output)
+    lines.append(f"o{sub(i + b)} = {mix} = [{out}]")
+    return lines
+
+
+# A worksheet is a list of blocks, drawn as Markdown (the page) or HTML (the printed sheet):
+# ("h", text) heading, ("p", text) paragraph, ("table", caption, header, rows), ("list", lines),
+# ("blank", caption, header, row labels) an empty grid to fill in, ("worked", heading, lines) one
+# query worked out, ("answers",) the answer key starts here, on a page of its own.
+
+
+def _table(name: str, M: np.ndarray, rows, decimals: int, base: int):
+    header = ["", *indices(M.shape[1], base)]
+    body = [[label, *(num(v, places(M, decimals)) for v in row)] for label, row in zip(rows, M)]
+    return ("table", f"{name} [{M.shape[0]} × {M.shape[1]}]", header, body)
+
+
+def worksheet_blocks(matrices, trace, tokens, decimals: int, base: int, lang: str) -> list:
+    """The questions (inputs, the table of e^x, what to compute, empty grids), then the key."""
+    steps, d_v = steps_of(trace), trace.V.shape[-1]
+    causal = not all(all(step.allowed) for step in steps)
+    token_rows = [row_label(i, token, base) for i, token in enumerate(tokens)]
+    d_rows = [index(r, base) for r in range(matrices["X"].shape[1])]
+    setup = t("ws_setup", lang, d_k=trace.Q.shape[-1], d_v=d_v, mask=t(f"ws_mask_{causal}", lang))
+    blocks = [("h", t("ws_header", lang)), ("p", setup)]
     for name in MATRIX_NAMES:
-        rows = list(tokens) if name == "X" else None
-        out += [
-            f"**{name}**",
-            "",
-            _table(matrices[name], 0 if _whole(matrices[name]) else 2, rows),
-            "",
-        ]
-    for label, M, W in (("Q", Q, "W_Q"), ("K", K, "W_K"), ("V", V, "W_V")):
-        out += [f"#### {label} = X {W}", ""]
-        for i in range(N):
-            for c in range(M.shape[1]):
-                terms = " + ".join(
-                    f"{factor(matrices['X'][i, r], 0)}·{factor(matrices[W][r, c], 0)}"
-                    for r in range(matrices["X"].shape[1])
-                )
-                out.append(f"- {label}{sub(i, c)} = {terms} = **{num(M[i, c], 2)}**")
-        out.append("")
-    out += [f"#### {t('ws_scores', lang)}", ""]
-    for i in range(N):
-        for j in range(N):
-            terms = " + ".join(f"{factor(Q[i, c], 2)}·{factor(K[j, c], 2)}" for c in range(d_k))
-            S_ij = num(trace.S[0, i, j], 2)
-            out.append(f"- S{sub(i, j)} = q{sub(i)}·k{sub(j)} = {terms} = **{S_ij}**")
-    out += [
-        "",
-        f"#### {t('ws_scaled', lang, d_k=d_k, root=num(math.sqrt(d_k), d))}",
-        "",
-        _table(trace.S_scaled[0], d),
-        "",
-        f"#### {t('ws_softmax', lang)}",
-        "",
-    ]
-    for i in range(N):
-        row = trace.S_scaled[0, i]
-        m = float(row.max())
-        exps = np.exp(row - m)
-        out.append(
-            f"- {t('focus_softmax', lang, i=i)} ({tokens[i]}): m = {num(m, d)}; "
-            + ", ".join(
-                f"exp({num(row[j], d)} − {num(m, d)}) = {num(exps[j], d)}" for j in range(N)
-            )
-            + f"; Σ = {num(exps.sum(), d)} → a{sub(i)} = ["
-            + ", ".join(num(a, d) for a in trace.A[0, i])
-            + "]"
+        rows = token_rows if name == "X" else d_rows
+        blocks.append(_table(name, matrices[name], rows, decimals, base))
+    exp_rows = [[f"e^{x}", value] for x, value in exp_table(steps)]
+    blocks.append(("table", t("ws_exp_table", lang), ["x", "eˣ"], exp_rows))
+    blocks.append(
+        (
+            "list",
+            [
+                t(f"ws_task_{k}", lang)
+                for k in ("qkv", "s", "mask", "a", "o")
+                if k != "mask" or causal
+            ],
         )
-    out += ["", f"#### {t('ws_output', lang)}", ""]
-    for i in range(N):
-        for c in range(V.shape[1]):
-            terms = " + ".join(f"{num(trace.A[0, i, j], d)}·{factor(V[j, c], 2)}" for j in range(N))
-            out.append(f"- O{sub(i, c)} = {terms} = **{num(trace.output[i, c], d)}**")
-    return "\n".join(out) + "\n"
+    )
+    key_cols = indices(N, base)
+    blocks.append(("blank", "A", ["", *key_cols], token_rows))
+    blocks.append(("blank", "O", ["", *indices(d_v, base)], token_rows))
+    blocks += [("answers",), ("h", t("ws_key", lang))]
+    named = (
+        ("Q", trace.Q[0]),
+        ("K", trace.K[0]),
+        ("V", trace.V[0]),
+        ("S = Q Kᵀ", trace.S[0]),
+        ("S / √d_k", trace.S_scaled[0]),
+        ("A", trace.A[0]),
+        ("O = A V", trace.O[0]),
+    )
+    for name, M in named:
+        blocks.append(_table(name, M, token_rows, decimals, base))
+    for step in steps:
+        lines = worked_row(step, tokens, trace, decimals, base, lang)
+        blocks.append(("worked", lines[0], lines[1:]))
+    return blocks
 
 
-def _whole(M: np.ndarray) -> bool:
-    return bool(np.all(M == np.round(M)))
+def worksheet_markdown(blocks) -> str:
+    """The answer key's blocks as Markdown: the worked solution shown on the page."""
+    out = []
+    for block in blocks[[b[0] for b in blocks].index("answers") + 1 :]:
+        kind = block[0]
+        if kind == "h":
+            out += [f"#### {block[1]}", ""]
+        elif kind == "p":
+            out += [block[1], ""]
+        elif kind == "list":
+            out += [*(f"- {line}" for line in block[1]), ""]
+        elif kind == "worked":
+            out += [f"**{block[1]}**", "", *(f"- {line}" for line in block[2]), ""]
+        elif kind == "table":
+            _, caption, header, rows = block
+            out += [f"**{caption}**", "", "| " + " | ".join(header) + " |"]
+            out += ["|---" * len(header) + "|", *("| " + " | ".join(r) + " |" for r in rows), ""]
+    return "\n".join(out)
 
 
-def worksheet_csv(matrices, trace) -> str:
-    """All matrices of the example in one CSV: a name column, a row column, then the values."""
+def worksheet_csv(matrices, trace, base: int = 0) -> str:
+    """All matrices of the example in one CSV: a name column, a row column (numbered from
+    ``base``), then the values."""
     buffer = io.StringIO()
     named = {
         **matrices,
@@ -153,13 +199,13 @@ def worksheet_csv(matrices, trace) -> str:
         "S": trace.S[0],
         "S_scaled": trace.S_scaled[0],
         "A": trace.A[0],
-        "O": trace.output,
+        "O": trace.O[0],
     }
     width = max(M.shape[1] for M in named.values())
     buffer.write("matrix,row," + ",".join(f"c{c}" for c in range(width)) + "\n")
     for name, M in named.items():
         for i, row in enumerate(M):
-            buffer.write(f"{name},{i}," + ",".join(repr(float(v)) for v in row) + "\n")
+            buffer.write(f"{name},{i + base}," + ",".join(repr(float(v)) for v in row) + "\n")
     return buffer.getvalue()
 
 
@@ -196,75 +242,3 @@ def check_answer(text: str, expected: np.ndarray, tolerance: float = 0.01) -> An
         if abs(typed[j] - float(expected[j])) > tolerance
     )
     return AnswerCheck(None, {"k": len(expected)}, wrong)
-
-
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def latex_text(text: str) -> str:
-    """Plain text that LaTeX prints literally."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
-
-
-def _bmatrix(M: np.ndarray, decimals: int) -> str:
-    rows = [" & ".join(f"{v:.{decimals}f}" for v in row) for row in M]
-    return r"\begin{bmatrix} " + r" \\ ".join(rows) + r" \end{bmatrix}"
-
-
-def worksheet_latex(matrices, trace, tokens, decimals: int, lang: str) -> str:
-    """The worksheet as a LaTeX document: pdflatex or xelatex; the Chinese one needs ctex, and
-    under pdflatex the CJK package's AR PL SungtiL GB font (latex-cjk-chinese-arphic-gbsn00lp)."""
-    d = max(decimals, 4)
-    Q, K, V, A = trace.Q[0], trace.K[0], trace.V[0], trace.A[0]
-    d_k = Q.shape[1]
-    lines = [r"\documentclass{article}", r"\usepackage{amsmath}"]
-    if lang == "zh":
-        # ctex's own (Fandol) fonts need xelatex or lualatex; pdflatex takes a CJK Type 1 font
-        lines += [
-            r"\usepackage{iftex}",
-            r"\ifPDFTeX",
-            r"\usepackage[fontset=none]{ctex}",
-            r"\renewcommand{\CJKrmdefault}{gbsn}",
-            r"\renewcommand{\CJKsfdefault}{gbsn}",
-            r"\renewcommand{\CJKttdefault}{gbsn}",
-            r"\else",
-            r"\usepackage{ctex}",
-            r"\fi",
-        ]
-    lines += [
-        r"\begin{document}",
-        rf"\section*{{{latex_text(t('ws_header', lang))}}}",
-        "Tokens: " + ", ".join(latex_text(token) for token in tokens),
-        "",
-    ]
-    for name in MATRIX_NAMES:
-        places = 0 if _whole(matrices[name]) else 2
-        symbol = name if "_" not in name else f"W_{{{name[-1]}}}"  # W_Q -> W_{Q}
-        lines.append(rf"\[ {symbol} = {_bmatrix(matrices[name], places)} \]")
-    for label, M, W in (("Q", Q, "W_Q"), ("K", K, "W_K"), ("V", V, "W_V")):
-        lines.append(rf"\[ {label} = X W_{{{W[-1]}}} = {_bmatrix(M, 2)} \]")
-    lines.append(rf"\[ S = Q K^\top = {_bmatrix(trace.S[0], 2)} \]")
-    lines.append(rf"\[ \frac{{S}}{{\sqrt{{{d_k}}}}} = {_bmatrix(trace.S_scaled[0], d)} \]")
-    for i in range(N):
-        row = trace.S_scaled[0, i]
-        exps = np.exp(row - row.max())
-        terms = " + ".join(f"e^{{{row[j] - row.max():.{d}f}}}" for j in range(N))
-        lines.append(
-            rf"\[ a_{{{i}}} = \frac{{(e^{{s_{{{i}j}} - m}})_j}}{{{terms}}} = "
-            rf"\frac{{({', '.join(f'{e:.{d}f}' for e in exps)})}}{{{exps.sum():.{d}f}}}"
-            rf" = ({', '.join(f'{a:.{d}f}' for a in A[i])}) \]"
-        )
-    lines.append(rf"\[ O = A V = {_bmatrix(trace.output, d)} \]")
-    lines += [r"\end{document}", ""]
-    return "\n".join(lines)

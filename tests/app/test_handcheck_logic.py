@@ -1,14 +1,124 @@
-"""Parsing what a learner typed, checking answers, and the worksheet's numbers."""
+"""The hand check's chosen example, its per-token loop, worked rows, answers and the printed
+worksheet (HTML printed to PDF by headless Chromium, read back with pdftotext)."""
 
+import math
 import os
-import re
 import shutil
 import subprocess
 
 import numpy as np
 import pytest
 
+from core import hand_example
 from ui import handcheck
+from ui.worksheet import worksheet_html
+
+TOKENS = {"en": ("I", "love", "you"), "zh": ("我", "喜欢", "你")}
+
+
+def by_hand(M, causal=False):
+    """Attention for three tokens the slow way: lists, loops, math.exp; no NumPy, no core."""
+    X, W_Q, W_K, W_V = (M[name].tolist() for name in ("X", "W_Q", "W_K", "W_V"))
+
+    def mat(A, B):
+        return [
+            [sum(A[i][r] * B[r][c] for r in range(len(B))) for c in range(len(B[0]))]
+            for i in range(len(A))
+        ]
+
+    Q, K, V = mat(X, W_Q), mat(X, W_K), mat(X, W_V)
+    d_k, S, A, O = len(Q[0]), [], [], []
+    for i in range(3):
+        keys = range(i + 1) if causal else range(3)
+        s = [sum(Q[i][c] * K[j][c] for c in range(d_k)) for j in range(3)]
+        top = max(s[j] for j in keys) / math.sqrt(d_k)
+        e = [math.exp(s[j] / math.sqrt(d_k) - top) if j in keys else 0.0 for j in range(3)]
+        a = [x / sum(e) for x in e]
+        S.append(s)
+        A.append(a)
+        O.append([sum(a[j] * V[j][c] for j in range(3)) for c in range(len(V[0]))])
+    return np.array(S), np.array(A), np.array(O)
+
+
+@pytest.mark.parametrize("d_v", hand_example.D_V_CHOICES)
+def test_the_chosen_example_has_every_promised_property(d_v):
+    M = hand_example.example(d_v)
+    S, A, O = by_hand(M)
+    assert M["W_Q"].shape[1] == M["W_K"].shape[1] == hand_example.D_K == 4  # ÷√d_k is ÷2
+    assert M["W_V"].shape[1] == d_v and O.shape == (3, d_v)
+    for name, W in M.items():
+        assert np.array_equal(W, np.round(W)) and np.abs(W).max() <= 2, name  # small integers
+    assert np.array_equal(S, np.round(S)) and np.abs(S).max() <= 3  # small whole scores
+    for row in A:
+        assert row.max() - row.min() > 0.1, row  # no row is (nearly) uniform
+        assert row.max() <= 0.9, row  # none puts more than 0.9 on one key
+    assert len({int(np.argmax(row)) for row in A}) == 3  # each query prefers another key
+    # every exponent the softmax needs is in the three-entry table e^0, e^-0.5, e^-1
+    for causal in (False, True):
+        trace = handcheck.hand_trace(M, causal)
+        steps = handcheck.steps_of(trace)
+        assert hand_example.exponents(steps) == [0.0, -0.5, -1.0]
+        assert handcheck.exp_table(steps) == [
+            ("0", "1.0000"),
+            ("−0.5", "0.6065"),
+            ("−1", "0.3679"),
+        ]
+    # with the causal mask the second query still has two different scores for its two keys
+    assert S[1, 0] != S[1, 1]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("d_v", hand_example.D_V_CHOICES)
+def test_matrices_and_the_per_token_loop_agree_with_a_loop_by_hand(causal, d_v):
+    M = hand_example.example(d_v)
+    S, A, O = by_hand(M, causal)
+    trace = handcheck.hand_trace(M, causal)
+    np.testing.assert_array_equal(trace.S[0], S)
+    np.testing.assert_allclose(trace.A[0], A, atol=1e-12)
+    np.testing.assert_allclose(trace.O[0], O, atol=1e-12)
+    steps = handcheck.steps_of(trace)
+    np.testing.assert_allclose([s.weights for s in steps], A, atol=1e-12)
+    np.testing.assert_allclose([s.output for s in steps], O, atol=1e-12)
+    if causal:  # masked cells are exactly 0, above the diagonal
+        assert trace.A[0][np.triu_indices(3, 1)].tolist() == [0.0, 0.0, 0.0]
+        assert [s.allowed for s in steps] == [[True, False, False], [True, True, False]] + [
+            [True] * 3
+        ]
+
+
+def test_the_loop_agrees_on_edited_numbers_too():
+    rng = np.random.default_rng(5)
+    M = {k: rng.normal(size=v.shape).round(2) for k, v in hand_example.example(3).items()}
+    _, A, O = by_hand(M, causal=True)
+    steps = handcheck.steps_of(handcheck.hand_trace(M, causal=True))
+    np.testing.assert_allclose([s.weights for s in steps], A, atol=1e-12)
+    np.testing.assert_allclose([s.output for s in steps], O, atol=1e-12)
+
+
+def test_worked_row_numbers_from_base_and_shows_the_decimals_asked_for():
+    M = hand_example.example(4)
+    trace = handcheck.hand_trace(M)
+    step = handcheck.steps_of(trace)[0]
+    one = handcheck.worked_row(step, TOKENS["en"], trace, 4, 1, "en")
+    assert one[0] == "Query q₁ (I)"
+    assert "s₁,₃ = q₁·k₃ = 0·1 + 1·1 + 0·0 + 1·1 = **2**" in one
+    assert "largest m₁ = 1; e^(x − m₁): e^−1 = 0.3679, e^−1 = 0.3679, e^0 = 1.0000" in one
+    assert one[-1] == "o₁ = 0.2119·v₁ + 0.2119·v₂ + 0.5761·v₃ = [1.5761, 1.2119, 1.5761, 0.3642]"
+    zero = handcheck.worked_row(step, TOKENS["zh"], trace, 2, 0, "zh")
+    assert zero[0] == "查询 q₀（我）"
+    assert "求和 Σ = 1.74；a₀ = 每个 e^(x − m) ÷ Σ = [0.21, 0.21, 0.58]" in zero
+    assert "0.2119" not in "".join(zero)  # two decimals asked, two shown
+
+
+def test_check_answer_within_tolerance():
+    expected = np.array([0.25, 0.5, 0.25])
+    assert handcheck.check_answer("0.25, 0.5, 0.25", expected).right
+    assert handcheck.check_answer("0.255 0.495 0.25", expected).right
+    check = handcheck.check_answer("0.25 0.6 0.15", expected)
+    assert [j for j, *_ in check.wrong] == [1, 2]
+    assert check.wrong[0][3] == pytest.approx(0.1)
+    assert handcheck.check_answer("0.25 0.5", expected).problem == "count"
+    assert handcheck.check_answer("0.25 x 0.25", expected).problem == "not_a_number"
 
 
 @pytest.mark.parametrize(
@@ -33,18 +143,7 @@ def test_parse_matrix_cells(text, ok):
         assert problem.text == text
 
 
-def test_check_answer_within_tolerance():
-    expected = np.array([0.25, 0.5, 0.25])
-    assert handcheck.check_answer("0.25, 0.5, 0.25", expected).right
-    assert handcheck.check_answer("0.255 0.495 0.25", expected).right
-    check = handcheck.check_answer("0.25 0.6 0.15", expected)
-    assert [j for j, *_ in check.wrong] == [1, 2]
-    assert check.wrong[0][3] == pytest.approx(0.1)
-    assert handcheck.check_answer("0.25 0.5", expected).problem == "count"
-    assert handcheck.check_answer("0.25 x 0.25", expected).problem == "not_a_number"
-
-
-# the example worked by hand in tests/core/test_hand_example.py
+# the example worked by hand in tests/core/test_hand_example.py (d_k = 2, so ÷√2)
 HAND_EXAMPLE = {
     "X": np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
     "W_Q": np.eye(2),
@@ -53,100 +152,71 @@ HAND_EXAMPLE = {
 }
 
 
-def test_worksheet_contains_every_step_with_the_right_numbers():
-    M = HAND_EXAMPLE
-    trace = handcheck.hand_trace(M)
-    sheet = handcheck.worksheet_markdown(M, trace, ("a", "b", "c"), 2, "en")
-    assert "0.4011" in sheet and "0.1978" in sheet  # row 0 of A
-    assert "**2.5989**" in sheet and "**4.0000**" in sheet  # output row 0
-    assert "S₂,₂ = q₂·k₂ = 1.00·1.00 + 1.00·1.00 = **2.00**" in sheet
-    csv = handcheck.worksheet_csv(M, trace)
+def test_worksheet_of_another_example_has_its_hand_worked_numbers():
+    trace = handcheck.hand_trace(HAND_EXAMPLE)
+    blocks = handcheck.worksheet_blocks(HAND_EXAMPLE, trace, ("a", "b", "c"), 4, 0, "en")
+    sheet = handcheck.worksheet_markdown(blocks)
+    assert "a₀ = each e^(x − m) ÷ Σ = [0.4011, 0.1978, 0.4011]" in sheet  # row 0 of A
+    assert "[2.5989, 4.0000]" in sheet  # output row 0
+    assert "s₂,₂ = q₂·k₂ = 1·1 + 1·1 = **2**" in sheet
+    assert "÷ √d_k = ÷ 1.4142" in sheet
+    csv = handcheck.worksheet_csv(HAND_EXAMPLE, trace)
     assert csv.splitlines()[0] == "matrix,row,c0,c1,c2"  # S and A are 3 wide
     assert any(line.startswith("A,0,0.4011") for line in csv.splitlines())
+    csv = handcheck.worksheet_csv(HAND_EXAMPLE, trace, base=1)
+    assert any(line.startswith("A,1,0.4011") for line in csv.splitlines())
+    assert not any(line.startswith("A,0,") for line in csv.splitlines())
 
 
-def test_worksheet_latex_has_every_matrix_and_escapes_text():
-    M = HAND_EXAMPLE
-    trace = handcheck.hand_trace(M)
-    tex = handcheck.worksheet_latex(M, trace, ("$x_1", "a&b", "我"), 2, "zh")
-    assert tex.startswith(r"\documentclass{article}") and r"\usepackage{ctex}" in tex
-    assert tex.count(r"\begin{bmatrix}") == tex.count(r"\end{bmatrix}") == 10
-    assert r"W_{V} = \begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}" in tex
-    assert "(0.4011, 0.1978, 0.4011)" in tex  # row 0 of A, as worked by hand
-    assert r"\$x\_1, a\&b, 我" in tex
-    assert tex.count("{") == tex.count("}")
+def test_worksheet_html_escapes_text_and_puts_the_key_on_its_own_page():
+    trace = handcheck.hand_trace(HAND_EXAMPLE)
+    tokens = ("<b>x</b>", "a&b", "我")
+    blocks = handcheck.worksheet_blocks(HAND_EXAMPLE, trace, tokens, 2, 1, "zh")
+    page = worksheet_html(blocks, "zh", "打印")
+    assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page and "a&amp;b" in page
+    assert ".answers { break-before: page;" in page and '"Noto Sans CJK SC"' in page
+    questions, key = page.split('<section class="answers">')
+    assert "答案与计算过程" in key and "答案与计算过程" not in questions
+    assert "0.40" in key and "0.40" not in questions  # the weights only in the key
+    assert "http" not in page.lower()  # nothing fetched when it opens
 
 
-# what pdflatex needs to build each worksheet: file it looks up -> Debian package that ships it.
-# .ci/run installs them all; the Chinese worksheet takes ctex's pdflatex mode with the CJK
-# package's AR PL SungtiL GB font (~78 MB download); xelatex would add texlive-xetex and with it
-# texlive-latex-extra (~65 MB more download, ~215 MB more on disk).
-LATEX_NEEDS = {
-    "en": {"amsmath.sty": "texlive-latex-base"},
-    "zh": {
-        "amsmath.sty": "texlive-latex-base",
-        "ctex.sty": "texlive-lang-chinese",
-        "CJKutf8.sty": "latex-cjk-common",
-        "c70gbsn.fd": "latex-cjk-chinese-arphic-gbsn00lp",
-    },
-}
-
-
-def _latex_missing(lang):
-    """What the worksheet test needs and does not find: pdflatex, the LaTeX files, and in CI
-    pdftotext (elsewhere the PDF's text is read back only where pdftotext is installed)."""
-    missing = []
-    if os.environ.get("CI") and not shutil.which("pdftotext"):
-        missing.append("pdftotext (poppler-utils)")
-    if not shutil.which("pdflatex") or not shutil.which("kpsewhich"):
-        return ["pdflatex (texlive-latex-base)", *missing]
-    for name, package in LATEX_NEEDS[lang].items():
-        found = subprocess.run(["kpsewhich", name], capture_output=True, text=True, timeout=60)
-        if not found.stdout.strip():
-            missing.append(f"{name} ({package})")
-    return missing
+def _print_to_pdf(html_file, pdf_file):
+    subprocess.run(
+        [
+            "/usr/bin/chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-pdf-header-footer",
+            f"--print-to-pdf={pdf_file}",
+            html_file.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_worksheet_latex_compiles(lang, tmp_path):
-    """pdflatex builds each language's worksheet into a PDF that reads back with its numbers and
-    tokens. In CI (CI=1, set by .ci/run, which installs everything) a missing tool fails the
-    test instead of skipping it."""
-    missing = _latex_missing(lang)
+def test_worksheet_prints_to_pdf_with_the_key_on_a_later_page(lang, tmp_path):
+    """The worksheet, printed by headless Chromium as a learner's browser would, reads back with
+    its language, the example's numbers, and the answer key after the questions. In CI (CI=1) a
+    missing tool fails the test instead of skipping it."""
+    missing = [tool for tool in ("/usr/bin/chromium", "pdftotext") if not shutil.which(tool)]
     if missing:
         if os.environ.get("CI"):
-            pytest.fail(
-                f"CI must compile the {lang} worksheet; not installed: {', '.join(missing)}"
-            )
+            pytest.fail(f"CI must print the worksheet; not installed: {', '.join(missing)}")
         pytest.skip(f"not installed: {', '.join(missing)}")
-    tokens = ("我", "喜欢", "你") if lang == "zh" else ("$x_1", "a&b", "50%")
-    tex = handcheck.worksheet_latex(
-        HAND_EXAMPLE, handcheck.hand_trace(HAND_EXAMPLE), tokens, 2, lang
-    )
-    (tmp_path / "worksheet.tex").write_text(tex, encoding="utf-8")
-    run = subprocess.run(
-        [
-            "pdflatex",
-            "-interaction=nonstopmode",
-            "-halt-on-error",
-            "-no-shell-escape",
-            "worksheet.tex",
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        timeout=120,
-    )
-    log_file = tmp_path / "worksheet.log"
-    log = log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
-    assert run.returncode == 0, (log or run.stdout.decode(errors="replace"))[-3000:]
-    errors = [line for line in log.splitlines() if line.startswith("!")]
-    assert not errors, errors
-    written = re.search(r"Output written on worksheet\.pdf \((\d+) pages?", log)
-    assert written and int(written.group(1)) > 0, log[-2000:]
-    pdf = tmp_path / "worksheet.pdf"
-    assert pdf.read_bytes()[:5] == b"%PDF-" and pdf.stat().st_size > 1000
-    if not shutil.which("pdftotext"):
-        return
+    M = hand_example.example(4)
+    trace = handcheck.hand_trace(M)
+    blocks = handcheck.worksheet_blocks(M, trace, TOKENS[lang], 4, 1, lang)
+    page = tmp_path / "worksheet.html"
+    page.write_text(worksheet_html(blocks, lang, "print"), encoding="utf-8")
+    _print_to_pdf(page, tmp_path / "worksheet.pdf")
     text = subprocess.run(
         ["pdftotext", "-enc", "UTF-8", "worksheet.pdf", "-"],
         cwd=tmp_path,
@@ -154,8 +224,20 @@ def test_worksheet_latex_compiles(lang, tmp_path):
         check=True,
         timeout=60,
     ).stdout.decode("utf-8")
-    words = "".join(text.split())  # pdftotext breaks matrices and CJK lines apart
-    assert {"en": "Self-attentionworksheet", "zh": "自注意力计算单"}[lang] in words, text[:500]
-    shown = ("我", "喜欢", "你") if lang == "zh" else ("$x", "a&b", "50%")  # \_ is a rule
-    assert all(token in words for token in shown), text[:500]
-    assert "0.4011" in words and "0.1978" in words  # row 0 of A
+    pages = ["".join(p.split()) for p in text.split("\f")]  # no spaces: CJK lines break apart
+    assert len([p for p in pages if p]) >= 2, text[:500]
+    first = pages[0]
+    title = {"en": "Self-attentionworksheet(n=3)", "zh": "自注意力计算单（n=3）"}[lang]
+    task = {"en": "Softmaxeachrow", "zh": "对每行做softmax：减去该行最大值"}[lang]
+    key = {"en": "Answerkey", "zh": "答案与计算过程"}[lang]
+    assert title in first and task in first, first[:400]
+    assert all(token in first for token in TOKENS[lang])
+    assert "0.6065" in first and "0.3679" in first  # the table of e^x
+    assert key not in first and "0.5761" not in first  # no answers on the question page
+    later = "".join(pages[1:])
+    assert later.startswith(key), later[:200]  # the key starts a page
+    assert "0.5761" in later and "0.2119" in later  # row 1 of A
+    assert "1.5761" in later  # o₁
+    assert {"en": "Queryq₁(I)", "zh": "查询q₁（我）"}[lang] in later
+    if lang == "zh":
+        assert "Query" not in text and "Answer" not in text
