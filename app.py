@@ -6,9 +6,9 @@ import streamlit as st
 
 from ui.feedback import show_unexpected_error
 from ui.i18n import t
-from ui.registry import PAGES
+from ui.registry import PAGES, by_url
 from ui.room import join_from_url, publish_view, room_panel
-from ui.settings import sidebar
+from ui.settings import language, sidebar
 from ui.style import FAVICON, apply_style
 
 HERE = Path(__file__).parent
@@ -21,9 +21,7 @@ st.set_page_config(
     initial_sidebar_state="collapsed" if st.query_params.get("big") == "true" else "auto",
 )
 join_from_url()  # a room in the URL, and the teacher's latest view, before any widget is drawn
-settings = sidebar()
-st.session_state["_settings"] = settings
-apply_style(settings.presentation)
+lang = language()
 
 
 def session_pages(lang: str) -> dict:
@@ -46,7 +44,10 @@ def session_pages(lang: str) -> dict:
     return made[lang]
 
 
-page = st.navigation(session_pages(settings.lang), position="top")
+page = st.navigation(session_pages(lang), position="top")
+settings = sidebar(lang, unused=by_url(page.url_path).unused)
+st.session_state["_settings"] = settings
+apply_style(settings.presentation)
 room_panel(settings)
 try:
     page.run()

@@ -106,12 +106,12 @@ def check_url() -> list[str]:
     return st.session_state["_url_notes"]
 
 
-def sidebar() -> Settings:
-    """Draw the sidebar widgets (bound to the URL) and return the current settings."""
-    bind = {"bind": "query-params"}
-    url_notes = check_url()
-    with st.container(key="lang_band"):  # pinned in the top bar (ui/style.py): no sidebar needed
-        lang = url_choice(
+def language() -> str:
+    """The language switch, pinned in the top bar of every page (ui/style.py): reachable on a
+    phone without opening the sidebar. Drawn first: every other label depends on it."""
+    check_url()  # before the switch replaces a nonsense lang= in the URL
+    with st.container(key="lang_band"):
+        return url_choice(
             st.segmented_control,
             "Language / 语言",
             LANGS,
@@ -120,13 +120,35 @@ def sidebar() -> Settings:
             format_func=LANG_NAMES.get,
             label_visibility="collapsed",
         )
+
+
+SETTING_NAMES = {  # a setting's key in the URL -> its label's string key
+    "sentence": "sentence", "mode": "tokenizer", "d_model": "d_model", "n_heads": "n_heads",
+    "seed": "seed", "pe": "positional", "mask": "mask",
+}  # fmt: skip
+
+
+def sidebar(lang: str | None = None, unused: tuple = ()) -> Settings:
+    """Draw the sidebar widgets (bound to the URL) and return the current settings. Settings in
+    ``unused`` (URL keys) do not apply to this page: they are drawn disabled, under a note."""
+    bind = {"bind": "query-params"}
+    url_notes = check_url()
+    lang = lang or language()
+
+    def off(name):
+        return {"disabled": name in unused}
+
     with st.sidebar:
+        if unused:
+            names = ("、" if lang == "zh" else ", ").join(t(SETTING_NAMES[n]) for n in unused)
+            st.info(t("unused_here", names=names), icon=":material/block:")
         st.subheader(t("sidebar_input"))
         sentence = st.text_input(
             t("sentence"),
             value=DEFAULT_SENTENCE[lang],
             key="sentence",
             help=t("sentence_help"),
+            **off("sentence"),
             **bind,
         )
         mode = url_choice(
@@ -137,15 +159,20 @@ def sidebar() -> Settings:
             "auto",
             format_func=labeller("mode"),
             help=t("tokenizer_help"),
+            **off("mode"),
         )
         st.subheader(t("sidebar_model"))
         d_model = st.selectbox(
-            t("d_model"), D_MODELS, index=D_MODELS.index(8), key="d_model", **bind
+            t("d_model"), D_MODELS, index=D_MODELS.index(8), key="d_model", **off("d_model"), **bind
         )
-        n_heads = st.selectbox(t("n_heads"), N_HEADS, index=1, key="n_heads", **bind)
-        seed = st.number_input(t("seed"), 0, 9999, 0, step=1, key="seed", **bind)
-        positional = st.toggle(t("positional"), value=True, key="pe", **bind)
-        mask = url_choice(st.radio, t("mask"), MASKS, "mask", "none", format_func=labeller("mask"))
+        n_heads = st.selectbox(
+            t("n_heads"), N_HEADS, index=1, key="n_heads", **off("n_heads"), **bind
+        )
+        seed = st.number_input(t("seed"), 0, 9999, 0, step=1, key="seed", **off("seed"), **bind)
+        positional = st.toggle(t("positional"), value=True, key="pe", **off("pe"), **bind)
+        mask = url_choice(
+            st.radio, t("mask"), MASKS, "mask", "none", format_func=labeller("mask"), **off("mask")
+        )
         decimals = st.slider(t("decimals"), 0, 4, 2, key="decimals", **bind)
         presentation = st.toggle(t("presentation"), value=False, key="big", **bind)
         from_one = st.toggle(
