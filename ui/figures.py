@@ -15,6 +15,7 @@ WEIGHT_SCALE = "Viridis"  # sequential, colour-blind safe: weights in [0, 1]
 MASKED_GREY = "#c8c8c8"
 MAX_SIDE = 160  # larger matrices are block-averaged down to at most this many cells a side
 MAX_TEXT_CELLS = 24  # print values in cells only when both sides are at most this
+BAR_ROOM = 92  # px under a square heatmap: tick labels, axis title, then its colour bar
 MAX_TICK_CHARS = 8  # longer token labels are shortened on the axes (the hover has positions)
 
 # Okabe-Ito: eight colours told apart with any colour vision, and on a washed-out projector
@@ -132,15 +133,19 @@ def heatmap(
         notes += marks[1]
     if column_bands:
         margin["t"] = 70
+    bar_below = square and cells.small
+    if bar_below:  # tick labels, axis title and the bar under the plot, in fixed pixels
+        margin["b"] = BAR_ROOM + (25 if _slanted(col_labels) else 0)
+        fig.update_layout(height=fig.layout.height + margin["b"])
     if with_notes:
         _row_notes_axis(fig, row_notes, cells.rows)
         margin["r"] = 40
-    fig.data[0].colorbar = _colour_bar(square and cells.small, with_notes, col_labels, col_title)
+    fig.data[0].colorbar = _colour_bar(bar_below, with_notes)
     fig.update_layout(shapes=shapes, annotations=notes, margin=margin)
     return fig
 
 
-def _colour_bar(below: bool, beside_notes: bool, col_labels, col_title: str) -> dict:
+def _colour_bar(below: bool, beside_notes: bool) -> dict:
     """A colour bar touching its plot at any width. Beside a plot that fills the width, its
     left edge is the plot's right edge (``xpad`` in pixels clears the row notes). A square plot
     is narrower than the figure on a wide screen (and centred), so its bar lies under it,
@@ -153,7 +158,6 @@ def _colour_bar(below: bool, beside_notes: bool, col_labels, col_title: str) -> 
             "xanchor": "left",
             "xpad": 52 if beside_notes else 8,
         }
-    slanted = _slanted(col_labels)
     return {
         "orientation": "h",
         "thickness": 10,
@@ -162,8 +166,9 @@ def _colour_bar(below: bool, beside_notes: bool, col_labels, col_title: str) -> 
         "x": 0.5,
         "xanchor": "center",
         "y": 0,
-        "yanchor": "top",
-        "ypad": 28 + (22 if slanted else 0) + (20 if col_title else 0),
+        "yref": "container",  # at the figure's foot, in the bottom margin BAR_ROOM leaves
+        "yanchor": "bottom",
+        "ypad": 6,
     }
 
 
@@ -489,8 +494,16 @@ def mask_heatmap(
         )
     _frame(fig, cells, row_labels, col_labels, title, None, col_title, False)
     fig.update_layout(
-        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom"},
-        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        legend={
+            "orientation": "h",
+            "x": 0,
+            "xanchor": "left",
+            "y": 0,
+            "yref": "container",
+            "yanchor": "bottom",
+        },  # under the tick labels, clear of the title
+        margin={"l": 10, "r": 10, "t": 40, "b": 60},
+        height=fig.layout.height + 40,
     )
     return fig
 

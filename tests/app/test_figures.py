@@ -146,7 +146,10 @@ def test_colour_bar_touches_its_plot():
     square = json.loads(heatmap(A, list("abc"), list("abc"), square=True).to_json())
     bar, layout = square["data"][0]["colorbar"], square["layout"]
     assert bar["orientation"] == "h" and bar["x"] == 0.5 and bar["xanchor"] == "center"
-    assert bar["y"] == 0 and bar["yanchor"] == "top" and bar["lenmode"] == "pixels"
+    assert bar["lenmode"] == "pixels" and bar["len"] <= 240
+    # at the figure's foot, in a bottom margin of fixed pixels: just under the tick labels
+    assert (bar["y"], bar["yref"], bar["yanchor"]) == (0, "container", "bottom")
+    assert 80 <= layout["margin"]["b"] <= 130
     assert layout["xaxis"].get("constraintoward", "center") == "center"
     assert layout["yaxis"]["constraintoward"] == "bottom"  # on a phone: flush with the bar
 

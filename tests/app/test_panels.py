@@ -113,7 +113,7 @@ def test_each_mistake_is_a_neutral_panel_with_the_hint_of_its_own_cause():
     assert len(at.error) == 0 and len(at.warning) == 0  # deliberate, not alarming
     axis, transpose, order, d_v = _panels(at)
     assert all(
-        panel.startswith("🔎 What the check says") for panel in (axis, transpose, order, d_v)
+        "What the check says" in panel for panel in (axis, transpose, order, d_v)
     )
     assert "Row sums of A" in axis and "axis=0" in axis
     assert "inner dimensions 4 and 5 differ" in transpose and "K was not transposed" in transpose
