@@ -452,7 +452,7 @@ def mask_heatmap(
     col_title: str = "",
 ) -> go.Figure:
     """A 0/1 mask in two colours, no colour bar: 1 (a query may attend to the key) and 0 (hidden),
-    named by ``legend`` = (allowed, forbidden) in the learner's language."""
+    named by ``legend`` = (allowed, forbidden) in the learner's language (e.g. "allowed (1)")."""
     allowed = np.asarray(allowed, dtype=bool)
     cells = _Cells.of(allowed.astype(np.float64), None)
     x, y = cells.xy
@@ -487,7 +487,7 @@ def mask_heatmap(
                 x=[None],
                 y=[None],
                 mode="markers",
-                name=f"{plotly_text(label)} ({1 if name == 'allowed' else 0})",
+                name=plotly_text(label),
                 marker={"symbol": "square", "size": 14, "color": MASK_COLOURS[name]},
                 showlegend=True,
             )

@@ -71,7 +71,7 @@ def wrong_axis(S_scaled, tokens, dec: int) -> None:
         A_heatmap(right, tokens, title=right_title, **common),
         "axis",
     )
-    rows, columns = (", ".join(sum_notes(wrong, dec, axis=a)) for a in (1, 0))
+    rows, columns = (t("ms_sep").join(sum_notes(wrong, dec, axis=a)) for a in (1, 0))
     check_says(t("ms_col_sums", rows=rows, sums=columns), t("ms_axis_hint"))
 
 
@@ -102,7 +102,7 @@ def mask_after_softmax(numbers: dict, tokens, dec: int) -> None:
         A_heatmap(right, tokens, title=right_title, **common),
         "order",
     )
-    rows = ", ".join(sum_notes(wrong, dec))
+    rows = t("ms_sep").join(sum_notes(wrong, dec))
     check_says(t("ms_order_check", rows=rows), t("ms_order_hint"))
 
 

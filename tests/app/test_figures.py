@@ -115,7 +115,7 @@ def test_a_mask_is_two_colours_with_a_legend_in_either_language():
     allowed = np.tril(np.ones((4, 4), dtype=bool))
     allowed[:, 3] = False
     tokens = ["a", "b", "c", "<pad>"]
-    for legend in (("allowed", "forbidden"), ("可见", "被遮住")):
+    for legend in (("allowed (1)", "forbidden (0)"), ("可见（1）", "被遮住（0）")):
         spec = json.loads(mask_heatmap(allowed, tokens, tokens, title="m", legend=legend).to_json())
         cells, *keys = spec["data"]
         assert cells.get("showscale") is False  # no continuous colour bar
@@ -127,7 +127,7 @@ def test_a_mask_is_two_colours_with_a_legend_in_either_language():
         scale = dict((stop, colour) for stop, colour in cells["colorscale"])
         assert scale[0] != scale[1]
         names = [key["name"] for key in keys]
-        assert names == [f"{legend[0]} (1)", f"{legend[1]} (0)"]
+        assert names == list(legend)
         assert [key["marker"]["color"] for key in keys] == [scale[1], scale[0]]
         assert all(key["showlegend"] for key in keys)
 

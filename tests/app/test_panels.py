@@ -61,7 +61,7 @@ def test_masks_are_two_colours_with_a_legend_and_no_english_mask_in_chinese():
     assert len(masks) == 3
     for spec in masks:
         assert len({colour for _, colour in spec["data"][0]["colorscale"]}) == 2
-        assert [trace["name"] for trace in spec["data"][1:]] == ["可见 (1)", "被遮住 (0)"]
+        assert [trace["name"] for trace in spec["data"][1:]] == ["可见（1）", "被遮住（0）"]
     text = page_text(at) + " ".join(spec["layout"]["title"]["text"] for spec in charts(at))
     assert not re.search(r"mask", text, re.IGNORECASE), text
     assert "第 2 句的三个掩码" in text  # the second sentence, numbered from 1
@@ -112,9 +112,7 @@ def test_each_mistake_is_a_neutral_panel_with_the_hint_of_its_own_cause():
     assert not at.exception
     assert len(at.error) == 0 and len(at.warning) == 0  # deliberate, not alarming
     axis, transpose, order, d_v = _panels(at)
-    assert all(
-        "What the check says" in panel for panel in (axis, transpose, order, d_v)
-    )
+    assert all("What the check says" in panel for panel in (axis, transpose, order, d_v))
     assert "Row sums of A" in axis and "axis=0" in axis
     assert "inner dimensions 4 and 5 differ" in transpose and "K was not transposed" in transpose
     assert "Row sums of the wrong A" in order and "mask came after the softmax" in order
