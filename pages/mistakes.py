@@ -6,11 +6,12 @@ from ui import mistakes
 from ui.compute import TraceKey
 from ui.feedback import trace_or_stop
 from ui.i18n import t
+from ui.numbers import index
 from ui.settings import current
 
 settings = current()
 st.title(t("ms_title"))
-st.markdown(t("ms_intro"))
+st.markdown(t("ms_intro", head=index(0, settings.base)))
 data = trace_or_stop(settings)
 tokens, dec = list(data.tokens), settings.decimals
 numbers = mistakes.mistake_numbers(TraceKey.of(settings))
@@ -21,7 +22,7 @@ mistakes.wrong_axis(data.trace.S_scaled[0], tokens, dec)
 
 st.subheader(t("ms_transpose_title"))
 st.markdown(t("ms_transpose_text"))
-mistakes.missing_transpose(data.trace.Q[0], data.trace.K[0], tokens, dec)
+mistakes.missing_transpose(data.trace.Q[0], data.trace.K[0], tokens, dec, settings.base)
 
 st.subheader(t("ms_order_title"))
 mistakes.mask_after_softmax(numbers, tokens, dec)

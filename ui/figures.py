@@ -15,17 +15,40 @@ WEIGHT_SCALE = "Viridis"  # sequential, colour-blind safe: weights in [0, 1]
 MASKED_GREY = "#c8c8c8"
 MAX_SIDE = 160  # larger matrices are block-averaged down to at most this many cells a side
 MAX_TEXT_CELLS = 24  # print values in cells only when both sides are at most this
-COLOURS = {"Q": "#1f77b4", "K": "#ff7f0e", "V": "#2ca02c", "O": "#9467bd"}  # one hue per role
+BAR_ROOM = 92  # px under a square heatmap: tick labels, axis title, then its colour bar
+MAX_TICK_CHARS = 8  # longer token labels are shortened on the axes (the hover has positions)
+
+# Okabe-Ito: eight colours told apart with any colour vision, and on a washed-out projector
+BLACK, ORANGE, SKY_BLUE, GREEN = "#000000", "#E69F00", "#56B4E9", "#009E73"
+YELLOW, BLUE, VERMILLION, PURPLE = "#F0E442", "#0072B2", "#D55E00", "#CC79A7"
+PALE = frozenset({SKY_BLUE, YELLOW})  # too light for text or thin lines on white
+
+COLOURS = {"Q": BLUE, "K": VERMILLION, "V": GREEN, "O": PURPLE}  # one hue per role
 HEAD_COLOURS = (
-    "#0072B2",
-    "#E69F00",
-    "#009E73",
-    "#CC79A7",
-    "#56B4E9",
-    "#D55E00",
-    "#F0E442",
-    "#000000",
-)  # Okabe-Ito: head h is always this colour
+    BLUE,
+    VERMILLION,
+    GREEN,
+    PURPLE,
+    ORANGE,
+    BLACK,
+    SKY_BLUE,
+    YELLOW,
+)  # head h is always this colour; the pale ones only appear with 7 or 8 heads
+SERIES = {  # one colour per named series on every chart
+    "unscaled": VERMILLION,
+    "scaled": BLUE,
+    "loop": ORANGE,
+    "matrix": GREEN,
+    "wrong": VERMILLION,
+    "right": BLUE,
+}
+LINE_COLOURS = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, BLACK)  # line charts, in order
+MASK_COLOURS = {"allowed": BLUE, "forbidden": MASKED_GREY}  # a 0/1 mask: two colours only
+
+
+def ink(colour: str | None) -> str | None:
+    """A colour to write text in: a pale one is replaced by dark grey (its swatch carries it)."""
+    return "#333333" if colour in PALE else colour
 
 
 class SharedFigure(go.Figure):
@@ -85,9 +108,11 @@ def heatmap(
     """A labelled heatmap: rows top to bottom in order, positions on the axes, tokens as tick text.
 
     ``scale`` "signed" is diverging around 0 (symmetric, ``bound`` to share a range between
-    figures); "unit" is sequential on [0, 1] (A, masks). ``forbidden`` (bool, True = masked)
-    cells are drawn grey with ``forbidden_text``. ``square`` keeps n x n cells square. Matrices
-    larger than MAX_SIDE are block-averaged (the hover says which rows and columns a block covers).
+    figures); "unit" is sequential on [0, 1] (A), ``bound`` its top when the values are too many
+    to print (else each figure tops out at its own max). 0/1 masks: ``mask_heatmap``.
+    ``forbidden`` (bool, True = masked) cells are drawn grey with ``forbidden_text``. ``square``
+    keeps n x n cells square. Matrices larger than MAX_SIDE are block-averaged (the hover says
+    which rows and columns a block covers).
     ``outline`` (rows, cols), each a (start, stop) pair, draws a box around those cells.
 
     Figures are shared between sessions (built once per distinct call): never change one.
@@ -98,6 +123,7 @@ def heatmap(
         fig.add_trace(_mask_overlay(cells, forbidden_text))
     _frame(fig, cells, row_labels, col_labels, title, title_colour, col_title, square)
     shapes, notes, margin = [], [], {"l": 10, "r": 10, "t": 40, "b": 10}
+    with_notes = row_notes is not None and cells.with_text
     for marks in (
         _focus_marks(cells, focus_row),
         _outline_marks(cells, outline),
@@ -107,11 +133,48 @@ def heatmap(
         notes += marks[1]
     if column_bands:
         margin["t"] = 70
-    if row_notes is not None and cells.with_text:
+    bar_below = square and cells.small
+    if bar_below:  # tick labels, axis title and the bar under the plot, in fixed pixels
+        margin["b"] = BAR_ROOM + (25 if _slanted(col_labels) else 0)
+        fig.update_layout(height=fig.layout.height + margin["b"])
+    if with_notes:
         _row_notes_axis(fig, row_notes, cells.rows)
         margin["r"] = 40
+    fig.data[0].colorbar = _colour_bar(bar_below, with_notes)
     fig.update_layout(shapes=shapes, annotations=notes, margin=margin)
     return fig
+
+
+def _colour_bar(below: bool, beside_notes: bool) -> dict:
+    """A colour bar touching its plot at any width. Beside a plot that fills the width, its
+    left edge is the plot's right edge (``xpad`` in pixels clears the row notes). A square plot
+    is narrower than the figure on a wide screen (and centred), so its bar lies under it,
+    centred, below the tick labels."""
+    if not below:
+        return {
+            "thickness": 12,
+            "len": 0.9,
+            "x": 1.0,
+            "xanchor": "left",
+            "xpad": 52 if beside_notes else 8,
+        }
+    return {
+        "orientation": "h",
+        "thickness": 10,
+        "lenmode": "pixels",
+        "len": 220,
+        "x": 0.5,
+        "xanchor": "center",
+        "y": 0,
+        "yref": "container",  # at the figure's foot, in the bottom margin BAR_ROOM leaves
+        "yanchor": "bottom",
+        "ypad": 6,
+    }
+
+
+def _slanted(labels) -> bool:
+    """Tick labels long enough to be drawn at an angle (so they never run together)."""
+    return labels is not None and any(len(str(label)) > 3 for label in labels)
 
 
 @dataclass(frozen=True)
@@ -157,6 +220,7 @@ def _colour(cells: _Cells, scale: str, bound: float | None) -> dict:
     finite = np.isfinite(cells.reduced).any()
     if scale == "unit":  # [0, 1]; long rows spread thin, so their scale tops out at the max
         top = 1.0 if cells.with_text or not finite else float(np.nanmax(cells.reduced))
+        top = bound if bound is not None and not cells.with_text else top
         return {"colorscale": WEIGHT_SCALE, "zmin": 0.0, "zmax": top}
     if bound is None:
         bound = float(np.nanmax(np.abs(cells.reduced))) if finite else 1.0
@@ -171,7 +235,6 @@ def _values_trace(cells: _Cells, scale: str, bound, decimals: int) -> go.Heatmap
         y=y,
         xgap=cells.gap,
         ygap=cells.gap,
-        colorbar={"thickness": 12, "len": 0.9},
         **_colour(cells, scale, bound),
     )
     if cells.with_text:
@@ -206,8 +269,15 @@ def _mask_overlay(cells: _Cells, forbidden_text: str) -> go.Heatmap:
     return masked
 
 
-def _axis(labels, count: int, block: int, title_text: str) -> dict:
-    """Every label when they fit (tokens stay upright), else about eight positions."""
+def _tick(name) -> str:
+    name = str(name)
+    return name if len(name) <= MAX_TICK_CHARS else name[: MAX_TICK_CHARS - 1] + "…"
+
+
+def _axis(labels, count: int, block: int, title_text: str, upright: bool = True) -> dict:
+    """Every label when they fit, else about eight positions. Short labels stay upright; long
+    ones (e.g. "<pad>") on a column axis may slant so that they never run together, and very
+    long ones are shortened."""
     if block == 1 and labels is not None and count <= MAX_TEXT_CELLS:
         ticks, names = list(range(count)), labels
     else:
@@ -219,9 +289,9 @@ def _axis(labels, count: int, block: int, title_text: str) -> dict:
     return {
         "tickmode": "array",
         "tickvals": ticks,
-        "ticktext": [plotly_text(name) for name in names],
+        "ticktext": [plotly_text(_tick(name)) for name in names],
         "title": title_text,
-        "tickangle": 0,
+        "tickangle": 0 if upright or not _slanted(names) else None,  # None: slants if crowded
     }
 
 
@@ -234,16 +304,24 @@ def _frame(fig, cells: _Cells, row_labels, col_labels, title, title_colour, col_
         height = int(min(640, max(200, 80 + 30 * rows)))
     else:
         height = 600
+    text = plotly_text(title)
+    if title_colour in PALE:  # a swatch of the colour, the words in dark grey
+        text = f"<span style='color:{title_colour}'>■</span> {text}"
+    columns = cells.reduced.shape[1]
     fig.update_layout(
-        title={"text": plotly_text(title), "x": 0, "font": {"size": 15, "color": title_colour}},
+        title={"text": text, "x": 0, "font": {"size": 15, "color": ink(title_colour)}},
         xaxis={
-            **_axis(col_labels, cells.reduced.shape[1], cells.bc, plotly_text(col_title)),
+            **_axis(col_labels, columns, cells.bc, plotly_text(col_title), upright=False),
             "constrain": "domain",
         },
         yaxis={
             **_axis(row_labels, cells.reduced.shape[0], cells.br, ""),
             "autorange": "reversed",
-            **({"scaleanchor": "x", "constrain": "domain"} if square and small else {}),
+            **(
+                {"scaleanchor": "x", "constrain": "domain", "constraintoward": "bottom"}
+                if square and small
+                else {}
+            ),
         },
         plot_bgcolor="white",
         height=height,
@@ -287,7 +365,7 @@ def _outline_marks(cells: _Cells, outline) -> tuple[list, list]:
         x1=c1 / bc - 0.5,
         y0=r0 / br - 0.5,
         y1=r1 / br - 0.5,
-        line={"color": "#D55E00", "width": 4},
+        line={"color": VERMILLION, "width": 4},
     )
     return [box], []
 
@@ -327,7 +405,7 @@ def _band_marks(column_bands) -> tuple[list, list]:
                 y=1.06,
                 yanchor="bottom",
                 showarrow=False,
-                font={"size": 11, "color": colour},
+                font={"size": 11, "color": ink(colour)},
             )
         )
     return shapes, notes
@@ -360,7 +438,74 @@ def _row_notes_axis(fig, row_notes, rows: int) -> None:
             "zeroline": False,
         }
     )
-    fig.data[0].colorbar.x = 1.12
+
+
+@shared(max_entries=40)
+def mask_heatmap(
+    allowed,
+    row_labels,
+    col_labels,
+    *,
+    title: str,
+    legend: tuple[str, str],
+    row_title: str = "",
+    col_title: str = "",
+) -> go.Figure:
+    """A 0/1 mask in two colours, no colour bar: 1 (a query may attend to the key) and 0 (hidden),
+    named by ``legend`` = (allowed, forbidden) in the learner's language (e.g. "allowed (1)")."""
+    allowed = np.asarray(allowed, dtype=bool)
+    cells = _Cells.of(allowed.astype(np.float64), None)
+    x, y = cells.xy
+    words = np.where(allowed, legend[0], legend[1]).astype(object)
+    trace = go.Heatmap(
+        z=cells.reduced.astype(np.float32),
+        x=x,
+        y=y,
+        xgap=cells.gap,
+        ygap=cells.gap,
+        zmin=0,
+        zmax=1,
+        colorscale=[
+            [0, MASK_COLOURS["forbidden"]],
+            [0.5, MASK_COLOURS["forbidden"]],
+            [0.5, MASK_COLOURS["allowed"]],
+            [1, MASK_COLOURS["allowed"]],
+        ],
+        showscale=False,
+        hoverinfo="skip",
+    )
+    if cells.small:
+        trace.customdata = np.vectorize(plotly_text, otypes=[object])(words)
+        trace.hovertemplate = "%{y} → %{x}: %{customdata}<extra></extra>"
+    if cells.with_text:
+        trace.text = np.where(allowed, "1", "0").astype(object)
+        trace.texttemplate = "%{text}"
+    fig = SharedFigure(trace)
+    for name, label in zip(("allowed", "forbidden"), legend):
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=plotly_text(label),
+                marker={"symbol": "square", "size": 14, "color": MASK_COLOURS[name]},
+                showlegend=True,
+            )
+        )
+    _frame(fig, cells, row_labels, col_labels, title, None, col_title, False)
+    fig.update_layout(
+        legend={
+            "orientation": "h",
+            "x": 0,
+            "xanchor": "left",
+            "y": 0,
+            "yref": "container",
+            "yanchor": "bottom",
+        },  # under the tick labels, clear of the title
+        margin={"l": 10, "r": 10, "t": 40, "b": 60},
+        height=fig.layout.height + 40,
+    )
+    return fig
 
 
 def A_heatmap(A, tokens, *, title: str, decimals: int = 2, forbidden=None, **options):
@@ -389,13 +534,24 @@ def line_chart(
     y_title: str,
     log: bool = True,
     log_y: bool | None = None,
+    colours=None,
 ):
-    """Lines over xs, one per named series (log-log by default; ``log_y`` overrides the y axis)."""
+    """Lines over xs, one per named series (log-log by default; ``log_y`` overrides the y axis).
+    ``colours``: one per series (e.g. from SERIES), else LINE_COLOURS in order."""
     log_y = log if log_y is None else log_y
     fig = go.Figure()
-    for name, ys in series.items():
+    colours = list(colours or ())
+    for i, (name, ys) in enumerate(series.items()):
+        colour = colours[i] if i < len(colours) else LINE_COLOURS[i % len(LINE_COLOURS)]
         fig.add_trace(
-            go.Scatter(x=list(xs), y=list(ys), mode="lines+markers", name=plotly_text(name))
+            go.Scatter(
+                x=list(xs),
+                y=list(ys),
+                mode="lines+markers",
+                name=plotly_text(name),
+                line={"color": colour},
+                marker={"color": colour},
+            )
         )
     fig.update_layout(
         title={"text": plotly_text(title), "x": 0},
@@ -412,13 +568,15 @@ def line_chart(
     return fig
 
 
-def histograms(series: dict, *, title: str, x_title: str, bins: int = 60) -> go.Figure:
+def histograms(
+    series: dict, *, title: str, x_title: str, bins: int = 60, colours=None
+) -> go.Figure:
     """Overlaid histograms of named samples (binned here, so the payload stays small)."""
     fig = go.Figure()
     everything = np.concatenate([np.asarray(v) for v in series.values()])
     edges = np.linspace(np.percentile(everything, 0.5), np.percentile(everything, 99.5), bins + 1)
     centres = (edges[:-1] + edges[1:]) / 2
-    for (name, values), colour in zip(series.items(), ("#D55E00", "#0072B2", "#009E73")):
+    for (name, values), colour in zip(series.items(), colours or (VERMILLION, BLUE, GREEN)):
         counts, _ = np.histogram(values, bins=edges, density=True)
         fig.add_trace(
             go.Bar(
@@ -443,7 +601,7 @@ def histograms(series: dict, *, title: str, x_title: str, bins: int = 60) -> go.
 
 def answer_bars(labels, counts, right: int | None, title: str) -> go.Figure:
     """How many chose each answer; the right one green once it is revealed."""
-    colours = ["#009E73" if i == right else "#0072B2" for i in range(len(labels))]
+    colours = [GREEN if i == right else BLUE for i in range(len(labels))]
     fig = go.Figure(
         go.Bar(
             x=[plotly_text(label) for label in labels],

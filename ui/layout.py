@@ -1,10 +1,12 @@
 """Placing figures on a page: one chart, or a grid of small multiples."""
 
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
 from ui.figures import HEAD_COLOURS
 from ui.i18n import t
+from ui.numbers import index
 
 PROJECTOR_HEIGHT = 410  # px: a chart under the projector band fits a 1280 x 720 screen
 
@@ -33,30 +35,63 @@ def grid(items, per_row: int = 4) -> None:
                 plot(fig, key)
 
 
-def head_bands(n_heads: int, width: int) -> list[tuple]:
-    """Coloured column bands marking which columns belong to which head."""
+def head_bands(n_heads: int, width: int, base: int = 0) -> list[tuple]:
+    """Coloured column bands marking which columns belong to which head (numbered from base)."""
     return [
-        (h * width, (h + 1) * width, HEAD_COLOURS[h % len(HEAD_COLOURS)], f"{t('head')} {h}")
+        (
+            h * width,
+            (h + 1) * width,
+            HEAD_COLOURS[h % len(HEAD_COLOURS)],
+            f"{t('head')} {index(h, base)}",
+        )
         for h in range(n_heads)
     ]
 
 
-def head_grid(
-    stack, row_labels, col_labels, title: str, key: str, per_row: int = 4, **heatmap_args
-) -> None:
-    """One heatmap per head (stack [h, rows, cols]), each titled in its head's colour.
+PANEL_WIDTH = 950  # px: the main column at 1400 px with the sidebar open
+CELL_WIDTH = 55  # px a cell needs to print "−0.00" at the default size
+PANEL_CHROME = 160  # px of row labels, colour bar and padding beside the cells
 
-    ``title`` may use {h} for the head number.
+
+def panels_per_row(count: int, columns: int, most: int = 4) -> int:
+    """How many panels of ``columns`` cells fit side by side with their numbers readable, spread
+    evenly over the rows (4 heads at 3 a row would leave one alone: 2 and 2 instead)."""
+    fit = max(1, min(most, count, PANEL_WIDTH // (columns * CELL_WIDTH + PANEL_CHROME)))
+    rows = -(-count // fit)
+    return min(p for p in range(1, fit + 1) if -(-count // p) == rows)
+
+
+def head_grid(
+    stack,
+    row_labels,
+    col_labels,
+    title: str,
+    key: str,
+    per_row: int | None = None,
+    base: int = 0,
+    **heatmap_args,
+) -> None:
+    """One heatmap per head (stack [h, rows, cols]), each titled in its head's colour, all on
+    one colour range (the largest |value| over the heads) so that equal colours mean equal
+    numbers from panel to panel.
+
+    ``title`` may use {h} for the head number (from ``base``); ``per_row`` defaults to as many
+    as fit with their numbers readable.
     """
     from ui.figures import heatmap
 
+    stack = np.asarray(stack)
+    finite = stack[np.isfinite(stack)]
+    bound = float(np.abs(finite).max()) if finite.size else 1.0
+    heatmap_args.setdefault("bound", bound)
+    per_row = per_row or panels_per_row(len(stack), stack.shape[-1])
     figures = (
         (
             heatmap(
                 M,
                 row_labels,
                 col_labels,
-                title=title.format(h=h),
+                title=title.format(h=index(h, base)),
                 title_colour=HEAD_COLOURS[h % len(HEAD_COLOURS)],
                 **heatmap_args,
             ),

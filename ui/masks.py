@@ -1,6 +1,7 @@
 """The masks page: the batch box and mask choice, the padded batch, the three masks, the masked
 scores and weights of one sentence, and masking after the softmax beside the right order."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -9,9 +10,10 @@ from core.mistakes import mask_after_softmax
 from ui import code_lines
 from ui.compute import BATCH_MASKS, TraceKey, batch_trace
 from ui.feedback import show_input_error
-from ui.figures import A_heatmap, heatmap
+from ui.figures import A_heatmap, heatmap, mask_heatmap
 from ui.i18n import DEFAULT_BATCH, labeller, t
 from ui.layout import grid
+from ui.numbers import index, indices, row_label
 from ui.settings import url_choice
 
 
@@ -40,11 +42,11 @@ def batch_or_stop(settings):
         st.stop()
 
 
-def padded_batch(batch, d_model: int) -> int:
+def padded_batch(batch, settings) -> int:
     """The padded tokens and lengths; returns the sentence the learner picks to look at."""
-    b, n = len(batch.tokens), len(batch.tokens[0])
-    st.subheader(t("mk_padded", b=b, n=n, d=d_model))
-    table = pd.DataFrame(batch.tokens, columns=[str(j) for j in range(n)])
+    b, n, base = len(batch.tokens), len(batch.tokens[0]), settings.base
+    st.subheader(t("mk_padded", b=b, n=n, d=settings.d_model))
+    table = pd.DataFrame(batch.tokens, columns=indices(n, base), index=indices(b, base))
     table.insert(0, t("mk_lengths"), batch.lengths)
     st.dataframe(table, width="stretch")
     return st.selectbox(
@@ -52,22 +54,24 @@ def padded_batch(batch, d_model: int) -> int:
         range(b),
         index=min(1, b - 1),  # the second sentence is shorter: its padding shows
         key="batch_sentence",
-        format_func=lambda i: f"{i} · {' '.join(batch.tokens[i][: batch.lengths[i]]) or '∅'}",
+        format_func=lambda i: row_label(
+            i, " ".join(batch.tokens[i][: batch.lengths[i]]) or "∅", base
+        ),
     )
 
 
-def three_masks(batch, s: int) -> None:
+def three_masks(batch, s: int, base: int) -> None:
     tokens = list(batch.tokens[s])
-    st.subheader(t("mk_masks_title", s=s))
+    st.subheader(t("mk_masks_title", s=index(s, base)))
     masks = {
         "padding": batch.masks["padding"][s],
         "causal": batch.masks["causal"],
         "both": batch.masks["both"][s],
     }
-    common = {"scale": "unit", "decimals": 0}
+    legend = (t("mk_allowed"), t("mk_forbidden"))
     figures = [
         (
-            heatmap(M.astype(float), tokens, tokens, title=t(f"mk_{name}"), **common),
+            mask_heatmap(M, tokens, tokens, title=t(f"mk_{name}"), legend=legend),
             f"mk_mask_{name}",
         )
         for name, M in masks.items()
@@ -75,22 +79,23 @@ def three_masks(batch, s: int) -> None:
     grid(figures, per_row=3)
 
 
-def masked_scores_and_weights(batch, s: int, dec: int) -> None:
+def masked_scores_and_weights(batch, s: int, settings) -> None:
     tokens, forbidden, n = list(batch.tokens[s]), ~batch.allowed[s], len(batch.tokens[s])
-    st.subheader(t("mk_result_title"))
+    dec = settings.decimals
+    st.subheader(t("mk_result_title", head=index(0, settings.base)))
     code_lines.show(("S_masked", "A"))
     S_masked = heatmap(
         batch.trace.S_masked[s, 0],
         tokens,
         tokens,
-        title="S / √d_k + mask",
+        title=t("mk_S_masked"),
         decimals=dec,
         forbidden=forbidden,
     )
     A = A_heatmap(batch.trace.A[s, 0], tokens, title="A", decimals=dec, forbidden=forbidden)
     grid([(S_masked, "mk_masked"), (A, "mk_weights")], per_row=2)
     if batch.lengths[s] == 0:
-        st.warning(t("mk_empty_row", s=s))
+        st.warning(t("mk_empty_row", s=index(s, settings.base)))
     elif batch.lengths[s] < n:
         st.info(t("mk_padded_rows"))
 
@@ -100,7 +105,8 @@ def mask_after_the_softmax(batch, s: int, dec: int) -> None:
     st.subheader(t("mk_order_title"))
     st.markdown(t("mk_order_text"))
     wrong = mask_after_softmax(batch.trace.S_scaled[s, 0], batch.allowed[s])
-    common = {"decimals": dec, "forbidden": forbidden}
+    top = float(max(np.nanmax(wrong), np.nanmax(batch.trace.A[s, 0])))  # one colour range
+    common = {"decimals": dec, "forbidden": forbidden, "bound": top}
     right = A_heatmap(batch.trace.A[s, 0], tokens, title=t("mk_right"), **common)
     grid(
         [

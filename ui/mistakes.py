@@ -1,5 +1,6 @@
 """The mistakes page: each mistake beside the right result, from numbers computed once per
-sentence and settings (core/mistakes.py holds the mistakes themselves)."""
+sentence and settings (core/mistakes.py holds the mistakes themselves), and what the check that
+catches it says, in a neutral panel with the hint for that mistake's own cause."""
 
 import numpy as np
 import streamlit as st
@@ -8,9 +9,9 @@ import core
 from core import mistakes
 from ui.compute import TraceKey, sentence_trace
 from ui.figures import A_heatmap, heatmap
-from ui.i18n import error_text, t
+from ui.i18n import t
 from ui.layout import grid
-from ui.numbers import num
+from ui.numbers import indices, num, sum_notes
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -34,60 +35,90 @@ def mistake_numbers(key: TraceKey) -> dict:
     }
 
 
+def check_says(finding: str, hint: str) -> None:
+    """What the check reports about a mistake made on purpose: a neutral panel, not an alarm."""
+    with st.container(border=True):
+        st.caption(t("ms_check_says"))
+        st.markdown(finding)
+        st.markdown(hint)
+
+
+def shape_finding(error: core.InputError) -> str:
+    """The shape check's words, without a guess at the cause (each case gives its own)."""
+    return t("ms_shape_check", **error.params)
+
+
+def titles(what_wrong: str, what_right: str) -> tuple[str, str]:
+    return t("ms_wrong_title", what=what_wrong), t("ms_right_title", what=what_right)
+
+
 def wrong_and_right(wrong, right, name: str) -> None:
     grid([(wrong, f"ms_{name}_wrong"), (right, f"ms_{name}_right")], per_row=2)
+
+
+def top(*matrices) -> float:
+    """One colour range for a wrong and a right panel: the largest |value| of both."""
+    return float(max(np.nanmax(np.abs(M)) for M in matrices))
 
 
 def wrong_axis(S_scaled, tokens, dec: int) -> None:
     wrong = mistakes.softmax_wrong_axis(S_scaled)
     right = mistakes.softmax_along(S_scaled, axis=-1)
+    wrong_title, right_title = titles("softmax(S, axis=0)", "softmax(S, axis=1)")
+    common = {"decimals": dec, "bound": top(wrong, right)}
     wrong_and_right(
-        A_heatmap(wrong, tokens, title=f"{t('ms_wrong')}: softmax(S, axis=0)", decimals=dec),
-        A_heatmap(right, tokens, title=f"{t('ms_right')}: softmax(S, axis=1)", decimals=dec),
+        A_heatmap(wrong, tokens, title=wrong_title, **common),
+        A_heatmap(right, tokens, title=right_title, **common),
         "axis",
     )
-    st.caption(t("ms_col_sums", sums=", ".join(num(v, dec) for v in wrong.sum(axis=0))))
+    rows, columns = (t("ms_sep").join(sum_notes(wrong, dec, axis=a)) for a in (1, 0))
+    check_says(t("ms_col_sums", rows=rows, sums=columns), t("ms_axis_hint"))
 
 
-def missing_transpose(Q, K, tokens, dec: int) -> None:
-    n = Q.shape[0]
+def missing_transpose(Q, K, tokens, dec: int, base: int) -> None:
+    n, d_k = Q.shape
     try:
         QK = mistakes.scores_without_transpose(Q, K)
     except core.InputError as error:
-        st.error(error_text(error))
-        st.code(f"Q {list(Q.shape)} @ Kᵀ {list(K.T.shape)} → S {[n, n]}", language=None)
+        check_says(shape_finding(error), t("ms_transpose_hint", n=n, d_k=d_k))
         return
-    st.warning(t("ms_transpose_fits", n=n))
+    check_says(t("ms_transpose_fits", n=n), t("ms_transpose_hint", n=n, d_k=d_k))
+    wrong_title, right_title = titles("Q K", "Q Kᵀ")
+    common = {"decimals": dec, "bound": top(QK, Q @ K.T)}
     wrong_and_right(
-        heatmap(QK, tokens, None, title=f"{t('ms_wrong')}: Q K", decimals=dec),
-        heatmap(Q @ K.T, tokens, tokens, title=f"{t('ms_right')}: Q Kᵀ", decimals=dec),
+        heatmap(QK, tokens, indices(d_k, base), title=wrong_title, **common),
+        heatmap(Q @ K.T, tokens, tokens, title=right_title, **common),
         "tr",
     )
 
 
 def mask_after_softmax(numbers: dict, tokens, dec: int) -> None:
     wrong, right, forbidden = numbers["wrong_order"], numbers["right_order"], ~numbers["causal"]
-    st.markdown(t("ms_order_text", diff=f"{np.abs(wrong - right).max():.4f}"))
-    common = {"decimals": dec, "forbidden": forbidden}
+    st.markdown(t("ms_order_text", diff=num(float(np.abs(wrong - right).max()), dec)))
+    wrong_title, right_title = titles(t("ms_order_wrong"), t("ms_order_right"))
+    common = {"decimals": dec, "forbidden": forbidden, "bound": top(wrong, right)}
     wrong_and_right(
-        A_heatmap(wrong, tokens, title=f"{t('ms_wrong')}: mask(softmax(S))", **common),
-        A_heatmap(right, tokens, title=f"{t('ms_right')}: softmax(mask(S))", **common),
+        A_heatmap(wrong, tokens, title=wrong_title, **common),
+        A_heatmap(right, tokens, title=right_title, **common),
         "order",
     )
+    rows = t("ms_sep").join(sum_notes(wrong, dec))
+    check_says(t("ms_order_check", rows=rows), t("ms_order_hint"))
 
 
 def d_k_and_d_v(numbers: dict, data, settings) -> None:
     d_k, d_v, h, n = data.d_k, numbers["d_v"], settings.n_heads, data.n
     wrong, right, tokens = numbers["wrong_dv"], numbers["right_dv"], list(data.tokens)
-    st.markdown(t("ms_dv_text", d_k=d_k, d_v=d_v, diff=f"{np.abs(wrong - right).max():.4f}"))
-    common = {"scale": "unit", "decimals": settings.decimals}
+    diff = num(float(np.abs(wrong - right).max()), settings.decimals)
+    st.markdown(t("ms_dv_text", d_k=d_k, d_v=d_v, diff=diff))
+    wrong_title, right_title = titles(f"softmax(S / √{d_v})", f"softmax(S / √{d_k})")
+    common = {"scale": "unit", "decimals": settings.decimals, "bound": top(wrong, right)}
     wrong_and_right(
-        heatmap(wrong, tokens, tokens, title=f"{t('ms_wrong')}: softmax(S / √{d_v})", **common),
-        heatmap(right, tokens, tokens, title=f"{t('ms_right')}: softmax(S / √{d_k})", **common),
+        heatmap(wrong, tokens, tokens, title=wrong_title, **common),
+        heatmap(right, tokens, tokens, title=right_title, **common),
         "dv",
     )
     try:
         core.check_matmul((n, h * d_v), (h * d_k, settings.d_model), "concat", "W_O")
     except core.InputError as error:
-        st.error(error_text(error))
-        st.caption(t("ms_dv_fix", rows=h * d_v))
+        check_says(shape_finding(error), t("ms_dv_fix", wrong=h * d_k, rows=h * d_v))

@@ -9,10 +9,7 @@ from ui.compute import TraceKey, sentence_trace
 from ui.figures import heatmap
 from ui.i18n import t
 from ui.layout import head_bands, head_grid, plot
-
-
-def dims(width: int) -> list[str]:
-    return [str(c) for c in range(width)]
+from ui.numbers import index, indices, num
 
 
 def _common(decimals: int) -> dict:
@@ -42,36 +39,44 @@ def split(data, settings) -> None:
         language=None,
     )
     Q_all = data.trace.X @ data.W.W_Q  # [n, h·d_k]: computed here only to draw the split
-    common = _common(settings.decimals)
+    common, base = _common(settings.decimals), settings.base
     figure = heatmap(
         Q_all,
         tokens,
-        dims(h * d_k),
+        indices(h * d_k, base),
         title=t("mh_all_columns"),
-        column_bands=head_bands(h, d_k),
+        column_bands=head_bands(h, d_k, base),
         **common,
     )
     plot(figure, "mh_q_all")
-    head_grid(data.trace.Q, tokens, dims(d_k), f"Q_{{h}}  [{n} × {d_k}]", "mh_q", **common)
+    title = f"Q_{{h}}  [{n} × {d_k}]"
+    head_grid(data.trace.Q, tokens, indices(d_k, base), title, "mh_q", base=base, **common)
 
 
 def every_head(data, settings) -> None:
     """Each head's A, each head's O, then the concat and the output."""
     tr, tokens, n, h, d_v = data.trace, list(data.tokens), data.n, settings.n_heads, data.d_v
-    common = _common(settings.decimals)
+    common, base = _common(settings.decimals), settings.base
     st.subheader(t("mh_weights_title"))
     st.caption(t("mh_weights_text"))
     weights = _A_args(data, settings.decimals)
-    head_grid(tr.A, tokens, tokens, f"A_{{h}}  [{n} × {n}]", "mh_a", per_row=2, **weights)
+    head_grid(tr.A, tokens, tokens, f"A_{{h}}  [{n} × {n}]", "mh_a", base=base, **weights)
     st.subheader(t("mh_outputs_title"))
     code_lines.show(("concat", "output"))
-    head_grid(tr.O, tokens, dims(d_v), "O_{h} = A_{h} V_{h}", "mh_o", **common)
-    bands = head_bands(h, d_v)
+    title = "O_{h} = A_{h} V_{h}"
+    head_grid(tr.O, tokens, indices(d_v, base), title, "mh_o", base=base, **common)
+    bands = head_bands(h, d_v, base)
     concat = heatmap(
-        tr.concat, tokens, dims(h * d_v), title=t("mh_concat"), column_bands=bands, **common
+        tr.concat,
+        tokens,
+        indices(h * d_v, base),
+        title=t("mh_concat", first=index(0, base)),
+        column_bands=bands,
+        **common,
     )
     plot(concat, "mh_concat")
-    output = heatmap(tr.output, tokens, dims(settings.d_model), title=t("mh_output"), **common)
+    columns = indices(settings.d_model, base)
+    output = heatmap(tr.output, tokens, columns, title=t("mh_output"), **common)
     plot(output, "mh_output")
 
 
@@ -84,7 +89,8 @@ def one_wide_head(data, settings) -> None:
         return
     single = sentence_trace(TraceKey.of(settings).with_heads(1))
     difference = single.trace.output - data.trace.output
-    st.markdown(t("mh_compare_text", h=h, diff=f"{float(np.max(np.abs(difference))):.4f}"))
+    diff = num(float(np.max(np.abs(difference))), settings.decimals)
+    st.markdown(t("mh_compare_text", count=h, h=h, diff=diff))
     left, right = st.columns([1, 2])
     weights = _A_args(data, settings.decimals)
     with left:
@@ -93,4 +99,5 @@ def one_wide_head(data, settings) -> None:
     with right:
         common = _common(settings.decimals)
         title = t("mh_diff_title", h=h)
-        plot(heatmap(difference, tokens, dims(d_model), title=title, **common), "mh_diff")
+        columns = indices(d_model, settings.base)
+        plot(heatmap(difference, tokens, columns, title=title, **common), "mh_diff")

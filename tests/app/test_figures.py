@@ -14,7 +14,7 @@ def test_token_labels_are_escaped_and_positions_keep_repeats_apart():
     spec = json.loads(fig.to_json())
     ticks = spec["layout"]["xaxis"]["ticktext"]
     assert ticks[0] == "&lt;b&gt;" and ticks[2] == "&#36;x&#36;"
-    assert ticks[4] == "&lt;script&gt;alert(1)&lt;/script&gt;"
+    assert ticks[4] == "&lt;script…"  # long labels are shortened on the axis
     assert spec["layout"]["xaxis"]["tickvals"] == [0, 1, 2, 3, 4]  # "the" twice, two columns
     assert spec["layout"]["title"]["text"] == "&lt;i&gt;S&lt;/i&gt;"
     assert "<b>" not in fig.to_json() and "<script>" not in fig.to_json()
@@ -73,3 +73,99 @@ def test_payload_stays_under_one_megabyte_at_n_2048():
     spec = json.loads(payload)
     shown = decode(spec["data"][0]["z"]).shape
     assert MAX_SIDE * 0.9 <= min(shown) and max(shown) <= MAX_SIDE
+
+
+def test_palette_is_okabe_ito_with_one_strong_hue_per_role():
+    from ui.figures import COLOURS, HEAD_COLOURS, PALE, SERIES
+
+    okabe_ito = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00"}
+    okabe_ito.add("#CC79A7")
+    assert set(COLOURS.values()) <= okabe_ito and len(set(COLOURS.values())) == 4
+    assert not PALE & set(COLOURS.values())  # Q, K, V, O titles must read on white
+    assert set(HEAD_COLOURS) == okabe_ito  # eight heads, eight different colours
+    assert not PALE & set(HEAD_COLOURS[:6])
+    assert set(SERIES.values()) <= okabe_ito
+
+
+def test_a_pale_title_colour_becomes_a_swatch_with_dark_words():
+    fig = heatmap(np.eye(2), ["a", "b"], ["a", "b"], title="Q_7", title_colour="#F0E442")
+    title = fig.layout.title
+    assert title.font.color == "#333333" and "#F0E442" in title.text and "Q_7" in title.text
+
+
+def test_line_charts_take_their_colours_from_the_palette():
+    from ui.figures import LINE_COLOURS, SERIES, line_chart
+
+    fig = line_chart([1, 2], {"a": [1, 2], "b": [2, 3]}, title="", x_title="", y_title="")
+    assert [trace.line.color for trace in fig.data] == list(LINE_COLOURS[:2])
+    named = line_chart(
+        [1, 2],
+        {"loop": [1, 2], "matrix": [2, 3]},
+        title="",
+        x_title="",
+        y_title="",
+        colours=[SERIES["loop"], SERIES["matrix"]],
+    )
+    assert [trace.line.color for trace in named.data] == [SERIES["loop"], SERIES["matrix"]]
+
+
+def test_a_mask_is_two_colours_with_a_legend_in_either_language():
+    from ui.figures import mask_heatmap
+
+    allowed = np.tril(np.ones((4, 4), dtype=bool))
+    allowed[:, 3] = False
+    tokens = ["a", "b", "c", "<pad>"]
+    for legend in (("allowed (1)", "forbidden (0)"), ("可见（1）", "被遮住（0）")):
+        spec = json.loads(mask_heatmap(allowed, tokens, tokens, title="m", legend=legend).to_json())
+        cells, *keys = spec["data"]
+        assert cells.get("showscale") is False  # no continuous colour bar
+        colours = {colour for _, colour in cells["colorscale"]}
+        assert len(colours) == 2
+        np.testing.assert_array_equal(decode(cells["z"]), allowed.astype(float))
+        assert cells["text"] == np.where(allowed, "1", "0").tolist()
+        # the colour scale puts 0 and 1 on different colours, each named in the legend
+        scale = dict((stop, colour) for stop, colour in cells["colorscale"])
+        assert scale[0] != scale[1]
+        names = [key["name"] for key in keys]
+        assert names == list(legend)
+        assert [key["marker"]["color"] for key in keys] == [scale[1], scale[0]]
+        assert all(key["showlegend"] for key in keys)
+
+
+def test_colour_bar_touches_its_plot():
+    wide = json.loads(heatmap(np.ones((3, 2)), list("abc"), list("xy")).to_json())
+    bar = wide["data"][0]["colorbar"]
+    # the plot fills the width (x domain [0, 1]): the bar starts at its right edge
+    assert bar["x"] == 1.0 and bar["xanchor"] == "left" and bar["xpad"] <= 10
+    assert "scaleanchor" not in wide["layout"]["yaxis"]
+    A = np.full((3, 3), 1 / 3)
+    notes = json.loads(heatmap(A, list("abc"), list("abc"), row_notes=["Σ=1"] * 3).to_json())
+    bar = notes["data"][0]["colorbar"]
+    assert bar["x"] == 1.0 and bar["xanchor"] == "left" and 40 <= bar["xpad"] <= 60  # past Σ
+    # a square plot is centred and narrower than a wide figure: its bar lies under it, centred
+    square = json.loads(heatmap(A, list("abc"), list("abc"), square=True).to_json())
+    bar, layout = square["data"][0]["colorbar"], square["layout"]
+    assert bar["orientation"] == "h" and bar["x"] == 0.5 and bar["xanchor"] == "center"
+    assert bar["lenmode"] == "pixels" and bar["len"] <= 240
+    # at the figure's foot, in a bottom margin of fixed pixels: just under the tick labels
+    assert (bar["y"], bar["yref"], bar["yanchor"]) == (0, "container", "bottom")
+    assert 80 <= layout["margin"]["b"] <= 130
+    assert layout["xaxis"].get("constraintoward", "center") == "center"
+    assert layout["yaxis"]["constraintoward"] == "bottom"  # on a phone: flush with the bar
+
+
+def test_long_column_labels_may_slant_and_short_ones_stay_upright():
+    pads = ["我", "<pad>", "<pad>", "<pad>"]
+    spec = json.loads(heatmap(np.eye(4), pads, pads).to_json())["layout"]
+    assert "tickangle" not in spec["xaxis"]  # Plotly slants them when they would collide
+    assert spec["yaxis"]["tickangle"] == 0
+    short = json.loads(heatmap(np.eye(2), ["我", "你"], ["我", "你"]).to_json())["layout"]
+    assert short["xaxis"]["tickangle"] == 0
+
+
+def test_a_unit_scale_can_share_its_top_between_figures():
+    rng = np.random.default_rng(2)
+    A = rng.random((30, 30)) / 10  # too many cells to print: the scale tops out at the max
+    own = json.loads(heatmap(A, None, None, scale="unit").to_json())["data"][0]
+    shared = json.loads(heatmap(A, None, None, scale="unit", bound=0.5).to_json())["data"][0]
+    assert abs(own["zmax"] - A.max()) < 1e-6 and shared["zmax"] == 0.5
