@@ -13,8 +13,8 @@ st.title(t("pj_title"))
 st.markdown(t("pj_intro"))
 data = trace_or_stop(settings)
 st.latex(
-    r"S = X X^\top \qquad\longleftrightarrow\qquad "
-    r"S = (X W_Q)(X W_K)^\top = X\, W_Q W_K^\top X^\top"
+    r"\begin{aligned} S &= X X^\top \\ S &= (X W_Q)(X W_K)^\top \\ &= X\,(W_Q W_K^\top)\,X^\top"
+    r"\end{aligned}"
 )
 if settings.mask != "none":
     st.caption(t("pj_no_mask"))

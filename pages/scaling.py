@@ -11,8 +11,9 @@ settings = current()
 st.title(t("sc_title"))
 st.markdown(t("sc_intro"))
 st.latex(
-    r"\operatorname{Var}(q \cdot k) = \sum_{c=1}^{d_k} \operatorname{Var}(q_c k_c) = d_k"
-    r"\qquad \operatorname{Var}\!\left(\frac{q \cdot k}{\sqrt{d_k}}\right) = 1"
+    r"\begin{aligned}\operatorname{Var}(q \cdot k) &= "
+    r"\sum_{c=1}^{d_k} \operatorname{Var}(q_c k_c) = d_k"
+    r"\\ \operatorname{Var}\!\left(\frac{q \cdot k}{\sqrt{d_k}}\right) &= 1\end{aligned}"
 )
 d_k = scaling.variance_experiment(settings.decimals)
 scaling.order_kept(d_k, settings.base, settings.decimals)

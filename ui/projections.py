@@ -15,6 +15,7 @@ from ui.numbers import index, num, row_label, sub
 
 NO_PROJECTION = "#CC79A7"  # Okabe-Ito reddish purple: scores of X with itself
 PROJECTED = "#0072B2"  # Okabe-Ito blue: scores through W_Q and W_K
+HARD = "#555555"  # dark grey: the one key a hard lookup returns
 TEMPERATURES = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 10.0)
 
 
@@ -27,7 +28,7 @@ def head_picker(data, settings) -> int:
     heads = data.trace.Q.shape[0]
     if heads == 1:
         return 0
-    pick = st.selectbox(
+    pick = st.columns([1, 3])[0].selectbox(
         t("pj_head"), range(heads), format_func=lambda h: index(h, settings.base), key="pj_head"
     )
     return int(pick)
@@ -181,7 +182,7 @@ def lookup_section(data, settings, head: int) -> None:
     found = projections.lookup(tr.Q[head][i], tr.K[head], tr.V[head], temperature=float(T))
     hard = np.zeros(data.n)
     hard[found.best] = 1.0
-    series = {t("pj_hard"): (hard, NO_PROJECTION), t("pj_soft"): (found.weights, PROJECTED)}
+    series = {t("pj_hard"): (hard, HARD), t("pj_soft"): (found.weights, PROJECTED)}
     title = t("pj_lookup_chart", query=names[i])
     plot(bars(names, series, title, decimals, top=1.0), "pj_lookup")
 

@@ -36,7 +36,7 @@ def variance_experiment(decimals: int) -> int:
     }
     figure = histograms(series, title=t("sc_hist_title"), x_title=t("sc_score_axis"))
     for trace, colour in zip(figure.data, (UNSCALED, SCALED)):
-        trace.marker.color = colour
+        trace.marker.color, trace.opacity = colour, 0.8  # the lines' colours, not washed out
     plot(figure, "sc_hist")
     raw_text, scaled_text = num(raw, decimals), num(scaled, decimals)
     st.success(t("sc_measured", samples=samples, d_k=d_k, raw=raw_text, scaled=scaled_text))
