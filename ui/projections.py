@@ -8,7 +8,7 @@ import streamlit as st
 
 from core import projections
 from ui.escape import markdown_text, plotly_text
-from ui.figures import A_heatmap, heatmap
+from ui.figures import MAX_TEXT_CELLS, A_heatmap, heatmap
 from ui.i18n import t
 from ui.layout import grid, plot
 from ui.numbers import index, num, row_label, sub
@@ -66,6 +66,8 @@ def scores_side_by_side(data, pair, settings, head: int) -> None:
 def findings(data, pair, base: int, decimals: int) -> list[str]:
     """The statements about symmetry and the diagonal, checked on these very numbers."""
     n, names = data.n, [markdown_text(name) for name in labels(data, base)]
+    if n == 1:
+        return [t("pj_one_token", ii=sub(base, base))]
     lines = [t("pj_X_symmetric", gap=num(projections.asymmetry(pair.S_X).gap, decimals))]
     odd = projections.asymmetry(pair.S_QK)
     if odd.symmetric:
@@ -151,7 +153,7 @@ def bars(names, series: dict, title: str, decimals: int, top: float) -> go.Figur
                 y=list(map(float, values)),
                 name=plotly_text(name),
                 marker_color=colour,
-                text=[num(v, decimals) for v in values],
+                text=[num(v, decimals) for v in values] if len(names) <= MAX_TEXT_CELLS else None,
                 textposition="outside",
             )
         )

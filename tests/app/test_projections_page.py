@@ -123,3 +123,11 @@ def test_the_lookup_weights_and_answers_match_numpy():
     np.testing.assert_allclose(soft, weights, atol=1e-12)
     mix = "[" + ", ".join(f"{v:.2f}".replace("-", "−") for v in weights @ V) + "]"
     assert mix in page_text(at)
+
+
+def test_one_token_says_there_is_nothing_to_compare_yet():
+    at = run_app("projections", lang="zh", sentence="你好", mode="space", base=1)
+    assert not at.exception
+    text = page_text(at)
+    assert "只有一个 token 时只有一个分数 s₁,₁" in text
+    assert "对角线恰好仍在" not in text  # no "by chance in all 1 rows"
