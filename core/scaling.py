@@ -28,6 +28,41 @@ def softmax_sharpness(d_k: int, n_keys: int, scaled: bool, rows: int = 256, seed
     S = (q @ K.transpose(0, 2, 1))[:, 0, :]  # [rows, n_keys]
     A = _softmax(S / np.sqrt(d_k) if scaled else S)  # [rows, n_keys]
     entropy = -np.sum(A * np.log(np.where(A > 0, A, 1.0)), axis=-1)  # [rows]
-    jacobian = A[:, :, None] * np.eye(n_keys)[None] - A[:, :, None] * A[:, None, :]
-    gradient = np.sqrt(np.sum(jacobian**2, axis=(1, 2)))  # [rows]
+    gradient = jacobian_size(A)  # [rows]
     return float(A.max(axis=-1).mean()), float(entropy.mean()), float(gradient.mean())
+
+
+def jacobian_size(A: np.ndarray) -> np.ndarray:
+    """The Frobenius norm of the softmax Jacobian diag(a) − a aᵀ for each row a of A [..., n].
+
+    It is small at both ends: an even row (every weight 1/n) gives √(n − 1) / n, a one-hot row
+    gives 0; in between, two keys at one half each give 1/2.
+    """
+    A = np.asarray(A, dtype=np.float64)
+    n = A.shape[-1]
+    jacobian = A[..., :, None] * np.eye(n) - A[..., :, None] * A[..., None, :]  # [..., n, n]
+    return np.sqrt(np.sum(jacobian**2, axis=(-2, -1)))
+
+
+def gradient_at_spread(spread: float, n_keys: int, rows: int = 4000, seed: int = 0) -> float:
+    """Mean softmax gradient size over rows of N(0, spread²) scores: where a spread sits."""
+    S = np.random.default_rng(seed).standard_normal((rows, n_keys)) * spread  # [rows, n_keys]
+    return float(jacobian_size(_softmax(S)).mean())
+
+
+def score_row(d_k: int, n_keys: int, seed: int = 0) -> np.ndarray:
+    """One random query against ``n_keys`` random keys (N(0, 1) entries): q · k_j, [n_keys]."""
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal(d_k)  # [d_k]
+    K = rng.standard_normal((n_keys, d_k))  # [n_keys, d_k]
+    return K @ q
+
+
+def softmax(scores: np.ndarray) -> np.ndarray:
+    """Weights of one row of scores."""
+    return _softmax(np.asarray(scores, dtype=np.float64))
+
+
+def unscaled_gradient_larger(d_ks, unscaled, scaled) -> list[int]:
+    """The d_k where the unscaled softmax's gradient is above the scaled one's."""
+    return [d_k for d_k, u, s in zip(d_ks, unscaled, scaled) if u > s]

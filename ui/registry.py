@@ -27,6 +27,7 @@ PAGES = (
     PageEntry("loop-vs-matrix", "loop-vs-matrix", "page_loop", "loop_title", ":material/repeat:", "section_basics", 3),
     PageEntry("hand-check", "hand-check", "page_hand", "hand_title", ":material/edit_note:", "section_basics", 0, unused=LAYER),
     PageEntry("multi-head", "multi-head", "page_multihead", "mh_title", ":material/view_column:", "section_deeper", 10, "n_heads=4"),
+    PageEntry("projections", "projections", "page_projections", "pj_title", ":material/join_inner:", "section_deeper", 6, unused=("mask",)),
     PageEntry("masks", "masks", "page_masks", "mk_title", ":material/grid_on:", "section_deeper", 7, unused=("sentence", "mask")),
     PageEntry("scaling", "scaling", "page_scaling", "sc_title", ":material/expand:", "section_deeper", 4, unused=LAYER),
     PageEntry("mistakes", "mistakes", "page_mistakes", "ms_title", ":material/bug_report:", "section_deeper", 8),
