@@ -12,7 +12,7 @@ import core
 from ui.compute import TraceKey, sentence_trace
 from ui.feedback import show_input_error
 from ui.figures import heatmap, line_chart
-from ui.i18n import t
+from ui.i18n import current_lang, t
 from ui.layout import plot
 from ui.numbers import index, indices, num
 from ui.settings import url_choice
@@ -76,20 +76,21 @@ def matrix(decimals: int, base: int) -> tuple[np.ndarray, int, int]:
     return PE, n, d
 
 
-def dim_label(c: int, base: int) -> str:
-    return t("pe_dim_label", dim=index(c, base), fn="sin" if c % 2 == 0 else "cos")
+def dim_label(c: int, base: int, lang: str | None = None) -> str:
+    return t("pe_dim_label", lang, dim=index(c, base), fn="sin" if c % 2 == 0 else "cos")
 
 
 def curves(PE: np.ndarray, base: int) -> None:
     """Columns as waves along the positions: column 0 and a slow one by default, more on request."""
     n, d = PE.shape
     st.subheader(t("pe_curves_title"))
+    lang = current_lang()
     st.markdown(t("pe_curves_text", first=index(0, base)))
     dims = st.multiselect(
         t("pe_dims"),
         range(d),
         default=[0, slow_dim(n, d)],
-        format_func=lambda c: dim_label(c, base),
+        format_func=lambda c: dim_label(c, base, lang),  # the language fixed now: see labeller
         key=f"pe_dims_{d}",
     )
     if not dims:
