@@ -17,10 +17,11 @@ def test_tokens_that_look_like_code_are_shown_literally():
     at = run_app(step="scores", lang="en", sentence=sentence)
     assert not at.exception
     spec = chart_titled(at, "S = QK")
-    ticks = spec["layout"]["yaxis"]["ticktext"]
-    assert ticks[0] == "&lt;b&gt;bold&lt;/b&gt;"
-    assert ticks[1] == "&lt;script&gt;alert(1)&lt;/script&gt;"
+    ticks = spec["layout"]["yaxis"]["ticktext"]  # long labels are cut short with "…"
+    assert ticks[0].startswith("&lt;b&gt;bold")
+    assert ticks[1].startswith("&lt;script")
     assert ticks[3] == "&#36;x^2&#36;"
+    assert not any("<" in tick or ">" in tick for tick in ticks)
     focus = next(e.label for e in at.expander)  # the focus row's title, escaped for Markdown
     assert r"\*\*md\*\*" in focus
 
