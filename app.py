@@ -7,7 +7,7 @@ import streamlit as st
 from ui.feedback import show_unexpected_error
 from ui.i18n import t
 from ui.registry import PAGES, by_url
-from ui.room import join_from_url, publish_view, room_panel
+from ui.room import follow_page, join_from_url, publish_view, room_panel
 from ui.settings import language, sidebar
 from ui.style import FAVICON, apply_style
 
@@ -45,7 +45,10 @@ def session_pages(lang: str) -> dict:
 
 
 page = st.navigation(session_pages(lang), position="top")
-settings = sidebar(lang, unused=by_url(page.url_path).unused)
+here = by_url(page.url_path)
+st.session_state["_page_script"] = here.script
+follow_page(here.script)
+settings = sidebar(lang, unused=here.unused)
 st.session_state["_settings"] = settings
 apply_style(settings.presentation)
 room_panel(settings)

@@ -18,7 +18,9 @@ ALIVE_S = 6.0  # a student seen within this many seconds counts as connected
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I/L to misread on a projector
 CODE_LENGTH = 5
 CODE_PATTERN = re.compile(rf"^[{CODE_ALPHABET}]{{{CODE_LENGTH}}}$")
-VIEW_FIELDS = ("step", "sentence", "d_model", "n_heads", "seed", "mask", "pe", "head", "focus")
+VIEW_FIELDS = (
+    "page", "step", "sentence", "d_model", "n_heads", "seed", "mask", "pe", "head", "focus",
+)  # fmt: skip
 
 
 class RoomError(Exception):

@@ -51,8 +51,10 @@ def _apply(view: dict) -> None:
     """Set the widgets' values to the teacher's view (each student keeps their own language);
     the view's fields are the widgets' keys, but for the focus row."""
     for field in VIEW_FIELDS:
-        if field in view and field != "focus":
+        if field in view and field not in ("focus", "page"):
             st.session_state[field] = view[field]
+    if "page" in view:
+        st.session_state["_room_page"] = view["page"]  # app.py goes there, after the navigation
     if "focus" in view:
         st.session_state["_room_focus"] = view["focus"]  # the walkthrough turns it into its label
 
@@ -64,6 +66,7 @@ def is_teacher() -> bool:
 def current_view(settings) -> dict:
     state = st.session_state
     view = {
+        "page": state.get("_page_script", "walkthrough"),
         "sentence": settings.sentence,
         "d_model": settings.d_model,
         "n_heads": settings.n_heads,
@@ -99,6 +102,14 @@ def room_panel(settings) -> None:
         from ui import room_student
 
         room_student.panel(code)
+
+
+def follow_page(script: str) -> None:
+    """A student following the teacher goes to the teacher's page (set by the last view taken)."""
+    wanted = st.session_state.pop("_room_page", None)
+    if wanted and wanted != script and st.session_state.get("room") and not is_teacher():
+        if st.session_state.get("room_follow", True):
+            st.switch_page(f"pages/{wanted}.py")
 
 
 def publish_view(settings) -> None:
