@@ -84,7 +84,8 @@ def _step(data, settings, step, index: int, count: int, tiles_per_row: int) -> N
     """One step: where it is, what it rescaled, the scores, the rows' state and their output."""
     tokens, base, dec = list(data.tokens), settings.base, settings.decimals
     qi, kj = index // tiles_per_row + base, index % tiles_per_row + base
-    st.markdown(f"**{t('fl_step', s=index + base, first=base, last=count - 1 + base, qi=qi, kj=kj)}**")
+    where = t("fl_step", s=index + base, first=base, last=count - 1 + base, qi=qi, kj=kj)
+    st.markdown(f"**{where}**")
     st.markdown(_what_happened(step, tokens, base, dec))
     plot(_scores(data, settings, step), "fl_scores")
     rows = range(*step.rows)
