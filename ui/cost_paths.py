@@ -28,13 +28,14 @@ def path_rows(n: int, k: int) -> pd.DataFrame:
     )
 
 
-def _ns(n: int) -> list[int]:
-    """2, 4, 8, … up to n, and n itself: points for a log-log chart."""
-    points, p = [], 2
-    while p < n:
-        points.append(p)
+def _ns(n: int, at_least: int = 512) -> list[int]:
+    """2, 4, 8, … up to n (or at least up to ``at_least``, so the growth shows), and n itself:
+    points for a log-log chart."""
+    points, p = {n}, 2
+    while p <= max(n, at_least):
+        points.add(p)
         p *= 2
-    return [*points, n]
+    return sorted(points)
 
 
 def paths(n_tokens: int) -> None:

@@ -27,11 +27,22 @@ def rows_side_by_side(data, loop, settings) -> None:
 
     def draw(i: int) -> None:
         k = i + 1  # rows computed so far
-        partial = np.where(np.arange(n)[:, None] < k, loop.output, np.nan)  # not yet: blank
+        pending = np.broadcast_to(np.arange(n)[:, None] >= k, loop.output.shape)  # not yet
+        partial = np.where(pending, np.nan, loop.output)
         left, right = st.columns(2)
         with left:
             title = t("loop_panel", k=k, n=n, row=tokens[i])
-            plot(heatmap(partial, tokens, dims, title=title, focus_row=i, **common), "fig_loop")
+            fig = heatmap(
+                partial,
+                tokens,
+                dims,
+                title=title,
+                focus_row=i,
+                forbidden=pending,
+                forbidden_text="…",
+                **common,
+            )
+            plot(fig, "fig_loop")
         with right:
             plot(heatmap(matrix, tokens, dims, title=t("matrix_panel"), **common), "fig_matrix")
 

@@ -156,8 +156,12 @@ def test_cost_page_path_lengths_follow_n_and_k():
     at.number_input(key="co_paths_k").set_value(5).run()
     table = at.dataframe[0].value
     assert list(table["sequential steps (layers)"]) == [1, simulated_cnn_layers(100, 5), 99]
-    lines = {trace["name"]: decode(trace["y"]) for trace in chart_titled(at, "Steps")["data"]}
-    assert list(lines["CNN, kernel k = 5"])[-1] == 25 and list(lines["RNN"])[-1] == 99
+    spec = chart_titled(at, "Steps")
+    xs = [int(x) for x in decode(spec["data"][0]["x"])]
+    lines = {trace["name"]: [int(y) for y in decode(trace["y"])] for trace in spec["data"]}
+    assert 100 in xs and xs == sorted(xs)
+    assert lines["CNN, kernel k = 5"] == [simulated_cnn_layers(x, 5) for x in xs]
+    assert lines["RNN"] == [x - 1 for x in xs] and set(lines["self-attention"]) == {1}
 
 
 def test_cost_page_training_targets_are_the_inputs_shifted_by_one():
