@@ -1,9 +1,12 @@
-"""What parallelism buys: RNN chain vs attention, measured growth, one pass vs K/V cache."""
+"""What parallelism buys: path lengths (RNN, CNN, attention), measured growth, and training in
+one pass against generation one token at a time with a K/V cache."""
 
 import streamlit as st
 
 from ui import cost
 from ui.cost_measure import cost_ns, gpu_usable
+from ui.cost_paths import paths
+from ui.cost_training import generation, training
 from ui.feedback import trace_or_stop
 from ui.i18n import t
 from ui.measure_panel import measured
@@ -14,6 +17,7 @@ st.title(t("co_title"))
 st.markdown(t("co_intro"))
 data = trace_or_stop(settings)
 st.info(t("co_path", n_minus_1=data.n - 1))
+paths(data.n)
 
 st.subheader(t("co_measure_title"))
 st.caption(t("co_measure_text"))
@@ -21,14 +25,16 @@ st.caption(t("co_wall_time"))
 st.caption(t("co_disturb"))
 ns = cost_ns()
 result = measured(ns, settings.d_model, settings.n_heads)
-if result is None:
-    st.caption(t("co_not_measured"))
-else:
+if result is not None:
     cost.measured_charts(ns, result)
+elif not cost.recorded_charts():
+    st.caption(t("co_not_measured"))
 if not gpu_usable():
     cost.recorded_gpu_table()
 
 st.subheader(t("co_train_title"))
 st.markdown(t("co_train_text"))
 st.caption(t("own_mask_note"))
-cost.training_against_decoding(data, settings)
+training(data, settings)
+st.subheader(t("co_gen_title"))
+generation(data, settings)

@@ -1,13 +1,12 @@
-"""The cost page's sections: the shared measurement's charts, the recorded GPU table, and one
-training pass against token-by-token decoding."""
+"""The cost page's measurements: the shared measurement's charts (or, before anyone measured, a
+recorded one, labelled as such), and the recorded GPU table."""
 
 import numpy as np
 import streamlit as st
 
 import core
-from ui.compute import TraceKey, sentence_trace
-from ui.cost_measure import gpu_from_n, gpu_usable, recorded_gpu, recorded_table
-from ui.figures import heatmap, line_chart
+from ui.cost_measure import gpu_from_n, gpu_usable, recorded_cost, recorded_gpu, recorded_table
+from ui.figures import line_chart
 from ui.i18n import t
 from ui.layout import grid
 
@@ -28,7 +27,11 @@ def measured_charts(ns, result: dict) -> None:
         )
     )
     series = ("attention", "gpu", "rnn", "loop") if gpu_usable() else ("attention", "rnn", "loop")
-    times = {t(f"co_{name}"): result[name] for name in series}
+    times = {
+        t(f"co_{name}"): result[name]
+        for name in series
+        if np.isfinite(np.asarray(result[name], dtype=float)).any()  # a recorded one has no GPU
+    }
     memory = {t("co_attention"): result["memory"]}
     grid(
         [
@@ -43,7 +46,7 @@ def measured_charts(ns, result: dict) -> None:
         ],
         per_row=2,
     )
-    if gpu_usable():
+    if gpu_usable() and times.keys() >= {t("co_gpu")}:
         from_n = gpu_from_n(result)
         never = t("co_gpu_never")
         st.info(never if from_n is None else t("co_gpu_from", n=from_n, limit=core.GPU_FROM_N))
@@ -73,45 +76,21 @@ def recorded_gpu_table() -> None:
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def training_and_decoding(key: TraceKey) -> tuple[np.ndarray, np.ndarray]:
-    """output with a causal mask in one pass, and token by token with a K/V cache (host arrays)."""
-    data = sentence_trace(key)
-    X, W, h, n = data.trace.X, data.W, key.n_heads, data.n
-    full = core.attention(X, W, h, mask=core.causal_mask(n), keep={"output"}).output
-    return core.to_numpy(full), core.to_numpy(core.decode_incremental(X, W, h))
-
-
-def training_against_decoding(data, settings) -> None:
-    """The two give the same rows; the K/V cache grows by one row a step."""
-    full, incremental = training_and_decoding(TraceKey.of(settings))
-    st.success(t("co_same", diff=f"{np.abs(full - incremental).max():.1e}"))
-    tokens, dims = list(data.tokens), [str(c) for c in range(settings.d_model)]
-    common = {
-        "decimals": settings.decimals,
-        "row_title": t("axis_token"),
-        "col_title": t("axis_dim"),
-    }
-    grid(
-        [
-            (heatmap(full, tokens, dims, title=t("co_full"), **common), "co_full"),
-            (heatmap(incremental, tokens, dims, title=t("co_incremental"), **common), "co_incr"),
-        ],
-        per_row=2,
+def recorded_charts() -> bool:
+    """Before anyone here pressed Measure: the charts of a measurement recorded on the app's
+    reference machine, labelled as such (False when there is none)."""
+    recorded = recorded_cost()
+    if recorded is None:
+        return False
+    st.info(
+        t(
+            "co_recorded_cpu",
+            cores=recorded["cpu_cores"],
+            date=recorded["date"],
+            d_model=recorded["d_model"],
+            heads=recorded["n_heads"],
+        ),
+        icon=":material/history:",
     )
-    step = st.slider(t("co_step"), 0, data.n - 1, data.n - 1, key="co_step")
-    st.caption(t("co_cache", t=step, rows=step + 1, n=data.n))
-    caches = [
-        (
-            heatmap(
-                getattr(data.trace, name)[0][: step + 1],
-                tokens[: step + 1],
-                None,
-                title=f"{name} cache",
-                **common,
-            ),
-            f"co_cache_{name}",
-        )
-        for name in ("K", "V")  # the keys and values cached after step t: rows 0..t
-    ]
-    grid(caches, per_row=2)
+    measured_charts(recorded["result"]["n"], recorded["result"])
+    return True

@@ -16,6 +16,7 @@ CPU_MAX_N = COST_NS[-1]  # ... and the CPU's measurements (time, memory, RNN) st
 LOOP_MAX_N = 1024  # the per-token loop stops here: beyond it a single pass takes seconds
 SERIES = ("attention", "gpu", "rnn", "loop")
 RECORDED_GPU = Path(__file__).resolve().parents[1] / "assets" / "gpu_timings.json"
+RECORDED_COST = Path(__file__).resolve().parents[1] / "assets" / "cost_recorded.json"
 
 
 def gpu_usable() -> bool:
@@ -94,6 +95,16 @@ def recorded_gpu() -> dict | None:
     """What bench/gpu_timing.py measured on a GPU machine (assets/gpu_timings.json), if present."""
     try:
         return json.loads(RECORDED_GPU.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+@lru_cache(maxsize=1)
+def recorded_cost() -> dict | None:
+    """The cost page's measurement recorded once on the app's reference machine (made by
+    ``python -m bench.record_cost``), shown until someone measures here; None if absent."""
+    try:
+        return json.loads(RECORDED_COST.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
 

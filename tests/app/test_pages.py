@@ -116,7 +116,8 @@ def test_loop_page_agrees_with_the_matrix():
     message = next(s.value for s in at.success)
     diff = float(message.rsplit(":", 1)[1])
     assert diff < 1e-12
-    assert len(at.get("plotly_chart")) == 3
+    keys = [chart.key for chart in at.get("plotly_chart")]
+    assert keys[:2] == ["fig_loop", "fig_matrix"]  # the timing chart comes once measured
 
 
 def test_too_many_tokens_offers_to_keep_the_first_ones():
