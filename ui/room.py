@@ -109,7 +109,8 @@ def follow_page(script: str) -> None:
     wanted = st.session_state.pop("_room_page", None)
     if wanted and wanted != script and st.session_state.get("room") and not is_teacher():
         if st.session_state.get("room_follow", True):
-            st.switch_page(f"pages/{wanted}.py")
+            keep = {k: st.query_params[k] for k in ("lang", "room") if k in st.query_params}
+            st.switch_page(f"pages/{wanted}.py", query_params=keep)
 
 
 def publish_view(settings) -> None:

@@ -1,0 +1,13 @@
+"""Lessons: the three tutorials' lesson plans, each example one click away (or opened as a room)."""
+
+import streamlit as st
+
+from ui import lessons
+from ui.i18n import t
+from ui.settings import current
+
+settings = current()
+lessons.go_if_asked(settings.lang)
+st.title(t("lessons_title"))
+st.caption(t("lessons_intro"))
+lessons.show(settings.lang)
