@@ -35,7 +35,7 @@ PAGES = (
     PageEntry("cost", "cost", "page_cost", "co_title", ":material/speed:", "section_deeper", 3),
     PageEntry("flash", "flash", "page_flash", "fl_title", ":material/grid_view:", "section_deeper", 4),
     PageEntry("trained", "trained", "page_trained", "tr_title", ":material/school:", "section_deeper", 9, unused=LAYER),
-    PageEntry("lessons", "lessons", "page_lessons", "lessons_title", ":material/menu_book:", "section_class", 0),
+    PageEntry("lessons", "lessons", "page_lessons", "lessons_title", ":material/menu_book:", "section_class", 0, unused=LAYER),
     PageEntry("room", "room", "page_room", "room_title", ":material/groups:", "section_class", 0),
 )  # fmt: skip
 
