@@ -24,8 +24,11 @@ def controls() -> bool:
         default=hand_example.D_K,
         key="hand_dv",
         required=True,
+        bind="query-params",  # a shared link keeps d_v and the mask
     )
-    causal = middle.toggle(t("hand_causal"), key="hand_causal", help=t("hand_causal_help"))
+    causal = middle.toggle(
+        t("hand_causal"), key="hand_causal", help=t("hand_causal_help"), bind="query-params"
+    )
     reset = right.button(t("hand_reset"), key="hand_reset")
     if reset or "hand_matrices" not in st.session_state:
         st.session_state["hand_matrices"] = hand_example.example(d_v)

@@ -119,3 +119,10 @@ def test_an_edit_changes_the_result():
     np.testing.assert_allclose(_table(at, 1).to_numpy().astype(float), A, atol=5e-5)
     _check(at, " ".join(f"{v:.4f}" for v in A[2]), "A", 2)
     assert at.success, "the answer is checked against the edited matrices"
+
+
+def test_a_shared_link_keeps_d_v_and_the_mask():
+    at = run_app("hand-check", lang="en", hand_dv=2, hand_causal="true")
+    assert not at.exception
+    assert at.session_state["hand_dv"] == 2 and at.session_state["hand_causal"] is True
+    assert at.session_state["hand_matrices"]["W_V"].shape[1] == 2
