@@ -90,7 +90,7 @@ def test_check_in_chinese_numbered_from_one():
     _check(at, "0.2 0.2 0.6", "A", 1)
     message = at.error[0].value
     assert message.startswith("不正确。3 个数中有")
-    assert "第 1 个" in message and "查询 q₂（喜欢）" in message
+    assert "元素 1" in message and "查询 q₂（喜欢）" in message
     _check(at, "0.1 abc 0.3")
     assert any("“abc”不是一个数" in w.value for w in at.warning)
 

@@ -227,7 +227,7 @@ def test_worksheet_prints_to_pdf_with_the_key_on_a_later_page(lang, tmp_path):
     pages = ["".join(p.split()) for p in text.split("\f")]  # no spaces: CJK lines break apart
     assert len([p for p in pages if p]) >= 2, text[:500]
     first = pages[0]
-    title = {"en": "Self-attentionworksheet(n=3)", "zh": "自注意力计算单（n=3）"}[lang]
+    title = {"en": "Self-attentionworksheet(n=3)", "zh": "自注意力练习单（n=3）"}[lang]
     task = {"en": "Softmaxeachrow", "zh": "对每行做softmax：减去该行最大值"}[lang]
     key = {"en": "Answerkey", "zh": "答案与计算过程"}[lang]
     assert title in first and task in first, first[:400]

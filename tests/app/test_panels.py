@@ -64,7 +64,7 @@ def test_masks_are_two_colours_with_a_legend_and_no_english_mask_in_chinese():
         assert [trace["name"] for trace in spec["data"][1:]] == ["可见（1）", "被遮住（0）"]
     text = page_text(at) + " ".join(spec["layout"]["title"]["text"] for spec in charts(at))
     assert not re.search(r"mask", text, re.IGNORECASE), text
-    assert "第 2 句的三个掩码" in text  # the second sentence, numbered from 1
+    assert "句子 2 的三个掩码" in text  # the second sentence, numbered from 1
     table = at.dataframe[0].value
     assert list(table.columns[1:]) == ["1", "2", "3", "4", "5"]
     assert list(table.index) == ["1", "2", "3"]

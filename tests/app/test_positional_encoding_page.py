@@ -41,7 +41,7 @@ def test_two_waves_by_default_in_distinct_colour_blind_safe_colours():
     at = run_app("positional-encoding", lang="zh")
     assert not at.exception
     lines = chart_titled(at, "PE 的列随位置的变化")["data"]
-    assert [line["name"] for line in lines] == ["第 0 列（sin）", "第 12 列（sin）"]
+    assert [line["name"] for line in lines] == ["列 0（sin）", "列 12（sin）"]
     colours = [line["line"]["color"] for line in lines]
     assert len(set(colours)) == 2 and set(colours) <= OKABE_ITO
     for line, column in zip(lines, (0, 12)):

@@ -38,7 +38,7 @@ def test_opens_on_hao_kan_looking_at_dian_ying_in_its_strongest_head(e5):
     )
     titles = [spec["layout"]["title"]["text"] for spec in charts(at)]
     assert titles[:2] == [
-        f"A：第 {layer} 层第 {head} 个头",
+        f"A：层 {layer}、头 {head}",
         "“好看”分给“电影”的权重：所有层 × 头",
     ]  # A leads, with the layer × head map
     shown_A = decode(chart_titled(at, "A：")["data"][0]["z"])
@@ -47,7 +47,7 @@ def test_opens_on_hao_kan_looking_at_dian_ying_in_its_strongest_head(e5):
     who = decode(chart_titled(at, "“好看”分给“电影”")["data"][0]["z"])
     np.testing.assert_allclose(who, expected, atol=1e-6)
     assert any("不是衡量一个词有多重要的绝对分数" in i.value for i in at.info)
-    focus = next(m.value for m in at.markdown if m.value.startswith(f"在第 {layer} 层"))
+    focus = next(m.value for m in at.markdown if m.value.startswith(f"在层 {layer}、"))
     assert f"“好看”这一行分给“电影”的权重是 {expected.max():.2f}" in focus
 
 
@@ -87,7 +87,7 @@ def test_a_link_sets_sentence_layer_head_and_pieces():
     pieces = model.tokenize(sentence)
     q, k = pieces.index("喜欢"), pieces.index("▁我")
     assert at.selectbox(key="tr_focus").value == q and at.selectbox(key="tr_key").value == k
-    shown = decode(chart_titled(at, "A：第 3 层第 5 个头")["data"][0]["z"])
+    shown = decode(chart_titled(at, "A：层 3、头 5")["data"][0]["z"])
     np.testing.assert_allclose(shown, model.traces(sentence)[3].A[5], atol=1e-6)
     assert at.query_params["tr_focus"] == str(q)  # kept in the URL, numbered as shown
     numeric = run_app("trained", lang="zh", tr_text=sentence, tr_focus=str(q))
@@ -98,7 +98,7 @@ def test_numbering_from_one(e5):
     model, pieces, A = e5
     at = run_app("trained", lang="zh", base="1", tr_layer="1", tr_head="1")
     assert not at.exception
-    assert chart_titled(at, "A：第 1 层第 1 个头")  # layer 0, head 0 counted from 1
+    assert chart_titled(at, "A：层 1、头 1")  # layer 0, head 0 counted from 1
     np.testing.assert_allclose(decode(chart_titled(at, "A：")["data"][0]["z"]), A[0][0], atol=1e-6)
     who = chart_titled(at, "“好看”分给“电影”")["layout"]
     assert who["yaxis"]["ticktext"][0] == "1" and who["xaxis"]["ticktext"][-1] == "12"

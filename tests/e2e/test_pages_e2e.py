@@ -31,7 +31,7 @@ def test_every_page_renders_in_both_languages(session, name, lang):
 def test_language_follows_the_browser(session):
     s = session(locale="zh-CN").open("/")
     s.wait_charts()
-    assert "自注意力，一步一步" in s.page.inner_text("body")
+    assert "一步步看懂自注意力" in s.page.inner_text("body")
     assert "这" in s.page.get_by_test_id("stTextInput").locator("input").input_value()
 
 

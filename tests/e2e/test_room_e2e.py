@@ -43,7 +43,7 @@ def test_a_teacher_drives_two_students_through_a_question(session):
         (laptop, "Your answer", "Send my answer"),
         (phone, "你的答案", "提交答案"),
     ):
-        _text(student, "row 3 of A" if student is laptop else "A 的第 3 行之和")
+        _text(student, "row 3 of A" if student is laptop else "A 的行 3 之和")
         radio = student.page.get_by_test_id("stRadio").filter(has_text=words)
         radio.locator("label").filter(has_text=re.compile(r"^1$")).click()
         button = student.page.get_by_role("button", name=send)

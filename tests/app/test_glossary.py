@@ -1,0 +1,177 @@
+"""The Chinese text speaks one vocabulary (assets/glossary.toml) and writes like Chinese.
+
+test_i18n.py checks that every string exists in both languages with the same placeholders and
+that the rendered Chinese pages show no stray English; these checks read every Chinese string
+itself, rendered or not: glossary variants, English words, half-width punctuation, numbering.
+"""
+
+import re
+import tomllib
+
+import pytest
+
+from tests.conftest import ROOT
+from ui.i18n import ERRORS, STRINGS
+
+GLOSSARY = tomllib.loads((ROOT / "assets" / "glossary.toml").read_text("utf-8"))
+
+
+def _chinese() -> dict:
+    """key -> its Chinese forms (the text, or both plural forms), errors.toml included."""
+    out = {}
+    for key, entry in {**STRINGS, **{f"errors.{k}": v for k, v in ERRORS.items()}}.items():
+        text = entry["zh"]
+        out[key] = [text["one"], text["other"]] if isinstance(text, dict) else [text]
+    return out
+
+
+CHINESE = _chinese()
+PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+CJK = r"\u3400-\u9fff\uf900-\ufaff"
+
+
+# --- 1. one term per concept ----------------------------------------------------------------
+
+
+def test_the_glossary_gives_one_term_per_concept():
+    terms = {}
+    for concept, entry in GLOSSARY.items():
+        assert {"en", "zh"} <= set(entry) <= {"en", "zh", "not", "note"}, concept
+        assert entry["zh"] not in terms, f"{concept} and {terms.get(entry['zh'])}: same term"
+        terms[entry["zh"]] = concept
+    for concept, entry in GLOSSARY.items():  # a variant is never another concept's term
+        for variant in entry.get("not", []):
+            assert variant not in terms, (
+                f"{concept} forbids {variant!r}, the term of {terms[variant]}"
+            )
+
+
+def unglossed(text: str) -> list[tuple[str, str, str]]:
+    """(variant, concept, term) for each forbidden variant the text uses."""
+    return [
+        (variant, concept, entry["zh"])
+        for concept, entry in GLOSSARY.items()
+        for variant in entry.get("not", [])
+        if variant in text
+    ]
+
+
+def test_no_chinese_string_uses_a_forbidden_variant():
+    bad = [
+        f"{key}: {variant!r} for {concept}, say {term!r}"
+        for key, forms in CHINESE.items()
+        for form in forms
+        for variant, concept, term in unglossed(form)
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_glossary_terms_are_the_ones_the_strings_use():
+    """Each concept's term occurs in some Chinese string: the glossary describes this app."""
+    text = "\n".join(form for forms in CHINESE.values() for form in forms)
+    unused = [concept for concept, entry in GLOSSARY.items() if entry["zh"] not in text]
+    assert not unused, f"glossary terms no string uses: {unused}"
+
+
+# --- 2. no English words ------------------------------------------------------------------
+
+# Names and notation a Chinese learner meets as they are: library, model and file names, function
+# names printed in formulas, units, and the textbook's English beside its Chinese term.
+NAMES = {
+    *("softmax", "token", "Concat", "MultiHead", "FFN", "LayerNorm", "ReLU", "tanh", "sin", "cos"),
+    *("diag", "axis", "pos", "inf", "NaN", "pad", "UNK", "AV", "QK", "PE", "MB", "zip"),
+    *("Query", "Key", "Value"),  # 查询 Query, 键 Key, 值 Value: the textbooks' pairing
+    *("NumPy", "CuPy", "Python", "tracemalloc", "jieba", "GPU", "CPU", "RNN", "CNN"),
+    *("Transformer", "FlashAttention", "BERT", "XLM-R", "all-MiniLM-L6-v2"),
+    *("multilingual-e5-small", "float32", "float64", "CSV", "HTML", "PDF", "PNG", "npz"),
+    *("bench", "gpu_timing.py", "core", "reference.py"),  # the files bench/…, core/… shown
+}
+
+
+def english_words(text: str) -> set[str]:
+    """Latin words in a Chinese text that are neither symbols nor allowed names.
+
+    A symbol is one letter (Q, d, i), or carries an underscore or a digit (W_Q, d_k, s_ij):
+    the paper's notation. Placeholders are values, not words, and are left out.
+    """
+    words = re.findall(r"[A-Za-z][A-Za-z0-9_.\-]*[A-Za-z0-9]|[A-Za-z]", PLACEHOLDER.sub(" ", text))
+    return {w for w in words if len(w) > 1 and not re.search(r"[_0-9]", w) and w not in NAMES}
+
+
+def test_chinese_strings_have_no_english_words():
+    bad = {
+        key: sorted(english_words(form))
+        for key, forms in CHINESE.items()
+        for form in forms
+        if english_words(form)
+    }
+    assert not bad, f"English words in Chinese strings: {bad}"
+
+
+# --- 3. full-width punctuation ----------------------------------------------------------------
+
+HALF_WIDTH = ",:;()?!"
+
+
+def half_width_next_to_chinese(text: str) -> list[str]:
+    """Each half-width , : ; ( ) ? ! that touches a Chinese character, with its neighbours.
+
+    Direct contact counts, and so does a , : ; ? ! before a space and Chinese ("行 0: 和").
+    ASCII inside a formula such as "(i, j)", "[n × d]" or "softmax(S / √d_k)" touches Latin
+    letters, digits or spaces (a bracket may stand before a space and Chinese: "第 (i, j) 格"),
+    and is notation, not prose.
+    A placeholder stands for a value, so it is neither Chinese nor punctuation.
+    """
+    text = PLACEHOLDER.sub("0", text)
+    punctuation = re.escape(HALF_WIDTH)
+    pattern = rf"[{CJK}][{punctuation}]|[{punctuation}][{CJK}]|[,:;?!] +[{CJK}]"
+    return [text[max(m.start() - 3, 0) : m.end() + 3] for m in re.finditer(pattern, text)]
+
+
+def test_chinese_prose_uses_full_width_punctuation():
+    bad = {
+        key: spots
+        for key, forms in CHINESE.items()
+        for form in forms
+        if (spots := half_width_next_to_chinese(form))
+    }
+    assert not bad, f"half-width punctuation in Chinese prose: {bad}"
+
+
+# --- 4. rows, columns, heads, layers are labelled; only steps are counted ------------------
+
+
+def ordinal_labels(text: str) -> list[str]:
+    """'第 {i} 行' and the like: an ordinal around a number that may be counted from 0."""
+    return re.findall(r"第 ?\{[^{}]*\} ?(?!步)[" + CJK + "]", text)
+
+
+def test_numbers_that_follow_the_numbering_setting_are_labels_not_ordinals():
+    bad = {
+        key: found
+        for key, forms in CHINESE.items()
+        for form in forms
+        if (found := ordinal_labels(form))
+    }
+    assert not bad, f"say 查询行 {{i}} / 列 {{j}} / 头 {{h}}, not 第 {{i}} 行: {bad}"
+
+
+# --- The checks can fail ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "check, bad, good",
+    [
+        (unglossed, "较短的句子用 <pad> 补齐。", "较短的句子用 <pad> 填充。"),
+        (unglossed, "下载计算单", "下载练习单"),
+        (unglossed, "允许的键", "可见的键"),
+        (english_words, "每一行的 weights 之和", "每一行的 softmax 之和为 1，W_Q、d_k 和 s_ij"),
+        (english_words, "循环 vs 矩阵", "循环与矩阵"),
+        (half_width_next_to_chinese, "输出行 {i}: 加权和", "第 (i, j) 格是 qᵢ · kⱼ"),
+        (half_width_next_to_chinese, "(查询之后的键)", "[n × d_k] @ [n × d_k]"),
+        (half_width_next_to_chinese, "这是什么?", "softmax(S / √d_k)，按行"),
+        (ordinal_labels, "第 {i} 行第 {j} 列", "第 {t} 步：行 {i}、列 {j}"),
+    ],
+)
+def test_each_check_catches_a_bad_string_and_passes_a_good_one(check, bad, good):
+    assert check(bad) and not check(good)
