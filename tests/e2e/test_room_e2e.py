@@ -26,7 +26,7 @@ def test_a_teacher_drives_two_students_through_a_question(session):
 
     assert urlsplit(teachers_link).netloc == urlsplit(teacher.base).netloc  # this server's address
     path = teachers_link.split(urlsplit(teachers_link).netloc, 1)[1]
-    teacher.open(f"{path}&lang=en&step=softmax&mask=causal&sentence=我+喜欢+学习+语言")
+    teacher.open(f"{path}&lang=en&step=softmax&mask=causal&focus=3&sentence=我+喜欢+学习+语言")
     assert "key=" not in teacher.page.url  # gone from the address bar before anything is shown
     laptop = session().open(f"/?room={code}&lang=en")
     phone = session(locale="zh-CN", width=390, height=844).open(f"/?room={code}&lang=zh")
