@@ -157,7 +157,9 @@ def show(lang: str) -> None:
                     args=(item,),
                     type="tertiary",
                 )
-                right.markdown(f"[{t('lesson_link')}]({url(item, lang)})")
+                right.link_button(
+                    t("lesson_link"), url(item, lang), type="tertiary", icon=":material/link:"
+                )
             in_room = bool(st.session_state.get("room"))
             st.button(
                 t("lesson_open_room"),
