@@ -50,15 +50,7 @@ def gate(step: str, data, head: int, focus: int, base: int) -> bool:
             questions.show_answer(question, tally[question["id"]][0])
             _tally_line(tally)
             return True
-        labels = questions.labels(question)
-        choice = st.radio(
-            t("q_choose"),
-            range(len(labels)),
-            format_func=lambda i: labels[i],
-            index=None,
-            key=f"predict_{question['id']}",
-            horizontal=True,
-        )
+        choice = questions.choose(question, f"predict_{question['id']}")
         if st.button(t("predict_check"), key="predict_check", disabled=choice is None):
             tally[question["id"]] = (choice, question["answer"])
             st.rerun()

@@ -28,3 +28,16 @@ def show_answer(question: dict, mine: int | None = None) -> None:
         st.warning(t("q_you_were_off", answer=markdown_text(right), mine=mine_text))
     if question["worked"]:
         st.code("\n".join(question["worked"]), language=None)
+
+
+def choose(question: dict, key: str) -> int | None:
+    """The choices as one row of radio buttons, none picked at first; the chosen index or None."""
+    shown = labels(question)
+    return st.radio(
+        t("q_choose"),
+        range(len(shown)),
+        format_func=lambda i: shown[i],
+        index=None,
+        key=key,
+        horizontal=True,
+    )

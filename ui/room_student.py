@@ -67,14 +67,7 @@ def _question(code: str, question: dict) -> None:
         return
     labels = questions.labels(question)
     if mine is None:
-        choice = st.radio(
-            t("q_choose"),
-            range(len(labels)),
-            format_func=lambda i: labels[i],
-            index=None,
-            key=f"choice_{question['id']}",
-            horizontal=True,
-        )
+        choice = questions.choose(question, f"choice_{question['id']}")
         if not st.button(t("q_send"), key=f"send_{question['id']}", disabled=choice is None):
             return
         if not rooms().answer(code, question["id"], anonymous_id(), choice):
