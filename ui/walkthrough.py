@@ -5,12 +5,10 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 import core
-from ui import arithmetic, block_step, cell_pick, code_lines, predict, provenance
-from ui.escape import markdown_text
-from ui.figures import COLOURS, MAX_SIDE, MAX_TEXT_CELLS, A_heatmap, heatmap
+from ui import block_step, cell_pick, code_lines, predict, provenance, step_figures, worked_row
+from ui.figures import MAX_SIDE, MAX_TEXT_CELLS
 from ui.i18n import labeller, t
-from ui.layout import plot
-from ui.numbers import index, indices, row_label, sub
+from ui.numbers import index, row_label, sub
 from ui.settings import base, coded_choice, keep_in_url, url_choice
 
 STEPS = (
@@ -235,21 +233,21 @@ def render(step: str, data, settings, head: int, focus: int) -> None:
         _notes(step, data, settings, head)
         return
     if not settings.presentation:
-        _figures(step, data, settings, head, focus)
+        step_figures.figures(step, data, settings, head, focus)
         _notes(step, data, settings, head)
     elif step in WIDE_STEPS:
-        _figures(step, data, settings, head, focus)
+        step_figures.figures(step, data, settings, head, focus)
         _notes(step, data, settings, head)
     else:
         chart, notes = st.columns([3, 2])
         with chart:
-            _figures(step, data, settings, head, focus)
+            step_figures.figures(step, data, settings, head, focus)
         with notes:
             _notes(step, data, settings, head)
     if step in provenance.CELL_STEPS:
-        clicked_cell(step, data, settings, head, focus)
+        worked_row.clicked_cell(step, data, settings, head, focus)
     if step in ROW_STEPS:
-        focus_row(step, data, head, focus, settings)
+        worked_row.focus_row(step, data, head, focus, settings)
 
 
 def _notes(step: str, data, settings, head: int) -> None:
@@ -265,189 +263,3 @@ def _notes(step: str, data, settings, head: int) -> None:
         st.caption(t("downsampled", n=data.n, m=side))
     elif data.n > MAX_TEXT_CELLS:
         st.caption(t("too_big_for_text", n=data.n))
-
-
-def _pickable_plot(fig, M, rows, cols, key: str) -> None:
-    """A chart whose cells can be clicked (where each cell is drawn on its own)."""
-    if cell_pick.can_pick(M):
-        plot(cell_pick.pickable(fig, M, rows, cols), key, pick=True)
-    else:
-        plot(fig, key)
-
-
-def _figures(step: str, data, settings, head: int, focus: int) -> None:
-    tokens, tr, base = list(data.tokens), data.trace, settings.base
-    dims = indices(data.E.shape[1], base)
-    by_token = {
-        "decimals": settings.decimals,
-        "row_title": t("axis_token"),
-        "col_title": t("axis_dim"),
-    }
-    by_pair = {
-        "decimals": settings.decimals,
-        "row_title": t("axis_query"),
-        "col_title": t("axis_key"),
-        "focus_row": focus,
-        "square": True,
-    }
-    forbidden = None if data.mask is None else ~data.mask
-    head_name = f"{t('head')} {index(head, base)}"
-
-    def columns_of(M):
-        return indices(M.shape[1], base)
-
-    if step == "tokens":
-        plot(heatmap(data.E, tokens, dims, title=t("chart_E"), **by_token), "fig_x")
-    elif step == "pe" and data.PE is not None:
-        plot(heatmap(data.PE, tokens, dims, title="PE", **by_token), "fig_pe")
-    elif step == "x_pe":
-        title = "X = E + PE" if data.PE is not None else t("chart_X_no_pe")
-        plot(heatmap(tr.X, tokens, dims, title=title, **by_token), "fig_xpe")
-    elif step == "qkv":
-        bound = float(max(np.abs(getattr(tr, name)[head]).max() for name in "QKV"))
-        for column, name in zip(st.columns(3), ("Q", "K", "V")):
-            M = getattr(tr, name)[head]
-            with column:
-                plot(
-                    heatmap(
-                        M,
-                        tokens,
-                        columns_of(M),
-                        title=f"{name} ({head_name})",
-                        bound=bound,
-                        title_colour=COLOURS[name],
-                        focus_row=focus,
-                        **by_token,
-                    ),
-                    f"fig_{name}",
-                )
-        with st.expander(t("show_weights")):
-            for column, name in zip(st.columns(3), ("W_Q", "W_K", "W_V")):
-                width = data.d_v if name == "W_V" else data.d_k
-                block = getattr(data.W, name)[:, head * width : (head + 1) * width]
-                with column:
-                    plot(
-                        heatmap(
-                            block,
-                            dims,
-                            columns_of(block),
-                            title=f"{name} ({head_name})",
-                            decimals=settings.decimals,
-                        ),
-                        f"fig_{name}",
-                    )
-    elif step in ("scores", "scaled", "mask"):
-        field = {"scores": "S", "scaled": "S_scaled", "mask": "S_masked"}[step]
-        M = getattr(tr, field)[head]
-        fig = heatmap(
-            M,
-            tokens,
-            tokens,
-            title=t(f"chart_{step}"),
-            forbidden=forbidden if step == "mask" else None,
-            **by_pair,
-        )
-        _pickable_plot(fig, M, tokens, tokens, f"fig_{step}")
-        if step == "mask" and forbidden is not None:
-            st.caption(t("masked_legend"))
-    elif step == "softmax":
-        title = t("chart_softmax" if forbidden is None else "chart_softmax_masked")
-        A = A_heatmap(tr.A[head], tokens, title=title, forbidden=forbidden, **by_pair)
-        _pickable_plot(A, tr.A[head], tokens, tokens, "fig_softmax")
-        st.caption(t("row_sum_note"))
-    elif step == "av":
-        O = tr.O[head]
-        fig = heatmap(
-            O,
-            tokens,
-            columns_of(O),
-            title=f"O{sub(head + base)} = A V",
-            title_colour=COLOURS["O"],
-            focus_row=focus,
-            **by_token,
-        )
-        _pickable_plot(fig, O, tokens, columns_of(O), "fig_av")
-    elif step == "heads":
-        left, right = st.columns(2)
-        d_v = data.d_v
-        concat_columns = [
-            f"{t('head_short')}{c // d_v + base}·{c % d_v + base}"
-            for c in range(tr.concat.shape[1])
-        ]
-        with left:
-            plot(
-                heatmap(
-                    tr.concat,
-                    tokens,
-                    concat_columns,
-                    title=t("chart_concat_1" if base else "chart_concat"),
-                    focus_row=focus,
-                    **by_token,
-                ),
-                "fig_concat",
-            )
-        with right:
-            plot(
-                heatmap(
-                    tr.output, tokens, dims, title=t("chart_output"), focus_row=focus, **by_token
-                ),
-                "fig_output",
-            )
-        with st.expander(t("show_weights")):
-            plot(
-                heatmap(data.W.W_O, concat_columns, dims, title="W_O", decimals=settings.decimals),
-                "fig_W_O",
-            )
-    elif step == "block":
-        block_step.figures(data, settings, focus)
-
-
-def clicked_cell(step: str, data, settings, head: int, focus: int) -> None:
-    """The provenance of the clicked cell of this step's matrix (when it is on the focus row)."""
-    cell = st.session_state.get("_cell")
-    if cell is None or cell[0] != step or cell[1] != focus:
-        st.caption(t("cell_hint"))
-        return
-    _, i, j = cell
-    base = settings.base
-    with st.container(border=True, key="cell_story"):
-        st.markdown(f"**{t('cell_title', i=index(i, base), j=index(j, base))}**")
-        lines = provenance.story(step, data.trace, head, i, j, settings.decimals, base)
-        st.markdown("\n".join(f"- {line}" for line in lines))
-
-
-def focus_row(step: str, data, head: int, i: int, settings) -> None:
-    """The focus token's row with its real numbers."""
-    tr, decimals, base = data.trace, settings.decimals, settings.base
-    title = t("focus_title", i=index(i, base), token=markdown_text(data.tokens[i]))
-    with st.expander(title, expanded=data.n <= 12):
-        if step == "block":
-            st.markdown(f"**{t('focus_block', i=index(i, base))}**")
-            lines = block_step.focus_lines(data, settings, i)
-            st.markdown("\n".join(f"- {line}" for line in lines))
-            return
-        A_row = tr.A[head, i]
-        keys = arithmetic.keys_to_show(A_row)
-        allowed_row = np.isfinite(tr.S_masked[head, i])
-        label = {"i": index(i, base), "si": sub(i + base)}
-        if step in ("scores", "scaled"):
-            st.markdown(f"**{t('focus_dot', **label)}**")
-            lines = arithmetic.dot_product_lines(
-                tr.Q[head, i], tr.K[head], keys, i, data.d_k, allowed_row, decimals, base=base
-            )
-        elif step == "mask":
-            st.markdown(f"**{t('focus_mask', **label)}**")
-            lines = arithmetic.mask_lines(
-                tr.S_scaled[head, i], allowed_row, keys, i, decimals, base=base
-            )
-        elif step == "softmax":
-            st.markdown(f"**{t('focus_softmax', **label)}**")
-            lines = arithmetic.softmax_lines(tr.S_masked[head, i], A_row, keys, decimals, base=base)
-        else:
-            st.markdown(f"**{t('focus_output', **label)}**")
-            lines = arithmetic.weighted_sum_lines(
-                A_row, tr.V[head], keys, i, tr.O[head, i], decimals, base=base
-            )
-        if len(keys) < data.n:
-            lines.append(t("focus_more", k=data.n - len(keys)))
-        st.markdown("\n".join(f"- {line}" for line in lines))
