@@ -139,7 +139,7 @@ def heatmap(
     if bar_above:  # title, then the bar, then the plot flush under it (any spare room below)
         margin["t"] = 30 + BAR_ROOM
         height = fig.layout.height + BAR_ROOM - 10
-        title_at = {"y": 1 - 18 / height, "yref": "container", "yanchor": "middle"}
+        title_at = {"y": 1 - 26 / height, "yref": "container", "yanchor": "middle"}
         fig.update_layout(height=height, title=title_at)
     if with_notes:
         margin["r"] = NOTE_ROOM
