@@ -197,3 +197,14 @@ def test_a_unit_scale_can_share_its_top_between_figures():
     own = json.loads(heatmap(A, None, None, scale="unit").to_json())["data"][0]
     shared = json.loads(heatmap(A, None, None, scale="unit", bound=0.5).to_json())["data"][0]
     assert abs(own["zmax"] - A.max()) < 1e-6 and shared["zmax"] == 0.5
+
+
+def test_clickable_cells_keep_the_axes_at_the_cells_edges():
+    from ui.cell_pick import pickable
+
+    M = np.arange(6.0).reshape(2, 3)
+    fig = pickable(heatmap(M, ["a", "b"], ["x", "y", "z"], square=True), M, ["a", "b"], list("xyz"))
+    layout = json.loads(fig.to_json())["layout"]
+    # the invisible click targets must not pad the ranges (a hole between the bar and the cells)
+    assert layout["xaxis"]["range"] == [-0.5, 2.5]
+    assert layout["yaxis"]["range"] == [1.5, -0.5]  # reversed: the first row on top
