@@ -41,6 +41,9 @@ def pickable(fig, M: np.ndarray, row_labels, col_labels) -> go.Figure:
         )
     )  # fmt: skip
     fig.update_layout(clickmode="event+select")
+    # the axes end at the cells' edges: markers would pad an automatic range by their size
+    fig.update_xaxes(range=[-0.5, cols - 0.5], autorange=False)
+    fig.update_yaxes(range=[rows - 0.5, -0.5], autorange=False)  # the first row on top
     return fig
 
 

@@ -15,7 +15,8 @@ WEIGHT_SCALE = "Viridis"  # sequential, colour-blind safe: weights in [0, 1]
 MASKED_GREY = "#c8c8c8"
 MAX_SIDE = 160  # larger matrices are block-averaged down to at most this many cells a side
 MAX_TEXT_CELLS = 24  # print values in cells only when both sides are at most this
-BAR_ROOM = 92  # px under a square heatmap: tick labels, axis title, then its colour bar
+BAR_ROOM = 48  # px over a square heatmap, between its title and its plot: the colour bar
+NOTE_ROOM = 48  # px right of the cells for the row notes ("Σ=1.00")
 MAX_TICK_CHARS = 8  # longer token labels are shortened on the axes (the hover has positions)
 
 # Okabe-Ito: eight colours told apart with any colour vision, and on a washed-out projector
@@ -121,42 +122,45 @@ def heatmap(
     fig = SharedFigure(_values_trace(cells, scale, bound, decimals))
     if cells.small and cells.hidden.any():
         fig.add_trace(_mask_overlay(cells, forbidden_text))
-    _frame(fig, cells, row_labels, col_labels, title, title_colour, col_title, square)
+    _frame(fig, cells, row_labels, col_labels, title, title_colour, col_title, square, row_title)
     shapes, notes, margin = [], [], {"l": 10, "r": 10, "t": 40, "b": 10}
     with_notes = row_notes is not None and cells.with_text
     for marks in (
         _focus_marks(cells, focus_row),
         _outline_marks(cells, outline),
         _band_marks(column_bands),
+        _row_note_marks(row_notes if with_notes else None),
     ):
         shapes += marks[0]
         notes += marks[1]
     if column_bands:
         margin["t"] = 70
-    bar_below = square and cells.small
-    if bar_below:  # tick labels, axis title and the bar under the plot, in fixed pixels
-        margin["b"] = BAR_ROOM + (25 if _slanted(col_labels) else 0)
-        fig.update_layout(height=fig.layout.height + margin["b"])
+    bar_above = square and cells.small and not column_bands
+    if bar_above:  # title, then the bar, then the plot flush under it (any spare room below)
+        margin["t"] = 30 + BAR_ROOM
+        height = fig.layout.height + BAR_ROOM - 10
+        title_at = {"y": 1 - 26 / height, "yref": "container", "yanchor": "middle"}
+        fig.update_layout(height=height, title=title_at)
     if with_notes:
-        _row_notes_axis(fig, row_notes, cells.rows)
-        margin["r"] = 40
-    fig.data[0].colorbar = _colour_bar(bar_below, with_notes)
+        margin["r"] = NOTE_ROOM
+    fig.data[0].colorbar = _colour_bar(bar_above, with_notes)
     fig.update_layout(shapes=shapes, annotations=notes, margin=margin)
     return fig
 
 
-def _colour_bar(below: bool, beside_notes: bool) -> dict:
+def _colour_bar(above: bool, beside_notes: bool) -> dict:
     """A colour bar touching its plot at any width. Beside a plot that fills the width, its
     left edge is the plot's right edge (``xpad`` in pixels clears the row notes). A square plot
-    is narrower than the figure on a wide screen (and centred), so its bar lies under it,
-    centred, below the tick labels."""
-    if not below:
+    is narrower than the figure on a wide screen (centred) and shorter than it on a phone (at
+    the top), so its bar lies over it, centred, between the title and the cells: on both
+    screens it touches the plot and leaves no hole under the title."""
+    if not above:
         return {
             "thickness": 12,
             "len": 0.9,
             "x": 1.0,
             "xanchor": "left",
-            "xpad": 52 if beside_notes else 8,
+            "xpad": NOTE_ROOM + 4 if beside_notes else 8,
         }
     return {
         "orientation": "h",
@@ -165,10 +169,10 @@ def _colour_bar(below: bool, beside_notes: bool) -> dict:
         "len": 220,
         "x": 0.5,
         "xanchor": "center",
-        "y": 0,
-        "yref": "container",  # at the figure's foot, in the bottom margin BAR_ROOM leaves
+        "y": 1,
+        "yref": "paper",  # the top of the plot area: the cells start right under it
         "yanchor": "bottom",
-        "ypad": 6,
+        "ypad": 4,
     }
 
 
@@ -295,11 +299,13 @@ def _axis(labels, count: int, block: int, title_text: str, upright: bool = True)
     }
 
 
-def _frame(fig, cells: _Cells, row_labels, col_labels, title, title_colour, col_title, square):
+def _frame(
+    fig, cells: _Cells, row_labels, col_labels, title, title_colour, col_title, square, row_title=""
+):
     """Title, axes (the first row at the top) and a height that suits the rows."""
     rows, small = cells.rows, cells.small
     if square and small:
-        height = int(min(680, max(320, 140 + 60 * rows)))
+        height = int(min(640, max(300, 120 + 52 * rows)))
     elif small:
         height = int(min(640, max(200, 80 + 30 * rows)))
     else:
@@ -315,10 +321,10 @@ def _frame(fig, cells: _Cells, row_labels, col_labels, title, title_colour, col_
             "constrain": "domain",
         },
         yaxis={
-            **_axis(row_labels, cells.reduced.shape[0], cells.br, ""),
+            **_axis(row_labels, cells.reduced.shape[0], cells.br, plotly_text(row_title)),
             "autorange": "reversed",
             **(
-                {"scaleanchor": "x", "constrain": "domain", "constraintoward": "bottom"}
+                {"scaleanchor": "x", "constrain": "domain", "constraintoward": "top"}
                 if square and small
                 else {}
             ),
@@ -411,33 +417,26 @@ def _band_marks(column_bands) -> tuple[list, list]:
     return shapes, notes
 
 
-def _row_notes_axis(fig, row_notes, rows: int) -> None:
-    """Row notes (e.g. row sums) as the tick labels of a right-hand axis: cheap to draw."""
-    fig.add_trace(
-        go.Scatter(
-            x=np.zeros(rows),
-            y=np.arange(rows),
-            yaxis="y2",
-            mode="markers",
-            marker={"opacity": 0},
-            hoverinfo="skip",
-            showlegend=False,
+def _row_note_marks(row_notes) -> tuple[list, list]:
+    """Row notes (e.g. row sums) written just right of the cells, each level with its row
+    (notes are drawn only when the values are printed, so at most MAX_TEXT_CELLS of them)."""
+    if row_notes is None:
+        return [], []
+    notes = [
+        dict(
+            text=plotly_text(note),
+            x=1,
+            xref="x domain",
+            xanchor="left",
+            xshift=4,
+            y=i,
+            yref="y",
+            showarrow=False,
+            font={"size": 11, "color": "#444444"},
         )
-    )
-    fig.update_layout(
-        yaxis2={
-            "overlaying": "y",
-            "side": "right",
-            "anchor": "x",
-            "range": [rows - 0.5, -0.5],
-            "tickmode": "array",
-            "tickvals": list(range(rows)),
-            "ticktext": [plotly_text(note) for note in row_notes],
-            "tickfont": {"size": 11, "color": "#444444"},
-            "showgrid": False,
-            "zeroline": False,
-        }
-    )
+        for i, note in enumerate(row_notes)
+    ]
+    return [], notes
 
 
 @shared(max_entries=40)
@@ -492,7 +491,7 @@ def mask_heatmap(
                 showlegend=True,
             )
         )
-    _frame(fig, cells, row_labels, col_labels, title, None, col_title, False)
+    _frame(fig, cells, row_labels, col_labels, title, None, col_title, False, row_title)
     fig.update_layout(
         legend={
             "orientation": "h",

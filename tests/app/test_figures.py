@@ -142,16 +142,44 @@ def test_colour_bar_touches_its_plot():
     notes = json.loads(heatmap(A, list("abc"), list("abc"), row_notes=["Σ=1"] * 3).to_json())
     bar = notes["data"][0]["colorbar"]
     assert bar["x"] == 1.0 and bar["xanchor"] == "left" and 40 <= bar["xpad"] <= 60  # past Σ
-    # a square plot is centred and narrower than a wide figure: its bar lies under it, centred
+    # a square plot is centred on a wide screen and shorter than the figure on a phone: its
+    # bar lies over it, centred, and the plot sits flush under the bar (any spare room below)
     square = json.loads(heatmap(A, list("abc"), list("abc"), square=True).to_json())
     bar, layout = square["data"][0]["colorbar"], square["layout"]
     assert bar["orientation"] == "h" and bar["x"] == 0.5 and bar["xanchor"] == "center"
     assert bar["lenmode"] == "pixels" and bar["len"] <= 240
-    # at the figure's foot, in a bottom margin of fixed pixels: just under the tick labels
-    assert (bar["y"], bar["yref"], bar["yanchor"]) == (0, "container", "bottom")
-    assert 80 <= layout["margin"]["b"] <= 130
+    assert (bar["y"], bar["yref"], bar["yanchor"]) == (1, "paper", "bottom")
+    assert 60 <= layout["margin"]["t"] <= 100  # title, then the bar, in fixed pixels
     assert layout["xaxis"].get("constraintoward", "center") == "center"
-    assert layout["yaxis"]["constraintoward"] == "bottom"  # on a phone: flush with the bar
+    assert layout["yaxis"]["constraintoward"] == "top"  # no hole between title and cells
+    title_px = (1 - layout["title"]["y"]) * layout["height"]
+    assert layout["title"]["yref"] == "container" and title_px < layout["margin"]["t"] - 40
+
+
+def test_row_notes_sit_level_with_their_rows_right_of_the_cells():
+    A = np.array([[0.25, 0.75], [0.5, 0.5], [1.0, 0.0]])
+    for square in (False, True):
+        spec = json.loads(
+            heatmap(
+                A, list("abc"), list("xy"), row_notes=["Σ=1", "Σ=2", "Σ=3"], square=square
+            ).to_json()
+        )["layout"]
+        notes = [n for n in spec["annotations"] if n["text"].startswith("Σ")]
+        # on the rows' own axis (so a shrunken square plot keeps them level), past the cells
+        assert [(n["y"], n["yref"]) for n in notes] == [(0, "y"), (1, "y"), (2, "y")]
+        assert all((n["x"], n["xref"], n["xanchor"]) == (1, "x domain", "left") for n in notes)
+        assert "yaxis2" not in spec
+        assert spec["margin"]["r"] >= 40  # room for "Σ=1.00"
+
+
+def test_the_row_title_is_drawn():
+    spec = json.loads(
+        heatmap(np.eye(2), ["a", "b"], ["x", "y"], row_title="query i", col_title="key j").to_json()
+    )["layout"]
+    assert spec["yaxis"]["title"]["text"] == "query i"
+    assert spec["xaxis"]["title"]["text"] == "key j"
+    escaped = heatmap(np.eye(2), ["a", "b"], ["x", "y"], row_title="<b>").layout.yaxis.title.text
+    assert escaped == "&lt;b&gt;"
 
 
 def test_long_column_labels_may_slant_and_short_ones_stay_upright():
@@ -169,3 +197,14 @@ def test_a_unit_scale_can_share_its_top_between_figures():
     own = json.loads(heatmap(A, None, None, scale="unit").to_json())["data"][0]
     shared = json.loads(heatmap(A, None, None, scale="unit", bound=0.5).to_json())["data"][0]
     assert abs(own["zmax"] - A.max()) < 1e-6 and shared["zmax"] == 0.5
+
+
+def test_clickable_cells_keep_the_axes_at_the_cells_edges():
+    from ui.cell_pick import pickable
+
+    M = np.arange(6.0).reshape(2, 3)
+    fig = pickable(heatmap(M, ["a", "b"], ["x", "y", "z"], square=True), M, ["a", "b"], list("xyz"))
+    layout = json.loads(fig.to_json())["layout"]
+    # the invisible click targets must not pad the ranges (a hole between the bar and the cells)
+    assert layout["xaxis"]["range"] == [-0.5, 2.5]
+    assert layout["yaxis"]["range"] == [1.5, -0.5]  # reversed: the first row on top
