@@ -19,6 +19,15 @@ def pickable_plot(fig, M, rows, cols, key: str) -> None:
         plot(fig, key)
 
 
+def _clicked_outline(step: str, focus: int):
+    """The clicked cell of this step's matrix, outlined (when it lies on the focus row)."""
+    cell = st.session_state.get("_cell")
+    if cell is None or cell[0] != step or cell[1] != focus:
+        return None
+    _, i, j = cell
+    return ((i, i + 1), (j, j + 1))
+
+
 def figures(step: str, data, settings, head: int, focus: int) -> None:
     tokens, tr, base = list(data.tokens), data.trace, settings.base
     dims = indices(data.E.shape[1], base)
@@ -27,12 +36,14 @@ def figures(step: str, data, settings, head: int, focus: int) -> None:
         "row_title": t("axis_token"),
         "col_title": t("axis_dim"),
     }
+    clicked = _clicked_outline(step, focus)
     by_pair = {
         "decimals": settings.decimals,
         "row_title": t("axis_query"),
         "col_title": t("axis_key"),
         "focus_row": focus,
         "square": True,
+        "outline": clicked,
     }
     forbidden = None if data.mask is None else ~data.mask
     head_name = f"{t('head')} {index(head, base)}"
@@ -108,6 +119,7 @@ def figures(step: str, data, settings, head: int, focus: int) -> None:
             title=f"O{sub(head + base)} = A V",
             title_colour=COLOURS["O"],
             focus_row=focus,
+            outline=clicked,
             **by_token,
         )
         pickable_plot(fig, O, tokens, columns_of(O), "fig_av")

@@ -42,6 +42,11 @@ def test_clicking_a_softmax_cell_shows_its_provenance(session, lang, title):
     # the focus row picker followed the click
     assert "Query row 1 (“b”)" in s.page.get_by_test_id("stMain").inner_text() or lang == "zh"
     assert "查询行 1（“b”）" in s.page.get_by_test_id("stMain").inner_text() or lang == "en"
+    shapes = s.page.evaluate(
+        "() => document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')[0]"
+        ".layout.shapes.map(b => [b.x0, b.y0])"
+    )
+    assert [1.5, 0.5] in shapes  # the clicked cell (row 1, key 2) is outlined
     s.shot(f"click-cell-{lang}-softmax")
     s.assert_healthy()
 
