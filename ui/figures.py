@@ -495,14 +495,13 @@ def mask_heatmap(
     fig.update_layout(
         legend={
             "orientation": "h",
-            "x": 0,
-            "xanchor": "left",
-            "y": 0,
-            "yref": "container",
+            "x": 1,
+            "xanchor": "right",
+            "y": 1.01,
             "yanchor": "bottom",
-        },  # under the tick labels, clear of the title
-        margin={"l": 10, "r": 10, "t": 40, "b": 60},
-        height=fig.layout.height + 40,
+        },  # one row between the title and the cells, clear of the tick labels below
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        height=fig.layout.height + 30,
     )
     return fig
 

@@ -9,6 +9,15 @@ from ui.i18n import t
 from ui.numbers import index
 
 PROJECTOR_HEIGHT = 410  # px: a chart under the projector band fits a 1280 x 720 screen
+DENSE_COLUMNS = 8  # wider heatmaps print numbers too small on a phone: there they hide (style.py)
+
+
+def _dense(fig) -> bool:
+    """A heatmap that prints its values in more than DENSE_COLUMNS columns."""
+    for trace in fig.data:
+        if trace.type == "heatmap" and trace.text is not None and trace.z is not None:
+            return np.shape(trace.z)[-1] > DENSE_COLUMNS
+    return False
 
 
 def plot(fig, key: str, pick: bool = False) -> None:
@@ -23,7 +32,8 @@ def plot(fig, key: str, pick: bool = False) -> None:
         if fig.layout.height and fig.layout.height > PROJECTOR_HEIGHT:  # whole on a 720p screen
             fig.update_layout(height=PROJECTOR_HEIGHT)
     events = {"on_select": "rerun", "selection_mode": "points"} if pick else {}
-    st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False}, **events)
+    box = st.container(key=f"dense_{key}") if _dense(fig) else st
+    box.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False}, **events)
 
 
 def grid(items, per_row: int = 4) -> None:

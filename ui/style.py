@@ -24,10 +24,12 @@ BASE_CSS = """
   .block-container {padding-top: 3.4rem; padding-left: 0.7rem; padding-right: 0.7rem;}
   .st-key-step, .st-key-formula_pick, .st-key-app_caption {display: none;}
   h1 {font-size: 1.45rem !important; padding: 0 0 0.2rem 0 !important;}
-  h3 {font-size: 1.1rem !important; padding: 0.2rem 0 !important;}
+  h3 {font-size: 1.1rem !important; padding: 0.5rem 0 0.4rem 0 !important;}
   .stMainBlockContainer [data-testid="stVerticalBlock"] {gap: 0.5rem;}
   .st-key-row_band {gap: 0.5rem;}
   .st-key-row_band [data-testid="stElementContainer"] {min-width: 0;}
+  /* a wide heatmap's printed values would shrink below reading size: a tap shows each value */
+  [class*="st-key-dense_"] g.heatmap-label {display: none;}
 }
 </style>
 """
