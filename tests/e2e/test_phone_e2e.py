@@ -38,3 +38,19 @@ def test_language_switch_without_opening_the_sidebar(session):
     s.wait_idle()
     assert "注意力权重" in s.page.get_by_test_id("stMain").inner_text()
     s.assert_healthy()
+
+
+HIDDEN_LABELS = (
+    "[...document.querySelectorAll('[class*=st-key-dense_] g.heatmap-label')]"
+    ".map(g => getComputedStyle(g).display)"
+)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("width, shown", [(390, False), (1400, True)])
+def test_a_wide_heatmap_prints_its_values_only_where_they_can_be_read(session, width, shown):
+    s = session(width=width, height=844).open("/?lang=en&step=tokens&d_model=12")
+    s.wait_charts()
+    displays = s.page.evaluate(HIDDEN_LABELS)
+    assert displays, "the 12-column E is marked dense"
+    assert all((d != "none") == shown for d in displays), displays
