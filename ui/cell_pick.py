@@ -2,16 +2,35 @@
 Streamlit's Plotly selection events (a heatmap's own cells send none), and the selection comes
 back as (row, column)."""
 
+import threading
+from weakref import WeakKeyDictionary
+
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.figures import MAX_SIDE
+from ui.figures import MAX_SIDE, SharedFigure
 
 OUTLINE = "#000000"
 HOVER = "%{customdata[0]} → %{customdata[1]}: %{customdata[2]:.6f}<extra></extra>"
 
 
+_made: "WeakKeyDictionary[go.Figure, go.Figure]" = WeakKeyDictionary()  # heatmap -> its copy
+_lock = threading.Lock()
+
+
 def pickable(fig, M: np.ndarray, row_labels, col_labels) -> go.Figure:
+    """``fig`` made clickable, built once per heatmap: the heatmaps are shared between sessions
+    (ui/shared_cache.py), and so is each one's clickable copy, kept as long as the heatmap is."""
+    with _lock:
+        made = _made.get(fig)
+    if made is None:
+        made = _build(fig, M, row_labels, col_labels)
+        with _lock:
+            _made[fig] = made
+    return made
+
+
+def _build(fig, M: np.ndarray, row_labels, col_labels) -> go.Figure:
     """A copy of ``fig`` with one invisible square marker per cell; the selected one is outlined.
     Its hover says the cell's row, column and value, as the heatmap's own hover did."""
     rows, cols = M.shape
@@ -24,7 +43,7 @@ def pickable(fig, M: np.ndarray, row_labels, col_labels) -> go.Figure:
         [np.asarray(row_labels, dtype=object)[i], np.asarray(col_labels, dtype=object)[j], values],
         axis=1,
     )
-    fig = go.Figure(fig)
+    fig = SharedFigure(fig)
     fig.add_trace(
         go.Scatter(
             x=j,
