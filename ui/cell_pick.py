@@ -2,9 +2,6 @@
 Streamlit's Plotly selection events (a heatmap's own cells send none), and the selection comes
 back as (row, column)."""
 
-import threading
-from weakref import WeakKeyDictionary
-
 import numpy as np
 import plotly.graph_objects as go
 
@@ -14,19 +11,13 @@ OUTLINE = "#000000"
 HOVER = "%{customdata[0]} → %{customdata[1]}: %{customdata[2]:.6f}<extra></extra>"
 
 
-_made: "WeakKeyDictionary[go.Figure, go.Figure]" = WeakKeyDictionary()  # heatmap -> its copy
-_lock = threading.Lock()
-
-
 def pickable(fig, M: np.ndarray, row_labels, col_labels) -> go.Figure:
     """``fig`` made clickable, built once per heatmap: the heatmaps are shared between sessions
-    (ui/shared_cache.py), and so is each one's clickable copy, kept as long as the heatmap is."""
-    with _lock:
-        made = _made.get(fig)
+    (ui/shared_cache.py), and so is each one's clickable copy, kept on the heatmap itself (two
+    sessions racing may both build it; either copy is the same)."""
+    made = fig.__dict__.get("_pickable")
     if made is None:
-        made = _build(fig, M, row_labels, col_labels)
-        with _lock:
-            _made[fig] = made
+        made = fig.__dict__["_pickable"] = _build(fig, M, row_labels, col_labels)
     return made
 
 
