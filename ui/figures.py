@@ -523,6 +523,7 @@ def A_heatmap(A, tokens, *, title: str, decimals: int = 2, forbidden=None, **opt
     )
 
 
+@shared(max_entries=80)
 def line_chart(
     xs,
     series: dict,
@@ -533,32 +534,43 @@ def line_chart(
     log: bool = True,
     log_y: bool | None = None,
     colours=None,
+    dashes=None,
+    marker_size: int | None = None,
+    tick_every_x: bool = True,
+    y_range=None,
 ):
     """Lines over xs, one per named series (log-log by default; ``log_y`` overrides the y axis).
-    ``colours``: one per series (e.g. from SERIES), else LINE_COLOURS in order."""
+    ``colours``: one per series (e.g. from SERIES), else LINE_COLOURS in order; ``dashes``: one
+    per series ("solid", "dash"). Shared between sessions: never change the figure returned."""
     log_y = log if log_y is None else log_y
-    fig = go.Figure()
-    colours = list(colours or ())
+    xs = list(xs)
+    fig = SharedFigure()
+    colours, dashes = list(colours or ()), list(dashes or ())
     for i, (name, ys) in enumerate(series.items()):
         colour = colours[i] if i < len(colours) else LINE_COLOURS[i % len(LINE_COLOURS)]
         fig.add_trace(
             go.Scatter(
-                x=list(xs),
+                x=xs,
                 y=list(ys),
                 mode="lines+markers",
                 name=plotly_text(name),
-                line={"color": colour},
-                marker={"color": colour},
+                line={"color": colour, "dash": dashes[i] if i < len(dashes) else "solid"},
+                marker={"color": colour, **({"size": marker_size} if marker_size else {})},
             )
         )
     fig.update_layout(
         title={"text": plotly_text(title), "x": 0},
         height=380,
-        xaxis={"title": x_title, "type": "log" if log else "linear", "tickvals": list(xs)},
+        xaxis={
+            "title": x_title,
+            "type": "log" if log else "linear",
+            **({"tickvals": xs} if tick_every_x else {}),
+        },
         yaxis={
             "title": y_title,
             "type": "log" if log_y else "linear",
             **({"dtick": 1, "exponentformat": "power"} if log_y else {}),
+            **({"range": list(y_range)} if y_range is not None else {}),
         },
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         legend={"orientation": "h", "y": -0.25},
@@ -566,11 +578,13 @@ def line_chart(
     return fig
 
 
+@shared(max_entries=40)
 def histograms(
     series: dict, *, title: str, x_title: str, bins: int = 60, colours=None
 ) -> go.Figure:
-    """Overlaid histograms of named samples (binned here, so the payload stays small)."""
-    fig = go.Figure()
+    """Overlaid histograms of named samples (binned here, so the payload stays small). Shared
+    between sessions: never change the figure returned."""
+    fig = SharedFigure()
     everything = np.concatenate([np.asarray(v) for v in series.values()])
     edges = np.linspace(np.percentile(everything, 0.5), np.percentile(everything, 99.5), bins + 1)
     centres = (edges[:-1] + edges[1:]) / 2
@@ -581,7 +595,7 @@ def histograms(
                 x=centres,
                 y=counts,
                 name=plotly_text(name),
-                opacity=0.6,
+                opacity=0.75,
                 marker_color=colour,
                 width=edges[1] - edges[0],
             )

@@ -2,6 +2,7 @@
 the tutorial's examples. An item opens in this session (a teacher in a room takes the class
 along); its link reproduces the view anywhere; a whole lesson opens as a room."""
 
+import html
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -140,6 +141,16 @@ def _open_room(lesson: Lesson) -> None:
     _go(lesson.items[0])
 
 
+def links_html(lesson: Lesson, lang: str) -> str:
+    """Each item's address as a link to copy or share (one element for the whole lesson)."""
+    rows = "".join(
+        f'<li><a href="{html.escape(url(item, lang))}" target="_blank">'
+        f"{html.escape(t(f'item_{item.key}'))}</a></li>"
+        for item in lesson.items
+    )
+    return f'<ol style="margin:0;padding-left:1.4rem;line-height:1.7">{rows}</ol>'
+
+
 def show(lang: str) -> None:
     if st.session_state.pop("_lesson_room_failed", False):
         st.warning(t("lesson_room_failed"))
@@ -149,17 +160,15 @@ def show(lang: str) -> None:
             st.caption(t(f"lesson_{lesson.key}_source"))
             st.markdown(t(f"lesson_{lesson.key}_intro"))
             for number, item in enumerate(lesson.items, start=1):
-                left, right = st.columns([6, 1], vertical_alignment="center")
-                left.button(
+                st.button(
                     f"{number}. {t(f'item_{item.key}')}",
                     key=f"go_{lesson.key}_{number}",
                     on_click=_go,
                     args=(item,),
                     type="tertiary",
                 )
-                right.link_button(
-                    t("lesson_link"), url(item, lang), type="tertiary", icon=":material/link:"
-                )
+            with st.expander(t("lesson_links")):
+                st.html(links_html(lesson, lang))
             in_room = bool(st.session_state.get("room"))
             st.button(
                 t("lesson_open_room"),

@@ -104,13 +104,12 @@ def curves(PE: np.ndarray, base: int) -> None:
         x_title=t("pe_position"),
         y_title="PE",
         log=False,
+        colours=[OKABE_ITO[k % len(OKABE_ITO)] for k in range(len(dims))],
+        dashes=["solid" if c % 2 == 0 else "dash" for c in dims],  # cosines dashed
+        marker_size=4,
+        tick_every_x=False,
+        y_range=(-1.1, 1.1),
     )
-    for k, (trace, c) in enumerate(zip(figure.data, dims)):
-        colour = OKABE_ITO[k % len(OKABE_ITO)]
-        trace.line = {"color": colour, "dash": "solid" if c % 2 == 0 else "dash"}
-        trace.marker = {"color": colour, "size": 4}
-    figure.update_xaxes(tickvals=None, type="linear")
-    figure.update_yaxes(range=[-1.1, 1.1])
     plot(figure, "pe_curves")
 
 

@@ -8,10 +8,11 @@ import streamlit as st
 
 from core import projections
 from ui.escape import markdown_text, plotly_text
-from ui.figures import MAX_TEXT_CELLS, A_heatmap, heatmap
+from ui.figures import MAX_TEXT_CELLS, A_heatmap, SharedFigure, heatmap
 from ui.i18n import t
 from ui.layout import grid, plot
 from ui.numbers import index, num, row_label, sub
+from ui.shared_cache import shared
 
 NO_PROJECTION = "#CC79A7"  # Okabe-Ito reddish purple: scores of X with itself
 PROJECTED = "#0072B2"  # Okabe-Ito blue: scores through W_Q and W_K
@@ -143,9 +144,11 @@ def weights_side_by_side(data, pair, settings, head: int) -> None:
     plot(bars(names, series, t("pj_self_title"), decimals, top=1.0), "pj_self")
 
 
+@shared(max_entries=40)
 def bars(names, series: dict, title: str, decimals: int, top: float) -> go.Figure:
-    """Grouped bars, one group per token: {name: (values, colour)}, each value printed."""
-    fig = go.Figure()
+    """Grouped bars, one group per token: {name: (values, colour)}, each value printed. Shared
+    between sessions, as the heatmaps are."""
+    fig = SharedFigure()
     for name, (values, colour) in series.items():
         fig.add_trace(
             go.Bar(

@@ -34,9 +34,9 @@ def variance_experiment(decimals: int) -> int:
         t("sc_hist_raw", var=num(raw, decimals)): s,
         t("sc_hist_scaled", var=num(scaled, decimals)): s / math.sqrt(d_k),
     }
-    figure = histograms(series, title=t("sc_hist_title"), x_title=t("sc_score_axis"))
-    for trace, colour in zip(figure.data, (UNSCALED, SCALED)):
-        trace.marker.color, trace.opacity = colour, 0.8  # the lines' colours, not washed out
+    figure = histograms(
+        series, title=t("sc_hist_title"), x_title=t("sc_score_axis"), colours=(UNSCALED, SCALED)
+    )  # the lines' colours
     plot(figure, "sc_hist")
     raw_text, scaled_text = num(raw, decimals), num(scaled, decimals)
     st.success(t("sc_measured", samples=samples, d_k=d_k, raw=raw_text, scaled=scaled_text))
@@ -107,10 +107,9 @@ def _lines(curves, column: int, y_title: str, key: str):
         t("sc_with"): [c[column] for c in curves[True]],
     }
     figure = line_chart(
-        SCALING_D_K, series, title=y_title, x_title="d_k", y_title=y_title, log_y=False
-    )
-    for trace, colour in zip(figure.data, (UNSCALED, SCALED)):
-        trace.line.color = trace.marker.color = colour
+        SCALING_D_K, series, title=y_title, x_title="d_k", y_title=y_title, log_y=False,
+        colours=(UNSCALED, SCALED),
+    )  # fmt: skip
     return figure, key
 
 

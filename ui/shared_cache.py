@@ -19,12 +19,16 @@ def _fingerprint(value) -> object:
     if isinstance(value, np.ndarray):
         data = np.ascontiguousarray(value)
         return ("array", data.shape, data.dtype.str, hashlib.blake2b(data.tobytes()).digest())
+    if isinstance(value, range):
+        return ("range", value.start, value.stop, value.step)
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(_fingerprint(item) for item in value))
     if isinstance(value, dict):
         return ("dict", tuple(sorted((k, _fingerprint(v)) for k, v in value.items())))
     if value is None or isinstance(value, (str, int, float, bool, np.generic)):
         return value
+    if hasattr(value, "to_numpy"):  # a pandas Series or Index: by its values
+        return _fingerprint(np.asarray(value.to_numpy()))
     raise TypeError(f"shared cache: cannot key on {type(value).__name__}")
 
 
