@@ -2,6 +2,8 @@
 the table of e^x, the matrix result beside the per-token loop, the learner's answer with a Check
 button, and the worksheet downloads. The arithmetic as text is in ui/handcheck.py."""
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -181,18 +183,17 @@ def worksheet(matrices, trace, tokens, settings) -> None:
     blocks = handcheck.worksheet_blocks(
         matrices, trace, tokens, settings.decimals, settings.base, settings.lang
     )
-    sheet = worksheet_html(blocks, settings.lang, t("ws_print"))
-    left, right = st.columns(2)
+    left, right = st.columns(2)  # the files are made when they are downloaded, not on every run
     left.download_button(
         t("download_html"),
-        sheet,
+        partial(worksheet_html, blocks, settings.lang, t("ws_print")),
         "attention-worksheet.html",
         "text/html",
         key="download_html",
     )
     right.download_button(
         t("download_csv"),
-        handcheck.worksheet_csv(matrices, trace, settings.base),
+        partial(handcheck.worksheet_csv, matrices, trace, settings.base),
         "attention-worksheet.csv",
         "text/csv",
         key="download_csv",
