@@ -231,16 +231,14 @@ def _colour(cells: _Cells, scale: str, bound: float | None) -> dict:
     return {"colorscale": SIGNED_SCALE, "zmid": 0.0, "zmin": -bound, "zmax": bound}
 
 
-def _values_trace(cells: _Cells, scale: str, bound, decimals: int) -> go.Heatmap:
+def _cells_trace(cells: _Cells, z: np.ndarray, **style) -> go.Heatmap:
+    """One heatmap trace over the cells' positions, with their gaps: values, overlay or mask."""
     x, y = cells.xy
-    trace = go.Heatmap(
-        z=cells.reduced.astype(np.float32),
-        x=x,
-        y=y,
-        xgap=cells.gap,
-        ygap=cells.gap,
-        **_colour(cells, scale, bound),
-    )
+    return go.Heatmap(z=z.astype(np.float32), x=x, y=y, xgap=cells.gap, ygap=cells.gap, **style)
+
+
+def _values_trace(cells: _Cells, scale: str, bound, decimals: int) -> go.Heatmap:
+    trace = _cells_trace(cells, cells.reduced, **_colour(cells, scale, bound))
     if cells.with_text:
         trace.text = _format(cells.M, decimals)
         trace.texttemplate = "%{text}"
@@ -255,13 +253,9 @@ def _values_trace(cells: _Cells, scale: str, bound, decimals: int) -> go.Heatmap
 
 def _mask_overlay(cells: _Cells, forbidden_text: str) -> go.Heatmap:
     """Masked cells: grey, with their symbolic value written in (1 exactly where hidden)."""
-    x, y = cells.xy
-    masked = go.Heatmap(
-        z=np.where(cells.hidden, 1.0, np.nan).astype(np.float32),
-        x=x,
-        y=y,
-        xgap=cells.gap,
-        ygap=cells.gap,
+    masked = _cells_trace(
+        cells,
+        np.where(cells.hidden, 1.0, np.nan),
         colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]],
         showscale=False,
         hoverinfo="skip",
@@ -454,14 +448,10 @@ def mask_heatmap(
     named by ``legend`` = (allowed, forbidden) in the learner's language (e.g. "allowed (1)")."""
     allowed = np.asarray(allowed, dtype=bool)
     cells = _Cells.of(allowed.astype(np.float64), None)
-    x, y = cells.xy
     words = np.where(allowed, legend[0], legend[1]).astype(object)
-    trace = go.Heatmap(
-        z=cells.reduced.astype(np.float32),
-        x=x,
-        y=y,
-        xgap=cells.gap,
-        ygap=cells.gap,
+    trace = _cells_trace(
+        cells,
+        cells.reduced,
         zmin=0,
         zmax=1,
         colorscale=[

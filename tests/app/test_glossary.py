@@ -98,13 +98,15 @@ def english_words(text: str) -> set[str]:
     return {w for w in words if len(w) > 1 and not re.search(r"[_0-9]", w) and w not in NAMES}
 
 
-def test_chinese_strings_have_no_english_words():
-    bad = {
-        key: sorted(english_words(form))
-        for key, forms in CHINESE.items()
-        for form in forms
-        if english_words(form)
+def offending(check) -> dict:
+    """{key: what ``check`` found} for each Chinese string (any plural form) where it found any."""
+    return {
+        key: found for key, forms in CHINESE.items() for form in forms if (found := check(form))
     }
+
+
+def test_chinese_strings_have_no_english_words():
+    bad = offending(lambda form: sorted(english_words(form)))
     assert not bad, f"English words in Chinese strings: {bad}"
 
 
@@ -129,12 +131,7 @@ def half_width_next_to_chinese(text: str) -> list[str]:
 
 
 def test_chinese_prose_uses_full_width_punctuation():
-    bad = {
-        key: spots
-        for key, forms in CHINESE.items()
-        for form in forms
-        if (spots := half_width_next_to_chinese(form))
-    }
+    bad = offending(half_width_next_to_chinese)
     assert not bad, f"half-width punctuation in Chinese prose: {bad}"
 
 
@@ -147,12 +144,7 @@ def ordinal_labels(text: str) -> list[str]:
 
 
 def test_numbers_that_follow_the_numbering_setting_are_labels_not_ordinals():
-    bad = {
-        key: found
-        for key, forms in CHINESE.items()
-        for form in forms
-        if (found := ordinal_labels(form))
-    }
+    bad = offending(ordinal_labels)
     assert not bad, f"say 查询行 {{i}} / 列 {{j}} / 头 {{h}}, not 第 {{i}} 行: {bad}"
 
 
