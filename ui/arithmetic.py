@@ -49,14 +49,23 @@ def dot_product_lines(
     return lines
 
 
-def softmax_lines(masked_row, weights_row, keys, decimals: int, lang=None, base: int = 0):
-    """The row's max, each exponential, their sum, and each weight."""
+def row_exps(masked_row):
+    """(visible keys, the row's max m over them, e^(s − m) with 0 where masked, their sum), or
+    None when every key is masked: the numbers a softmax row is worked with on paper."""
     allowed = np.isfinite(masked_row)
     if not allowed.any():
-        return [t("focus_masked_key", lang, j="*")]
+        return None
     m = float(np.max(masked_row[allowed]))
     exps = np.where(allowed, np.exp(np.where(allowed, masked_row, m) - m), 0.0)
-    total = float(exps.sum())
+    return allowed, m, exps, float(exps.sum())
+
+
+def softmax_lines(masked_row, weights_row, keys, decimals: int, lang=None, base: int = 0):
+    """The row's max, each exponential, their sum, and each weight."""
+    worked = row_exps(masked_row)
+    if worked is None:
+        return [t("focus_masked_key", lang, j="*")]
+    allowed, m, exps, total = worked
     lines = [t("focus_max", lang, m=num(m, decimals))]
     for j in keys:
         if allowed[j]:

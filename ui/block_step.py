@@ -13,6 +13,7 @@ from ui.figures import heatmap
 from ui.i18n import t
 from ui.layout import grid
 from ui.numbers import indices, num, sub
+from ui.shared_cache import shared
 
 FORMULA = (
     r"H = X + \text{MultiHead}(X),\quad N = \text{LayerNorm}(H),\quad "
@@ -27,8 +28,14 @@ def _feed_forward(d_model: int, seed: int):
 
 
 def block_of(data, seed: int):
-    tr = data.trace
-    return block(tr.X, tr.output, _feed_forward(tr.X.shape[1], seed))
+    """The block's intermediates for this sentence: computed once and shared by every session and
+    both uses of a run (the charts and the worked row), as the trace itself is."""
+    return _block(data.trace.X, data.trace.output, seed)
+
+
+@shared(max_entries=16)
+def _block(X, attention_out, seed: int):
+    return block(X, attention_out, _feed_forward(X.shape[1], seed))
 
 
 def shapes(data) -> str:

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from classroom.rooms import RoomError
 from ui.i18n import t
 from ui.room import rooms
 
@@ -134,7 +135,7 @@ def _open_room(lesson: Lesson) -> None:
     """Open a room with this session as its teacher, and go to the lesson's first view."""
     try:
         code, key = rooms().open()
-    except Exception:  # a full store: the room page says why when tried there
+    except RoomError:  # the store holds its most rooms
         st.session_state["_lesson_room_failed"] = True
         return
     st.session_state.update(room=code, room_key=key, room_version=-1, room_follow=True)

@@ -2,6 +2,7 @@
 the current numbers before the result is shown. The questions come from core/questions.py, the
 generator the classroom's "Ask the class" uses; a tally is kept for the session."""
 
+import zlib
 from dataclasses import asdict
 
 import streamlit as st
@@ -30,11 +31,12 @@ def question_for(step: str, data, head: int, focus: int, base: int) -> dict | No
         return None
     tr = data.trace
     fields = {name: getattr(tr, name) for name in ("Q", "K", "V", "A", "output")}
-    seed = hash((step, head, focus, data.tokens)) % 2**31  # one question per view, fixed
+    view = f"{step}|{head}|{focus}|{'|'.join(data.tokens)}"
+    seed = zlib.crc32(view.encode("utf-8"))  # one question per view, the same in every process
     question = asdict(
         make_question(kinds[0], step, fields, list(data.tokens), head, focus, data.mask, seed, base)
     )
-    question["id"] = f"{step}|{head}|{focus}|{'|'.join(data.tokens)}|{base}"
+    question["id"] = f"{view}|{base}"
     return question
 
 

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ui.arithmetic import keys_to_show
+from ui.arithmetic import keys_to_show, row_exps
 from ui.i18n import t
 from ui.numbers import factor, num, sub
 
@@ -48,12 +48,10 @@ def score_story(tr, head: int, i: int, j: int, step: str, decimals: int, base: i
 
 
 def _softmax_story(masked_row, A_row, i: int, j: int, decimals: int, base: int) -> list:
-    finite = np.isfinite(masked_row)
-    if not finite.any():
+    worked = row_exps(masked_row)
+    if worked is None:
         return [t("cell_row_all_masked")]
-    m = float(masked_row[finite].max())
-    exps = np.where(finite, np.exp(np.where(finite, masked_row, m) - m), 0.0)
-    total = float(exps.sum())
+    finite, m, exps, total = worked
     keys = keys_to_show(A_row, chosen=j)
     terms = [
         f"e^({num(masked_row[k], decimals)} − {factor(m, decimals)}) = {num(exps[k], decimals)}"
