@@ -88,12 +88,10 @@ def generation(data, settings) -> None:
         if step == 0:
             source = t("co_gen_prompt")
         else:
-            source = t("co_gen_fed_back", prev=index(step - 1, base))
-        st.markdown(
-            t("co_gen_step", t=index(step, base), token=markdown_text(tokens[step]), source=source)
-        )
+            source = t("co_gen_fed_back", prev=step)  # steps are counted from 1
+        st.markdown(t("co_gen_step", t=step + 1, token=markdown_text(tokens[step]), source=source))
         st.markdown(_generated_so_far(tokens, step))
-        st.caption(t("co_cache", t=index(step, base), rows=step + 1, n=n, head=base))
+        st.caption(t("co_cache", t=step + 1, rows=step + 1, n=n, head=index(0, base)))
         caches = [
             (
                 heatmap(
@@ -110,4 +108,4 @@ def generation(data, settings) -> None:
         ]
         grid(caches, per_row=2)
 
-    player(t("co_step"), n, "co_step", draw, first=base)
+    player(t("co_step"), n, "co_step", draw, first=1)  # steps are counted from 1

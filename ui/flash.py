@@ -29,7 +29,7 @@ def tiles(data, settings) -> None:
     def draw(index: int) -> None:
         _step(data, settings, steps[index], index, len(steps), tiles_per_row)
 
-    player(t("fl_step_slider"), len(steps), "fl_step", draw, first=settings.base)
+    player(t("fl_step_slider"), len(steps), "fl_step", draw, first=1)  # steps are counted
     st.success(t("fl_equal", diff=f"{np.abs(O - tr.O[0]).max():.1e}"))
 
 
@@ -84,7 +84,7 @@ def _step(data, settings, step, index: int, count: int, tiles_per_row: int) -> N
     """One step: where it is, what it rescaled, the scores, the rows' state and their output."""
     tokens, base, dec = list(data.tokens), settings.base, settings.decimals
     qi, kj = index // tiles_per_row + base, index % tiles_per_row + base
-    where = t("fl_step", s=index + base, first=base, last=count - 1 + base, qi=qi, kj=kj)
+    where = t("fl_step", s=index + 1, count=count, qi=qi, kj=kj)  # tiles are labels, steps counted
     st.markdown(f"**{where}**")
     st.markdown(_what_happened(step, tokens, base, dec))
     plot(_scores(data, settings, step), "fl_scores")

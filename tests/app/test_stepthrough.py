@@ -15,10 +15,10 @@ from tests.core.test_paths import simulated_cnn_layers
 from ui.i18n import DEFAULT_SENTENCE
 from ui.player import INTERVAL_S, advance
 
-PLAYERS = {  # page -> (the player's session key, its first position at base 0)
-    "loop-vs-matrix": ("loop_rows", 1),  # a count of rows: 1 … n whatever the base
-    "flash": ("fl_step", 0),
-    "cost": ("co_step", 0),
+PLAYERS = {  # page -> (the player's session key, its first position): counts, from 1 whatever
+    "loop-vs-matrix": ("loop_rows", 1),  # the base (rows done, steps taken; "第 0 步" reads wrong)
+    "flash": ("fl_step", 1),
+    "cost": ("co_step", 1),
 }
 
 
@@ -92,13 +92,13 @@ def test_flash_opens_on_a_tile_whose_first_steps_rescale():
     for lang in ("en", "zh"):
         at = run_app("flash", lang=lang)
         steps_seen = []
-        for step in range(3):  # the first three steps
+        for step in range(1, 4):  # the first three steps
             at.slider(key="fl_step").set_value(step).run()
             rescale = at.dataframe[0].value.iloc[:, 3]
             steps_seen += [float(v.replace("−", "-")) for v in rescale]
         assert any(0 < v < 1 for v in steps_seen), (lang, steps_seen)
         # the outlined tile says so on the chart
-        at.slider(key="fl_step").set_value(1).run()
+        at.slider(key="fl_step").set_value(2).run()
         notes = [
             a["text"] for a in chart_titled(at, "S / √d_k").get("layout", {}).get("annotations", [])
         ]
@@ -125,9 +125,7 @@ def test_flash_numbers_from_one_and_follows_decimals():
     assert list(state.iloc[:, 0]) == ["1 · a", "2 · b", "3 · c"]
     for column in state.columns[2:]:  # max after, rescale, sum: three decimals
         assert all(re.fullmatch(r"−?\d+\.\d{3}", v) for v in state[column]), column
-    assert any(
-        m.value.startswith("**Step 1 (of 1–9): query tile 1, key tile 1") for m in at.markdown
-    )
+    assert any(m.value.startswith("**Step 1 of 9: query tile 1, key tile 1") for m in at.markdown)
     partial, final = _zrange(at, "fl_partial"), _zrange(at, "fl_final")
     assert partial == final
 
