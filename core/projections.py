@@ -21,14 +21,13 @@ class ScorePair:
     A_QK: np.ndarray  # [n, n] softmax(Q Kᵀ / √d_k) by rows
 
 
-def score_pair(X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray) -> ScorePair:
-    """X [n, d_model]; W_Q, W_K [d_model, d_k] (one head's columns)."""
+def score_pair(X: np.ndarray, S: np.ndarray, S_scaled: np.ndarray) -> ScorePair:
+    """X [n, d_model]; one head's S = Q Kᵀ and S / √d_k [n, n], as the attention trace holds them
+    (unmasked: the comparison is about the scores). Only X Xᵀ and the two softmaxes are new."""
     X = np.asarray(X, dtype=np.float64)
-    Q, K = X @ W_Q, X @ W_K  # [n, d_k] each
-    S_X, S_QK = X @ X.T, Q @ K.T  # [n, n] each
+    S_X = X @ X.T  # [n, n]
     A_X = softmax_rows(S_X / np.sqrt(X.shape[1]))
-    A_QK = softmax_rows(S_QK / np.sqrt(W_Q.shape[1]))
-    return ScorePair(S_X, S_QK, A_X, A_QK)
+    return ScorePair(S_X, np.asarray(S, np.float64), A_X, softmax_rows(np.asarray(S_scaled)))
 
 
 def _tolerance(S: np.ndarray) -> float:

@@ -36,8 +36,8 @@ def head_picker(data, settings) -> int:
 
 
 def pair_for(data, head: int) -> projections.ScorePair:
-    columns = slice(head * data.d_k, (head + 1) * data.d_k)
-    return projections.score_pair(data.trace.X, data.W.W_Q[:, columns], data.W.W_K[:, columns])
+    tr = data.trace
+    return projections.score_pair(tr.X, tr.S[head], tr.S_scaled[head])
 
 
 def scores_side_by_side(data, pair, settings, head: int) -> None:

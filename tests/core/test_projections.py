@@ -27,7 +27,8 @@ def _loop_softmax(row):
 def test_score_pair_matches_a_loop(n, d, seed):
     rng = np.random.default_rng(seed)
     X, W_Q, W_K = rng.normal(size=(n, d)), rng.normal(size=(d, 3)), rng.normal(size=(d, 3))
-    pair = projections.score_pair(X, W_Q, W_K)
+    Q, K = X @ W_Q, X @ W_K
+    pair = projections.score_pair(X, Q @ K.T, Q @ K.T / math.sqrt(3))
     np.testing.assert_allclose(pair.S_X, _loop_scores(X, X), atol=1e-12)
     np.testing.assert_allclose(pair.S_QK, _loop_scores(X @ W_Q, X @ W_K), atol=1e-12)
     for i in range(n):
@@ -46,8 +47,8 @@ def test_asymmetry_finds_the_most_different_pair():
 def test_projections_break_the_symmetry_for_the_default_sentence():
     tokens = core.tokenize("the movie was really good")
     X = core.embed(tokens, 8) + core.positional_encoding(5, 8)
-    W = core.init_weights(core.AttentionConfig())
-    pair = projections.score_pair(X, W.W_Q[:, :4], W.W_K[:, :4])
+    trace = core.attention(X, core.init_weights(core.AttentionConfig()), 2)  # head 0, d_k = 4
+    pair = projections.score_pair(X, trace.S[0], trace.S_scaled[0])
     found = projections.asymmetry(pair.S_QK)
     assert not found.symmetric
     assert abs(pair.S_QK[found.i, found.j] - pair.S_QK[found.j, found.i]) == pytest.approx(
