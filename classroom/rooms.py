@@ -1,5 +1,25 @@
 """Rooms: a short code for students, a secret key for the teacher, the teacher's view, who is
-connected, one question at a time and its anonymous answers. Everything lives in the store."""
+connected, one question at a time and its anonymous answers. Everything lives in the store.
+
+What one person can do is bounded (tests/server/test_rooms.py attacks each bound):
+- a browser holds one open room: opening another closes the last one;
+- a room nobody has taught in (no view published) expires after UNTAUGHT_TTL, and a full store
+  evicts the longest-idle rooms that have no connected students before it refuses a new one;
+- a browser has one answer per question, and one row in the room's "connected" set;
+- failed joins wait longer after a few tries (``join_wait``).
+
+The store's keys, for room CODE:
+    room:CODE           JSON: key hash, view, version, question, the questions asked so far
+    rooms               sorted set: each room's code by last use (untaught rooms sort first)
+    owner:BROWSER       the code of the room this browser opened last
+    alive:CODE          sorted set: the browsers seen, by when
+    open:CODE           the id of the question taking answers, while it does
+    answers:CODE:ID     hash: browser -> the index of its choice
+
+Memory: a room is about 1.5 kB with a question; its connected set at most MAX_ALIVE × ~60 B and
+its current answers MAX_ANSWERS × ~50 B, so the worst case (every room at every cap) is about
+MAX_ROOMS × 57 kB ≈ 57 MB, and a class of 60 about 8 kB. bench/classroom.py measures it.
+"""
 
 import hashlib
 import hmac
@@ -7,14 +27,19 @@ import json
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 
 from core.questions import Question
 
 ROOM_TTL = 12 * 3600  # a room not used for this long expires
-MAX_ROOMS = 500  # per store
-MAX_ANSWERS = 300  # per question
+UNTAUGHT_TTL = 15 * 60  # ... and one nobody has taught in (no view published) after this long
+MAX_ROOMS = 1000  # per store: a memory bound (see above), evicting idle rooms before refusing
+MAX_ANSWERS = 500  # per question: a memory bound no class meets
+MAX_ALIVE = 500  # rows in a room's connected set
+MAX_HISTORY = 50  # questions remembered for the class's summary
 ALIVE_S = 6.0  # a student seen within this many seconds counts as connected
+FREE_JOIN_TRIES = 3  # failed joins before each further try waits (2, 4, 8 … 30 s)
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I/L to misread on a projector
 CODE_LENGTH = 5
 CODE_PATTERN = re.compile(rf"^[{CODE_ALPHABET}]{{{CODE_LENGTH}}}$")
@@ -35,25 +60,74 @@ def normal_code(text: str) -> str:
     return (text or "").strip().upper()
 
 
-def _hash(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()
+def join_wait(failures: int) -> float:
+    """Seconds a session waits before its next join, after ``failures`` failed ones in a row."""
+    if failures < FREE_JOIN_TRIES:
+        return 0.0
+    return float(min(30, 2 ** (failures - FREE_JOIN_TRIES + 1)))
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _browser(browser: str) -> str:
+    """What the store keeps of a browser's id: a hash, so that no stored value lets anyone act
+    as that browser."""
+    return _hash(f"browser:{browser}")[:20]
 
 
 class Rooms:
-    def __init__(self, store):
-        self.store = store
+    def __init__(self, store, clock: Callable[[], float] = time.time):
+        self.store, self.clock = store, clock
 
     # the room itself
-    def open(self) -> tuple[str, str]:
-        """A new room: (code for the students, secret key for the teacher)."""
-        if self.store.count("room:") >= MAX_ROOMS:
-            raise RoomError("full")
+    def open(self, owner: str) -> tuple[str, str]:
+        """A new room for the browser ``owner``: (code for the students, secret key for the
+        teacher). The room this browser opened before is closed."""
+        owned = f"owner:{_browser(owner)}"
+        previous = self.store.get(owned)
+        if previous:
+            self.close(previous)
+        self._make_room_for_one()
         key = secrets.token_urlsafe(16)
+        room = {"key_hash": _hash(key), "view": {}, "version": 0, "question": None, "asked": []}
         while True:
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-            room = {"key_hash": _hash(key), "view": {}, "version": 0, "question": None}
-            if self.store.set_new(f"room:{code}", json.dumps(room), ROOM_TTL):
-                return code, key
+            if self.store.set_new(f"room:{code}", json.dumps(room), UNTAUGHT_TTL):
+                break
+        self._used(code, taught=False)
+        self.store.set(owned, code, ROOM_TTL)
+        return code, key
+
+    def _used(self, code: str, taught: bool) -> None:
+        """Mark the room as used now in the index (an untaught room sorts before every taught
+        one, so that eviction takes it first)."""
+        now = self.clock()
+        score = now if taught else now - 2 * ROOM_TTL
+        self.store.zadd_capped("rooms", code, score, 10**9, ROOM_TTL, drop_below=now - 3 * ROOM_TTL)
+
+    def _make_room_for_one(self) -> None:
+        """Below MAX_ROOMS: forget expired rooms, then evict the longest-idle ones nobody is
+        connected to; "full" only when every room has students."""
+        while self.store.zcount("rooms") >= MAX_ROOMS:
+            freed = False
+            for code, _ in self.store.zlowest("rooms", 64):
+                if self.store.get(f"room:{code}") is None or self.connected(code) == 0:
+                    self.close(code)
+                    freed = True
+                    if self.store.zcount("rooms") < MAX_ROOMS:
+                        return
+            if not freed:
+                raise RoomError("full")
+
+    def close(self, code: str) -> None:
+        """The room and everything it holds, gone."""
+        code = normal_code(code)
+        current = self.store.get(f"open:{code}")
+        keys = [f"room:{code}", f"alive:{code}", f"open:{code}"]
+        self.store.delete(*keys, *([f"answers:{code}:{current}"] if current else []))
+        self.store.zrem("rooms", code)
 
     def get(self, code: str) -> dict:
         """The room, or RoomError: "bad_code" (not a code's shape) or "no_room" (none, expired)."""
@@ -65,9 +139,6 @@ class Rooms:
             raise RoomError("no_room")
         return json.loads(raw)
 
-    def _save(self, code: str, room: dict) -> None:
-        self.store.set(f"room:{normal_code(code)}", json.dumps(room), ROOM_TTL)
-
     def is_teacher(self, code: str, key: str | None) -> bool:
         """Whether ``key`` drives the room (compared in constant time, as hashes)."""
         if not key:
@@ -78,61 +149,117 @@ class Rooms:
             return False
         return hmac.compare_digest(_hash(key), room["key_hash"])
 
-    def _teachers_room(self, code: str, key: str) -> dict:
-        if not self.is_teacher(code, key):
-            raise PermissionError("only the teacher's key drives a room")
-        return self.get(code)
+    def _change(self, code: str, key: str, change: Callable[[dict], bool]) -> dict:
+        """One atomic step on the room: ``change(room)`` edits it in place and says whether to
+        write it; only the teacher's key may. Returns the room as it is after the step."""
+        code = normal_code(code)
+        if not CODE_PATTERN.match(code):
+            raise RoomError("bad_code")
+        after = {}
+
+        def step(raw):
+            if raw is None:
+                raise RoomError("no_room")
+            room = json.loads(raw)
+            if not hmac.compare_digest(_hash(key or ""), room["key_hash"]):
+                raise PermissionError("only the teacher's key drives a room")
+            write = change(room)
+            after.clear()
+            after.update(room)
+            return json.dumps(room) if write else None
+
+        self.store.update(f"room:{code}", step, ROOM_TTL)
+        return after
 
     # the teacher's view, followed by the students
-    def publish(self, code: str, key: str, view: dict) -> int:
-        """Set the view students follow; returns its version (unchanged if the view is)."""
-        room = self._teachers_room(code, key)
+    def publish(self, code: str, key: str, view: dict, seen: int | None = None) -> tuple[int, dict]:
+        """Set the view students follow, if the room is still at version ``seen`` (the one this
+        teacher's tab last took; None: whatever it is). Returns the room's (version, view)
+        after the step: another tab's newer view wins, and this tab should take it."""
         view = {name: view[name] for name in VIEW_FIELDS if name in view}
-        if view != room["view"]:
-            room["view"], room["version"] = view, room["version"] + 1
-        self._save(code, room)  # also keeps the room alive while the teacher works
-        return room["version"]
+
+        def change(room):
+            if view != room["view"] and (seen is None or seen == room["version"]):
+                room["view"], room["version"] = view, room["version"] + 1
+            return True  # written even when unchanged: it keeps the room alive (ROOM_TTL)
+
+        room = self._change(code, key, change)
+        self._used(normal_code(code), taught=True)
+        return room["version"], room["view"]
 
     # who is here
-    def heartbeat(self, code: str, session: str) -> None:
-        self.store.hset(f"alive:{normal_code(code)}", session, str(time.time()), ROOM_TTL)
+    def heartbeat(self, code: str, browser: str) -> None:
+        now = self.clock()
+        self.store.zadd_capped(
+            f"alive:{normal_code(code)}", _browser(browser), now, MAX_ALIVE, ROOM_TTL,
+            drop_below=now - ALIVE_S,
+        )  # fmt: skip
 
     def connected(self, code: str) -> int:
-        since = time.time() - ALIVE_S
-        seen = self.store.hgetall(f"alive:{normal_code(code)}")
-        return sum(1 for t in seen.values() if float(t) >= since)
+        """Browsers seen in the last ALIVE_S seconds."""
+        return self.store.zcount(f"alive:{normal_code(code)}", self.clock() - ALIVE_S)
 
     # one question at a time
     def ask(self, code: str, key: str, question: Question) -> str:
-        room = self._teachers_room(code, key)
         question_id = secrets.token_hex(4)
-        room["question"] = {"id": question_id, "revealed": False, **asdict(question)}
-        self._save(code, room)
+        code = normal_code(code)
+        old = {}
+
+        def change(room):
+            old.update(room["question"] or {})
+            room["question"] = {"id": question_id, "revealed": False, **asdict(question)}
+            return True
+
+        self._change(code, key, change)
+        self.store.set(f"open:{code}", question_id, ROOM_TTL)
+        if old:
+            self._file_away(code, key, old)
         return question_id
 
     def reveal(self, code: str, key: str) -> None:
-        room = self._teachers_room(code, key)
-        if room["question"]:
-            room["question"]["revealed"] = True
-            self._save(code, room)
+        code = normal_code(code)
+        self.store.delete(f"open:{code}")  # first: no answer is taken after this
 
-    def answer(self, code: str, question_id: str, session: str, choice: int) -> bool:
-        """One answer per session, anonymous (the session id is a random token, no name). False
-        when the question is not the room's current one, is revealed, or has its fill."""
+        def change(room):
+            if not room["question"] or room["question"]["revealed"]:
+                return False
+            room["question"]["revealed"] = True
+            return True
+
+        self._change(code, key, change)
+
+    def _file_away(self, code: str, key: str, question: dict) -> None:
+        """A question the class has moved past: its counts into the room's list of questions
+        asked, and its answers out of the store."""
+        counts = self.answers(code, question["id"], question)
+
+        def change(room):
+            entry = {name: question[name] for name in ("kind", "params", "choices", "answer")}
+            entry["counts"] = counts
+            room["asked"] = (room.get("asked", []) + [entry])[-MAX_HISTORY:]
+            return True
+
+        self._change(code, key, change)
+        self.store.delete(f"answers:{code}:{question['id']}")
+
+    def answer(self, code: str, question_id: str, browser: str, choice: int) -> bool:
+        """One answer per browser, anonymous (a hash of a random id, no name). False when the
+        question is not the room's current one, is revealed, or has MAX_ANSWERS already."""
+        code = normal_code(code)
         question = self.get(code)["question"]
         if not question or question["id"] != question_id or question["revealed"]:
             return False
         if not 0 <= choice < len(question["choices"]):
             return False
-        answers = f"answers:{normal_code(code)}:{question_id}"
-        if self.store.hlen(answers) >= MAX_ANSWERS:
-            return False
-        self.store.hset(answers, session, str(choice), ROOM_TTL)
-        return True
+        return self.store.hset_capped(
+            f"answers:{code}:{question_id}", _browser(browser), str(choice), MAX_ANSWERS,
+            ROOM_TTL, guard=(f"open:{code}", question_id),
+        )  # fmt: skip
 
-    def answers(self, code: str, question_id: str) -> list[int]:
+    def answers(self, code: str, question_id: str, question: dict | None = None) -> list[int]:
         """How many chose each choice, in the choices' order."""
-        question = self.get(code)["question"]
+        if question is None:
+            question = self.get(code)["question"]
         counts = [0] * (len(question["choices"]) if question else 0)
         for choice in self.store.hgetall(f"answers:{normal_code(code)}:{question_id}").values():
             if 0 <= int(choice) < len(counts):

@@ -7,6 +7,11 @@
 #
 # Needs Debian's redis-server and nginx (apt-get install -y redis-server nginx) and the app's venv
 # (.venv, from the README's first command). Several hosts: README, "Several app processes".
+#
+# Redis keeps the rooms with AOF persistence (appendonly yes, appendfsync everysec) in
+# REDIS_DATA (default: data/redis in the repository), so a Redis restart costs at most the last
+# second of changes, and a class goes on. REDIS_PASSWORD, if set, is required of every client
+# (it goes into a config file readable by this user only, never onto a command line).
 set -euo pipefail
 replicas=${1:?usage: deploy/local.sh REPLICAS PORT}
 port=${2:?usage: deploy/local.sh REPLICAS PORT}
@@ -33,18 +38,36 @@ wait_for() {  # wait_for URL: until it answers, at most 60 s
   echo "no answer from $1" >&2; return 1
 }
 
-redis_port=$(free_port)
-redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$run" \
-  > "$run/redis.log" 2>&1 &
+redis_port=${REDIS_PORT:-$(free_port)}
+redis_data=${REDIS_DATA:-$root/data/redis}
+mkdir -p "$redis_data"
+(
+  umask 077
+  {
+    echo "port $redis_port"
+    echo "bind 127.0.0.1"
+    echo "dir $redis_data"
+    echo "appendonly yes"
+    echo "appendfsync everysec"
+    echo 'save ""'
+    if [ -n "${REDIS_PASSWORD:-}" ]; then echo "requirepass $REDIS_PASSWORD"; fi
+  } > "$run/redis.conf"
+)
+redis-server "$run/redis.conf" > "$run/redis.log" 2>&1 &
 redis_pid=$!
 pids+=($redis_pid)
-export ROOM_STORE="redis://127.0.0.1:$redis_port/0"
-echo "redis-server on 127.0.0.1:$redis_port (ROOM_STORE=$ROOM_STORE)"
+if [ -n "${REDIS_PASSWORD:-}" ]; then
+  auth=":$("$python" -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$REDIS_PASSWORD")@"
+else
+  auth=""
+fi
+export ROOM_STORE="redis://${auth}127.0.0.1:$redis_port/0"
+echo "redis-server on 127.0.0.1:$redis_port, AOF in $redis_data${auth:+, with a password}"
 
 upstreams=""
 for i in $(seq "$replicas"); do
   replica_port=$(free_port)
-  "$python" -m streamlit run "$root/app.py" --server.headless=true --server.port="$replica_port" \
+  "$python" -m streamlit run "$root/serve.py" --server.headless=true --server.port="$replica_port" \
     --server.address=127.0.0.1 --browser.gatherUsageStats=false --server.fileWatcherType=none \
     --server.enableXsrfProtection=false > "$run/replica-$i.log" 2>&1 &
   pids+=($!)

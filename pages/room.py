@@ -9,5 +9,6 @@ from ui.settings import current
 current()  # the sidebar's settings (and, on a server's first visit, app.py's routing)
 st.title(t("room_title"))
 st.markdown(t("room_intro"))
+room_page.store_notice()
 room_page.open_a_room()
 room_page.join_a_room()

@@ -9,6 +9,8 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from classroom.rooms import RoomError
+from classroom.store import StoreError
+from ui.browser import browser_id
 from ui.i18n import t
 from ui.room import rooms
 
@@ -134,9 +136,12 @@ def go_if_asked(lang: str) -> None:
 def _open_room(lesson: Lesson) -> None:
     """Open a room with this session as its teacher, and go to the lesson's first view."""
     try:
-        code, key = rooms().open()
-    except RoomError:  # the store holds its most rooms
-        st.session_state["_lesson_room_failed"] = True
+        code, key = rooms().open(browser_id())
+    except RoomError:  # every room the store holds has students
+        st.session_state["_lesson_room_failed"] = "lesson_room_failed"
+        return
+    except StoreError:  # the store does not answer: say so, as the room's band does
+        st.session_state["_lesson_room_failed"] = "room_reconnecting"
         return
     st.session_state.update(room=code, room_key=key, room_version=-1, room_follow=True)
     _go(lesson.items[0])
@@ -153,8 +158,9 @@ def links_html(lesson: Lesson, lang: str) -> str:
 
 
 def show(lang: str) -> None:
-    if st.session_state.pop("_lesson_room_failed", False):
-        st.warning(t("lesson_room_failed"))
+    failed = st.session_state.pop("_lesson_room_failed", None)
+    if failed:
+        st.warning(t(failed))
     for lesson in LESSONS:
         with st.container(border=True, key=f"lesson_{lesson.key}"):
             st.subheader(t(f"lesson_{lesson.key}_title"))

@@ -1,36 +1,143 @@
 """The classroom in the app: the teacher's and the students' side of a room (classroom/rooms.py).
 
-app.py calls ``join_from_url()`` before the sidebar (a pending view from the teacher is applied
+app.py calls ``join_from_url()`` before the sidebar (a pending view from the room is applied
 to the widgets there), ``room_panel()`` after it and ``publish_view()`` after the page: the
 teacher's every run publishes the view. A student's fragment looks at the room every second,
 counts them as connected, follows the view unless they chose to explore, and shows the current
-question.
+question; a teacher's second tab follows the room the same way.
+
+Every call into the store goes through ``guarded``: a store that fails (Redis restarting, a full
+disk) shows "reconnecting…" in place of the room's band, never an error box, and a fragment
+polls until the store answers again, then the page carries on by itself.
 """
 
+import functools
+import logging
 import threading
+import time
 
 import streamlit as st
 
-from classroom.rooms import VIEW_FIELDS, RoomError, Rooms, normal_code
-from classroom.store import open_store
+from classroom.rooms import CODE_LENGTH, VIEW_FIELDS, RoomError, Rooms, join_wait, normal_code
+from classroom.store import StoreError, check, shared_store
+from ui.browser import keep_browser_id
+from ui.escape import markdown_text
 from ui.i18n import t
 
 POLL_S = 1.0
-_rooms, _lock = None, threading.Lock()
+_rooms, _problem, _lock = None, None, threading.Lock()
+_LOG = logging.getLogger(__name__)
 
 
 def rooms() -> Rooms:
-    """The server's rooms, on the store $ROOM_STORE names (SQLite in data/ by default)."""
-    global _rooms
+    """The server's rooms, on the store $ROOM_STORE names (SQLite in data/ by default), opened
+    and test-written once per process."""
+    global _rooms, _problem
     with _lock:
         if _rooms is None:
-            _rooms = Rooms(open_store())
+            _rooms = Rooms(shared_store())
+            _problem = check(_rooms.store)
+            if _problem:
+                _LOG.error("the room store does not work: %s", _problem)
         return _rooms
 
 
+def store_problem() -> str | None:
+    """Why the store failed its test write when this process opened it, or None."""
+    rooms()
+    return _problem
+
+
+def _debug() -> bool:
+    return st.get_option("global.developmentMode") or st.get_option("logger.level") == "debug"
+
+
+def store_down(error: StoreError) -> None:
+    """The one face of a failing store: a notice, and (outside a fragment) a fragment that
+    reruns the page once the store answers again."""
+    _LOG.warning("room store: %s", error.reason)
+    st.session_state["_room_store_down"] = True
+    st.warning(t("room_reconnecting"), icon=":material/sync:")
+    if _debug():
+        st.caption(t("room_reconnecting_why", reason=markdown_text(error.reason)))
+
+
+def guarded(function):
+    """Run ``function``; a StoreError becomes the reconnecting notice (see store_down)."""
+
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except StoreError as error:
+            store_down(error)
+            if not st.session_state.get("_in_fragment"):
+                _wait_for_store()
+
+    return run
+
+
+@st.fragment(run_every=POLL_S)
+def _wait_for_store() -> None:
+    try:
+        rooms().store.get("probe:alive")
+    except StoreError:
+        return
+    st.session_state["_room_store_down"] = False
+    st.rerun()
+
+
+def fragment_guarded(function):
+    """``guarded`` for a fragment's body; once the store is back after an outage, one full
+    rerun redraws the page (and a teacher's view unpublished meanwhile goes out)."""
+
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        st.session_state["_in_fragment"] = True
+        try:
+            result = function(*args, **kwargs)
+        except StoreError as error:
+            store_down(error)
+            return None
+        except RoomError:  # the room expired or was closed meanwhile: the full run says so
+            st.session_state["_in_fragment"] = False
+            st.rerun()
+        finally:
+            st.session_state["_in_fragment"] = False
+        if st.session_state.get("_room_store_down"):
+            st.session_state["_room_store_down"] = False
+            st.rerun()
+        return result
+
+    return run
+
+
+def shown_code(text: str) -> str:
+    """A code typed or sent in the URL, safe to echo into markdown: cut to a code's length
+    (and a little), every markdown character escaped."""
+    text = normal_code(text)
+    return markdown_text(text[: CODE_LENGTH + 3] + ("…" if len(text) > CODE_LENGTH + 3 else ""))
+
+
+def join_allowed() -> bool:
+    """False (with a message) while this session waits after too many failed joins."""
+    wait = st.session_state.get("_join_next_at", 0.0) - time.time()
+    if wait > 0:
+        st.warning(t("room_join_wait", s=int(wait) + 1))
+        return False
+    return True
+
+
+def join_failed(success: bool) -> None:
+    failures = 0 if success else st.session_state.get("_join_failures", 0) + 1
+    st.session_state["_join_failures"] = failures
+    st.session_state["_join_next_at"] = time.time() + join_wait(failures)
+
+
+@guarded
 def join_from_url() -> None:
     """Take ?room=CODE (and a teacher's &key=…, which leaves the address bar at once), and apply
-    a view the teacher published since the last run. Runs before any widget is drawn."""
+    a view the room has that this tab has not taken yet. Runs before any widget is drawn."""
     params = st.query_params
     if "room" in params:
         code = normal_code(params["room"])
@@ -42,9 +149,37 @@ def join_from_url() -> None:
             del params["key"]  # the key never stays in the address bar: a projector shows it
             if rooms().is_teacher(code, key):
                 st.session_state["room_key"] = key
+    if is_teacher():
+        take_room_view()
     view = st.session_state.pop("_room_view", None)
     if view is not None:
         _apply(view)
+
+
+def take_room_view() -> bool:
+    """A teacher's tab takes the room's view when another tab (or an earlier run of this one)
+    published a version this tab has not seen: its next press starts from there. True if it
+    did. Safe in a widget's callback: it sets the widgets' values."""
+    code = st.session_state.get("room")
+    try:
+        room = rooms().get(code)
+    except RoomError:
+        return False
+    if room["version"] in (0, st.session_state.get("room_version")):
+        return False
+    st.session_state["room_version"] = room["version"]
+    _apply(room["view"])
+    return True
+
+
+def from_room_view() -> bool:
+    """In a teacher's Previous/Next: start from the room's view if another tab moved it."""
+    if not is_teacher():
+        return False
+    try:
+        return take_room_view()
+    except StoreError:
+        return False  # the press goes ahead from this tab's view; publishing says the rest
 
 
 def _apply(view: dict) -> None:
@@ -82,45 +217,61 @@ def current_view(settings) -> dict:
     return view
 
 
+@guarded
 def room_panel(settings) -> None:
     """The room's band at the top of every page, for the teacher or for a student."""
     code = st.session_state.get("room")
     if not code:
         return
+    keep_browser_id()
     try:
         rooms().get(code)
     except RoomError as error:
-        st.warning(t(f"room_{error.code}", code=code), icon=":material/meeting_room:")
+        st.warning(t(f"room_{error.code}", code=shown_code(code)), icon=":material/meeting_room:")
         if st.button(t("room_leave"), key="room_leave_bad"):
             leave()
         return
-    if is_teacher():
-        from ui import room_teacher
+    try:
+        if is_teacher():
+            from ui import room_teacher
 
-        room_teacher.panel(code, settings)
-    else:
-        from ui import room_student
+            room_teacher.panel(code, settings)
+        else:
+            from ui import room_student
 
-        room_student.panel(code)
+            room_student.panel(code)
+    except (RoomError, PermissionError):  # closed or expired meanwhile: the next run says so
+        st.rerun()
 
 
 def follow_page(script: str) -> None:
-    """A student following the teacher goes to the teacher's page (set by the last view taken)."""
+    """A tab following the room (a student, or a teacher's other tab) goes to its page."""
     wanted = st.session_state.pop("_room_page", None)
-    if wanted and wanted != script and st.session_state.get("room") and not is_teacher():
-        if st.session_state.get("room_follow", True):
+    if wanted and wanted != script and st.session_state.get("room"):
+        if is_teacher() or st.session_state.get("room_follow", True):
             keep = {k: st.query_params[k] for k in ("lang", "room") if k in st.query_params}
             st.switch_page(f"pages/{wanted}.py", query_params=keep)
 
 
+@guarded
 def publish_view(settings) -> None:
-    """The teacher's view as the page left it: after the page ran, its widgets hold it."""
+    """The teacher's view as the page left it: after the page ran, its widgets hold it. If
+    another of the teacher's tabs moved the room meanwhile, this tab takes that view instead."""
     code = st.session_state.get("room")
-    if code and is_teacher():
-        try:
-            rooms().publish(code, st.session_state["room_key"], current_view(settings))
-        except (RoomError, PermissionError):
-            pass  # expired meanwhile: the next run says so
+    if not (code and is_teacher()):
+        return
+    seen = st.session_state.get("room_version", -1)
+    mine = current_view(settings)
+    try:
+        version, view = rooms().publish(
+            code, st.session_state["room_key"], mine, seen=None if seen < 0 else seen
+        )
+    except (RoomError, PermissionError):
+        return  # expired meanwhile: the next run says so
+    st.session_state["room_version"] = version
+    if view != {name: mine[name] for name in VIEW_FIELDS if name in mine}:
+        st.session_state["_room_view"] = view
+        st.rerun()
 
 
 def leave() -> None:

@@ -7,8 +7,9 @@ import segno
 import streamlit as st
 
 from classroom.rooms import RoomError, normal_code
+from ui.browser import browser_id
 from ui.i18n import t
-from ui.room import rooms
+from ui.room import guarded, join_allowed, join_failed, rooms, shown_code, store_problem
 
 
 def base_url() -> str:
@@ -27,10 +28,19 @@ def qr_png(text: str) -> bytes:
     return out.getvalue()
 
 
+def store_notice() -> bool:
+    """The page says why rooms cannot work here (the store failed its test write): True if so."""
+    problem = store_problem()
+    if problem:
+        st.error(t("room_store_broken", reason=problem), icon=":material/error:")
+    return bool(problem)
+
+
+@guarded
 def open_a_room() -> None:
     if st.button(t("room_open"), key="room_open", type="primary"):
         try:
-            code, key = rooms().open()
+            code, key = rooms().open(browser_id())
         except RoomError as error:
             st.error(t(f"room_{error.code}", code=""))
             return
@@ -56,15 +66,19 @@ def open_a_room() -> None:
         st.image(qr_png(students), caption=t("room_qr"), width=260)
 
 
+@guarded
 def join_a_room() -> None:
     st.subheader(t("room_join"))
     code = st.text_input(t("room_join_code"), key="room_join_code", max_chars=12)
-    if st.button(t("room_join_button"), key="room_join_button") and code.strip():
+    pressed = st.button(t("room_join_button"), key="room_join_button")
+    if pressed and code.strip() and join_allowed():
         try:
             rooms().get(code)
         except RoomError as error:
-            st.warning(t(f"room_{error.code}", code=normal_code(code)))
+            join_failed(success=False)
+            st.warning(t(f"room_{error.code}", code=shown_code(code)))
             return
+        join_failed(success=True)
         st.session_state.update(room=normal_code(code), room_version=-1, room_follow=True)
         st.query_params["room"] = normal_code(code)
         st.switch_page("pages/walkthrough.py")

@@ -4,10 +4,10 @@ import streamlit as st
 
 from classroom.rooms import RoomError
 from ui import questions
+from ui.browser import browser_id
 from ui.escape import markdown_text
 from ui.i18n import t
-from ui.room import POLL_S, leave, rooms
-from ui.settings import anonymous_id
+from ui.room import POLL_S, fragment_guarded, leave, rooms
 
 
 def _snap_back() -> None:
@@ -39,10 +39,11 @@ def panel(code: str) -> None:
 
 
 @st.fragment(run_every=POLL_S)
+@fragment_guarded
 def live(code: str) -> None:
     """Every second: say I am here, take the teacher's new view, show the question."""
     room_store = rooms()
-    room_store.heartbeat(code, anonymous_id())
+    room_store.heartbeat(code, browser_id())
     try:
         room = room_store.get(code)
     except RoomError:
@@ -70,7 +71,7 @@ def _question(code: str, question: dict) -> None:
         choice = questions.choose(question, f"choice_{question['id']}")
         if not st.button(t("q_send"), key=f"send_{question['id']}", disabled=choice is None):
             return
-        if not rooms().answer(code, question["id"], anonymous_id(), choice):
+        if not rooms().answer(code, question["id"], browser_id(), choice):
             st.warning(t("q_closed"))
             return
         mine = st.session_state[f"answered_{question['id']}"] = choice

@@ -11,7 +11,7 @@ from ui.compute import trace_for
 from ui.figures import answer_bars
 from ui.i18n import labeller, t
 from ui.layout import plot
-from ui.room import POLL_S, leave, rooms
+from ui.room import POLL_S, fragment_guarded, leave, rooms
 
 
 def panel(code: str, settings) -> None:
@@ -46,7 +46,13 @@ def panel(code: str, settings) -> None:
 
 
 @st.fragment(run_every=POLL_S)
+@fragment_guarded
 def connected(code: str) -> None:
+    """Every second: who is here; and if another of the teacher's tabs moved the room, this tab
+    follows it (the full rerun takes the room's view)."""
+    room = rooms().get(code)
+    if room["version"] not in (0, st.session_state.get("room_version")):
+        st.rerun()
     st.caption(t("room_teacher_band", code=code, n=rooms().connected(code)))
 
 
@@ -64,15 +70,18 @@ def _ask(code: str, kind: str, step: str, settings) -> None:
 
 
 @st.fragment(run_every=POLL_S)
+@fragment_guarded
 def answers(code: str) -> None:
-    """Every second: the question and its answers so far, as a chart."""
+    """Every second: the question and its answers so far, as a chart; the number connected
+    beside it when the two disagree."""
     question = rooms().get(code)["question"]
     if not question:
         return
     st.markdown(f"**{questions.prompt(question)}**")
-    counts = rooms().answers(code, question["id"])
+    counts = rooms().answers(code, question["id"], question)
     right = question["answer"] if question["revealed"] else None
-    title = t("room_answers", n=sum(counts))
+    n, c = sum(counts), rooms().connected(code)
+    title = t("room_answers", n=n) if n == c else t("room_answers_of_connected", n=n, c=c)
     plot(answer_bars(questions.labels(question), counts, right, title), "room_answers")
     if question["revealed"]:
         questions.show_answer(question)

@@ -1,10 +1,10 @@
 """The shared sidebar: every setting lives in the URL so a shared link reproduces the view."""
 
-import secrets
 from dataclasses import dataclass
 
 import streamlit as st
 
+from ui.browser import browser_id
 from ui.escape import markdown_text
 from ui.i18n import DEFAULT_SENTENCE, LANG_NAMES, LANGS, labeller, t
 
@@ -209,9 +209,9 @@ def base() -> int:
 
 
 def anonymous_id() -> str:
-    """A random token for this browser session (no name, nothing from the browser): a shared
-    measurement counts its learners by it, and a room counts each answer once."""
-    return st.session_state.setdefault("_anonymous_id", secrets.token_hex(8))
+    """This browser's anonymous id (ui/browser.py): a shared measurement counts its learners by
+    it, and a room counts each answer once."""
+    return browser_id()
 
 
 def current() -> Settings:

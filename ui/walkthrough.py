@@ -9,6 +9,7 @@ from ui import block_step, cell_pick, code_lines, predict, provenance, step_figu
 from ui.figures import MAX_SIDE, MAX_TEXT_CELLS
 from ui.i18n import labeller, t
 from ui.numbers import index, row_label, sub
+from ui.room import from_room_view
 from ui.settings import base, coded_choice, keep_in_url, url_choice
 
 STEPS = (
@@ -83,6 +84,9 @@ def step_navigation(visible_steps, projector: bool = False) -> str:
     In projector mode one compact band instead: Previous, the step with its formula, Next."""
 
     def move(offset: int):
+        before = st.session_state["step"]
+        if from_room_view() and st.session_state.get("step") not in visible_steps:
+            st.session_state["step"] = before  # a teacher's press starts from the room's step
         index = visible_steps.index(st.session_state["step"]) + offset
         st.session_state["step"] = visible_steps[max(0, min(len(visible_steps) - 1, index))]
 

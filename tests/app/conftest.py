@@ -27,8 +27,10 @@ def gpu_app(gpu_stand_in):
 def rooms_in_a_fresh_store(tmp_path, monkeypatch):
     """Every test's rooms in its own SQLite file (the app's default store), shared by the
     sessions a test runs, as one server's sessions share it."""
+    import classroom.store
     import ui.room
 
     monkeypatch.setenv("ROOM_STORE", str(tmp_path / "rooms.sqlite3"))
     monkeypatch.setattr(ui.room, "_rooms", None)
+    monkeypatch.setattr(classroom.store, "_shared", None)
     yield

@@ -124,7 +124,7 @@ def test_an_expired_room_says_so_to_a_student_in_their_language(monkeypatch):
     for lang, words in (("en", f"There is no room {code}"), ("zh", f"没有代码为 {code} 的教室")):
         at = run_app(room=code, lang=lang)
         assert not at.exception and any(words in w.value for w in at.warning)
-    monkeypatch.setattr(classroom.rooms, "ROOM_TTL", 0.2)  # and expiry itself, on the store
+    monkeypatch.setattr(classroom.rooms, "UNTAUGHT_TTL", 0.2)  # and expiry itself (untaught)
     _, code, _ = _open_room()
     import time
 

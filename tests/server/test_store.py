@@ -1,59 +1,26 @@
-"""One test suite for both stores: SQLite (a file) and Redis (a real redis-server, started here on
-a free loopback port and stopped after)."""
+"""One test suite for both stores: SQLite (a file) and Redis (a real redis-server, from
+conftest.py). Every read-then-write is one atomic step, checked with threads racing."""
 
-import shutil
-import socket
-import subprocess
+import threading
 import time
 
 import pytest
 
-from bench.server import free_port
-from classroom.store import RedisStore, SQLiteStore, open_store
+from classroom.store import RedisStore, SQLiteStore, StoreError, check, open_store
 
 
-@pytest.fixture(scope="session")
-def redis_url(tmp_path_factory):
-    server = shutil.which("redis-server")
-    if server is None:
-        pytest.fail("redis-server is not installed (apt-get install redis-server); .ci/run does")
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            server,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(tmp_path_factory.mktemp("redis")),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.05)
-    yield url
-    process.terminate()
-    process.wait(timeout=10)
+def race(work, n=24):
+    """``work(i)`` in n threads released together; their results in order."""
+    barrier, results = threading.Barrier(n), [None] * n
 
+    def one(i):
+        barrier.wait()
+        results[i] = work(i)
 
-@pytest.fixture(params=["sqlite", "redis"])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        return SQLiteStore(tmp_path / "rooms.sqlite3")
-    store = RedisStore(request.getfixturevalue("redis_url"))
-    store._redis.flushdb()
-    return store
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    [thread.start() for thread in threads]
+    [thread.join() for thread in threads]
+    return results
 
 
 def test_values_expire(store):
@@ -69,31 +36,70 @@ def test_set_new_sets_only_an_absent_key(store):
     assert store.get("room:X") == "first"
 
 
-def test_count_counts_live_keys_with_a_prefix_only(store):
-    store.set("room:A", "1", 10)
-    store.set("room:B", "1", 10)
-    store.set("room_like", "1", 10)  # an underscore is not a wildcard
-    store.set("other:C", "1", 10)
-    store.set("room:D", "1", 0.2)
-    time.sleep(0.3)
-    assert store.count("room:") == 2
+def test_update_is_atomic_no_increment_is_lost(store):
+    def add_one(old):
+        return str(int(old or 0) + 1)
+
+    race(lambda i: [store.update("n", add_one, 10) for _ in range(10)], n=12)
+    assert store.get("n") == "120"
 
 
-def test_hashes_hold_one_value_per_field_and_expire_together(store):
-    store.hset("h", "s1", "0", 10)
-    store.hset("h", "s2", "1", 10)
-    store.hset("h", "s1", "2", 0.3)  # the last write sets the whole hash's expiry
-    assert store.hgetall("h") == {"s1": "2", "s2": "1"} and store.hlen("h") == 2
+def test_update_that_raises_or_returns_none_writes_nothing(store):
+    store.set("k", "old", 10)
+    assert store.update("k", lambda old: None, 10) is None
+    with pytest.raises(ZeroDivisionError):
+        store.update("k", lambda old: str(1 / 0), 10)
+    assert store.get("k") == "old"
+    assert store.update("absent", lambda old: "made" if old is None else "no", 10) == "made"
+
+
+def test_a_capped_hash_never_holds_more_than_its_cap_under_a_race(store):
+    taken = race(lambda i: store.hset_capped("answers", f"s{i}", "0", 10, 10), n=24)
+    assert sum(taken) == 10 and store.hlen("answers") == 10
+    assert store.hset_capped("answers", "s0" if taken[0] else f"s{taken.index(True)}", "1", 10, 10)
+    assert store.hlen("answers") == 10  # a field already there may change its value
+
+
+def test_a_guarded_hash_write_needs_the_guard_value(store):
+    store.set("open", "q1", 10)
+    assert store.hset_capped("answers", "s1", "0", 10, 10, guard=("open", "q1"))
+    assert not store.hset_capped("answers", "s2", "0", 10, 10, guard=("open", "q2"))
+    store.delete("open")
+    assert not store.hset_capped("answers", "s3", "0", 10, 10, guard=("open", "q1"))
+    assert store.hgetall("answers") == {"s1": "0"}
+
+
+def test_hash_fields_expire(store):
+    store.hset_capped("h", "s1", "0", 10, 0.3)
+    assert store.hgetall("h") == {"s1": "0"} and store.hlen("h") == 1
     time.sleep(0.4)
     assert store.hgetall("h") == {} and store.hlen("h") == 0
 
 
-def test_delete_removes_values_and_hashes(store):
+def test_sorted_sets_count_by_score_drop_the_old_and_keep_their_cap(store):
+    for i in range(5):
+        assert store.zadd_capped("alive", f"s{i}", float(i), 4, 10) == (i < 4)
+    assert store.zcount("alive") == 4 and store.zcount("alive", 2.0) == 2
+    assert store.zlowest("alive", 2) == [("s0", 0.0), ("s1", 1.0)]
+    assert store.zadd_capped("alive", "s9", 9.0, 4, 10, drop_below=2.0)  # s0, s1 dropped first
+    assert [m for m, _ in store.zlowest("alive", 10)] == ["s2", "s3", "s9"]
+    assert store.zadd_capped("alive", "s2", 10.0, 3, 10)  # a member there already moves
+    store.zrem("alive", "s3")
+    assert store.zlowest("alive", 10) == [("s9", 9.0), ("s2", 10.0)]
+    taken = race(lambda i: store.zadd_capped("crowd", f"s{i}", 1.0, 7, 10), n=20)
+    assert sum(taken) == 7 and store.zcount("crowd") == 7
+
+
+def test_delete_removes_values_hashes_and_sets(store):
     store.set("k", "v", 10)
-    store.hset("k2", "f", "v", 10)
-    store.delete("k")
-    store.delete("k2")
-    assert store.get("k") is None and store.hgetall("k2") == {}
+    store.hset_capped("k2", "f", "v", 10, 10)
+    store.zadd_capped("k3", "m", 1.0, 10, 10)
+    store.delete("k", "k2", "k3")
+    assert store.get("k") is None and store.hgetall("k2") == {} and store.zcount("k3") == 0
+
+
+def test_check_writes_and_reads_back(store):
+    assert check(store) is None
 
 
 def test_the_sqlite_store_survives_a_restart(tmp_path):
@@ -101,6 +107,73 @@ def test_the_sqlite_store_survives_a_restart(tmp_path):
     assert SQLiteStore(tmp_path / "s.sqlite3").get("room:KEEP") == "1"  # a new process's view
 
 
+def test_sqlite_sweeps_only_expired_rows_through_an_index(tmp_path):
+    store = SQLiteStore(tmp_path / "s.sqlite3")
+    plans = [
+        store._db.execute(f"EXPLAIN QUERY PLAN DELETE FROM {table} WHERE expires <= 1").fetchall()
+        for table in ("kv", "hash", "zset")
+    ]
+    assert all("USING INDEX" in str(plan) or "USING COVERING INDEX" in str(plan) for plan in plans)
+    plan = store._db.execute(
+        "EXPLAIN QUERY PLAN SELECT COUNT(*) FROM zset WHERE key = 'a' AND score >= 1"
+    ).fetchall()
+    assert "zset_score" in str(plan) or "PRIMARY KEY" in str(plan)
+
+
 def test_room_store_url_picks_the_store(tmp_path, redis_url):
     assert isinstance(open_store(str(tmp_path / "x.sqlite3")), SQLiteStore)
     assert isinstance(open_store(redis_url), RedisStore)
+
+
+# faults: each becomes a StoreError with a reason that names no address
+
+
+def test_a_sqlite_folder_that_cannot_be_written_says_so(tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the data folder should be")
+    store = SQLiteStore(blocker / "rooms.sqlite3")  # opening does not raise: every call says why
+    with pytest.raises(StoreError) as raised:
+        store.set("k", "v", 10)
+    assert "cannot be opened" in raised.value.reason or "written" in raised.value.reason
+    assert check(store) is not None
+
+
+def test_a_full_sqlite_database_says_so_and_keeps_what_it_held(tmp_path):
+    store = SQLiteStore(tmp_path / "s.sqlite3")
+    store.set("room:KEEP", "1", 60)
+    store._db.execute(
+        f"PRAGMA max_page_count = {store._db.execute('PRAGMA page_count').fetchone()[0]}"
+    )
+    with pytest.raises(StoreError) as raised:
+        for i in range(10_000):
+            store.set(f"filler:{i}", "x" * 1000, 60)
+    assert "full" in raised.value.reason
+    assert store.get("room:KEEP") == "1"
+
+
+def test_a_sqlite_file_deleted_under_the_store_is_reported(tmp_path, caplog):
+    path = tmp_path / "s.sqlite3"
+    store = SQLiteStore(path)
+    store.set("room:A", "1", 60)
+    for suffix in ("", "-wal", "-shm"):
+        (tmp_path / f"s.sqlite3{suffix}").unlink(missing_ok=True)
+    with pytest.raises(StoreError) as raised:
+        store.get("room:A")
+    assert "deleted" in raised.value.reason
+    assert any("deleted" in record.message for record in caplog.records)  # loudly, in the log
+    assert store.get("room:A") is None and path.exists()  # then on with a new, empty file
+
+
+def test_redis_down_and_back(redis_server):
+    store = RedisStore(redis_server.url)
+    store.set("room:KEEP", "1", 600)
+    redis_server.kill()
+    try:
+        with pytest.raises(StoreError) as raised:
+            store.get("room:KEEP")
+        assert raised.value.reason == "the Redis server does not answer"
+        assert str(redis_server.port) not in raised.value.reason
+        assert check(store) == "the Redis server does not answer"
+    finally:
+        redis_server.start()
+    assert store.get("room:KEEP") == "1"  # AOF: what it held came back with it
