@@ -4,12 +4,11 @@
 
 At start-up the store ($ROOM_STORE, SQLite in data/ by default) is opened and test-written.
 /_stcore/health answers 503 with the reason while that test fails (it is tried again at most
-every HEALTH_S seconds), so a balancer or a start script sees a server whose rooms cannot work;
+every CHECK_S seconds, classroom/store.py), so a balancer or a start script sees a server whose rooms cannot work;
 the room page says why to whoever opens it. `streamlit run app.py` still runs the same app,
 without the check.
 """
 
-import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -17,19 +16,9 @@ import streamlit as st
 from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 
-from classroom.store import check, shared_store
+from classroom.store import shared_problem as store_problem
 
 HERE = Path(__file__).parent
-HEALTH_S = 5.0
-_last = {"at": 0.0, "problem": None}
-
-
-def store_problem() -> str | None:
-    """Why the store fails its test write now (tried at most every HEALTH_S s), or None."""
-    now = time.monotonic()
-    if now - _last["at"] >= HEALTH_S:
-        _last.update(at=now, problem=check(shared_store()))
-    return _last["problem"]
 
 
 class StoreHealth:
@@ -42,7 +31,7 @@ class StoreHealth:
         if scope["type"] == "http" and scope["path"].endswith("/_stcore/health"):
             problem = store_problem()
             if problem:
-                response = PlainTextResponse(f"room store: {problem}", status_code=503)
+                response = PlainTextResponse(f"room store: {problem.reason}", status_code=503)
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
@@ -52,7 +41,7 @@ class StoreHealth:
 async def lifespan(_app):
     problem = store_problem()
     if problem:
-        print(f"the room store does not work: {problem}", flush=True)
+        print(f"the room store does not work: {problem.reason}", flush=True)
     yield {}
 
 

@@ -23,12 +23,28 @@ INF = float("inf")
 _LOG = logging.getLogger(__name__)
 
 
-class StoreError(Exception):
-    """The store cannot be reached or written. ``reason`` is short and names no address."""
+REASONS = {  # StoreError.code -> the reason in English (logs, health); pages translate the code
+    "sqlite_full": "the disk holding {file} is full",
+    "sqlite_readonly": "the folder of {file} cannot be written",
+    "sqlite_cannot_open": "{file} cannot be opened",
+    "sqlite_deleted": "the database file {file} was deleted or replaced while in use",
+    "sqlite_failed": "{file} failed",
+    "redis_down": "the Redis server does not answer",
+    "redis_auth": "the Redis server refused the password",
+    "redis_cannot_write": "the Redis server cannot write (memory or disk)",
+    "redis_failed": "the Redis server failed",
+    "not_kept": "the store did not keep a value written to it",
+}
 
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
+
+class StoreError(Exception):
+    """The store cannot be reached or written: ``code`` (a key of REASONS) and its ``params``;
+    ``reason`` in English. None of them names a server's address."""
+
+    def __init__(self, code: str, **params):
+        self.code, self.params = code, params
+        self.reason = REASONS[code].format(**params)
+        super().__init__(self.reason)
 
 
 def open_store(url: str | None = None):
@@ -52,7 +68,24 @@ def shared_store():
         return _shared
 
 
-def check(store) -> str | None:
+_checked = {"at": -float("inf"), "problem": None}
+CHECK_S = 5.0  # the shared store's test write is repeated at most this often
+
+
+def shared_problem() -> StoreError | None:
+    """Why the shared store fails its test write (tried again at most every CHECK_S seconds),
+    or None: the server's health and the room page both say it."""
+    now = time.monotonic()
+    with _shared_lock:
+        due = now - _checked["at"] >= CHECK_S
+    if due:
+        problem = check(shared_store())
+        with _shared_lock:
+            _checked.update(at=now, problem=problem)
+    return _checked["problem"]
+
+
+def check(store) -> StoreError | None:
     """Write, read back and delete a probe value: None when the store works, else why not."""
     probe = f"probe:{os.getpid()}:{threading.get_ident()}"
     try:
@@ -60,8 +93,8 @@ def check(store) -> str | None:
         ok = store.get(probe) == "ok"
         store.delete(probe)
     except StoreError as error:
-        return error.reason
-    return None if ok else "the store did not keep a value written to it"
+        return error
+    return None if ok else StoreError("not_kept")
 
 
 class _CallersError(Exception):
@@ -141,7 +174,7 @@ class SQLiteStore:
             except _CallersError as error:
                 raise error.error from None
             except (sqlite3.Error, OSError) as error:
-                raise StoreError(_sqlite_reason(error, self.path)) from error
+                raise StoreError(_sqlite_reason(error), file=self.path.name) from error
 
     def _file_is_ours(self) -> bool:
         """False when the database file was deleted or replaced under this process."""
@@ -154,9 +187,9 @@ class SQLiteStore:
         if self._db is not None:  # deleted or replaced under us: say so loudly, once, then go on
             self._db.close()  # with a new file (the rooms it held are gone)
             self._db = None
-            reason = f"the database file {self.path.name} was deleted or replaced while in use"
-            _LOG.error("%s (%s): every room it held is lost", reason, self.path)
-            raise StoreError(reason)
+            error = StoreError("sqlite_deleted", file=self.path.name)
+            _LOG.error("%s (%s): every room it held is lost", error.reason, self.path)
+            raise error
         self._connect()
 
     def _sweep(self, now: float) -> None:
@@ -311,15 +344,16 @@ def _zcard(db, key: str, now: float) -> int:
     return _first(db.execute("SELECT COUNT(*) FROM zset WHERE key = ? AND expires > ?", (key, now)))
 
 
-def _sqlite_reason(error: Exception, path: Path) -> str:
+def _sqlite_reason(error: Exception) -> str:
     text = str(error).lower()
     if "full" in text or getattr(error, "errno", None) == 28:
-        return f"the disk holding {path.name} is full"
+        return "sqlite_full"
     if "readonly" in text or "read-only" in text or isinstance(error, PermissionError):
-        return f"the folder of {path.name} cannot be written"
+        return "sqlite_readonly"
     if "unable to open" in text or isinstance(error, OSError):
-        return f"{path.name} cannot be opened"
-    return f"{path.name}: {error}"
+        return "sqlite_cannot_open"
+    _LOG.error("the room store failed: %s", error)
+    return "sqlite_failed"
 
 
 _HSET_CAPPED = """
@@ -428,11 +462,12 @@ def _ms(seconds: float) -> int:
 
 def _redis_reason(error: Exception) -> str:
     """Why Redis failed, without its address (the page a student sees may show this)."""
-    name = type(error).__name__
+    name, text = type(error).__name__, str(error)
+    if "Auth" in name or "NOAUTH" in text or "WRONGPASS" in text:
+        return "redis_auth"
     if "Connection" in name or "Timeout" in name or isinstance(error, OSError):
-        return "the Redis server does not answer"
-    if "Auth" in name or "NOAUTH" in str(error) or "WRONGPASS" in str(error):
-        return "the Redis server refused the password"
-    if "OOM" in str(error) or "MISCONF" in str(error):
-        return "the Redis server cannot write (memory or disk)"
-    return f"the Redis server failed ({name})"
+        return "redis_down"
+    if "OOM" in text or "MISCONF" in text or "READONLY" in text:
+        return "redis_cannot_write"
+    _LOG.error("the room store failed: %s: %s", name, text)
+    return "redis_failed"

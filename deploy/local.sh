@@ -50,7 +50,9 @@ mkdir -p "$redis_data"
     echo "appendonly yes"
     echo "appendfsync everysec"
     echo 'save ""'
-    if [ -n "${REDIS_PASSWORD:-}" ]; then echo "requirepass $REDIS_PASSWORD"; fi
+    if [ -n "${REDIS_PASSWORD:-}" ]; then  # double-quoted, as redis.conf reads it
+      "$python" -c 'import sys; p = sys.argv[1].replace("\\", "\\\\").replace("\"", "\\\""); print(f"requirepass \"{p}\"")' "$REDIS_PASSWORD"
+    fi
   } > "$run/redis.conf"
 )
 redis-server "$run/redis.conf" > "$run/redis.log" 2>&1 &

@@ -19,33 +19,37 @@ import time
 import streamlit as st
 
 from classroom.rooms import CODE_LENGTH, VIEW_FIELDS, RoomError, Rooms, join_wait, normal_code
-from classroom.store import StoreError, check, shared_store
+from classroom.store import StoreError, shared_problem, shared_store
 from ui.browser import keep_browser_id
 from ui.escape import markdown_text
 from ui.i18n import t
 
 POLL_S = 1.0
-_rooms, _problem, _lock = None, None, threading.Lock()
+_rooms, _lock = None, threading.Lock()
 _LOG = logging.getLogger(__name__)
 
 
 def rooms() -> Rooms:
-    """The server's rooms, on the store $ROOM_STORE names (SQLite in data/ by default), opened
-    and test-written once per process."""
-    global _rooms, _problem
+    """The server's rooms, on the store $ROOM_STORE names (SQLite in data/ by default)."""
+    global _rooms
     with _lock:
         if _rooms is None:
             _rooms = Rooms(shared_store())
-            _problem = check(_rooms.store)
-            if _problem:
-                _LOG.error("the room store does not work: %s", _problem)
         return _rooms
 
 
 def store_problem() -> str | None:
-    """Why the store failed its test write when this process opened it, or None."""
-    rooms()
-    return _problem
+    """Why the store fails its test write (checked at start-up and every few seconds), in the
+    learner's language, or None."""
+    problem = shared_problem()
+    if problem:
+        _LOG.error("the room store does not work: %s", problem.reason)
+        return store_reason(problem)
+    return None
+
+
+def store_reason(error: StoreError) -> str:
+    return t(f"store_{error.code}", **error.params)
 
 
 def _debug() -> bool:
@@ -59,7 +63,7 @@ def store_down(error: StoreError) -> None:
     st.session_state["_room_store_down"] = True
     st.warning(t("room_reconnecting"), icon=":material/sync:")
     if _debug():
-        st.caption(t("room_reconnecting_why", reason=markdown_text(error.reason)))
+        st.caption(t("room_reconnecting_why", reason=markdown_text(store_reason(error))))
 
 
 def guarded(function):

@@ -27,7 +27,11 @@ def _try_key(code: str) -> None:
 def panel(code: str) -> None:
     with st.sidebar:
         st.subheader(t("room_sidebar", code=code))
+        state = st.session_state
+        if "room_follow" not in state:  # a run that drew no toggle (the store was down) lost it
+            state["room_follow"] = state.get("_room_follow_kept", True)
         st.toggle(t("room_follow"), key="room_follow", on_change=_snap_back)
+        state["_room_follow_kept"] = state["room_follow"]
         st.text_input(
             t("room_key"), type="password", key="room_key_input", on_change=_try_key, args=(code,)
         )

@@ -20,29 +20,34 @@ from bench.server import free_port
 from bench.session import connect
 from tests.conftest import ROOT
 
+PASSWORD = "a class's own password"
+
 
 @pytest.fixture
-def deployment():
+def deployment(tmp_path):
     for tool in ("redis-server", "nginx"):
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} is not installed (apt-get install -y redis-server nginx)")
     port = free_port()
     process = subprocess.Popen(
         ["bash", str(ROOT / "deploy" / "local.sh"), "2", str(port)],
+        env={**os.environ, "REDIS_DATA": str(tmp_path / "redis"), "REDIS_PASSWORD": PASSWORD},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
     )
-    replicas, deadline = {}, time.monotonic() + 120
+    replicas, deadline, redis_port = {}, time.monotonic() + 120, None
     for line in process.stdout:
+        if match := re.match(r"redis-server on 127.0.0.1:(\d+), AOF in ", line):
+            redis_port = int(match.group(1))
         if match := re.match(r"replica \d+: pid (\d+) on (\S+)", line):
             replicas[match.group(2)] = int(match.group(1))
         if line.startswith("ready:") or time.monotonic() > deadline:
             break
     assert len(replicas) == 2, "deploy/local.sh did not start two replicas"
     try:
-        yield f"http://127.0.0.1:{port}", replicas
+        yield f"http://127.0.0.1:{port}", replicas, redis_port, tmp_path / "redis"
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
@@ -72,7 +77,7 @@ def _cookie_for_each_replica(base: str, replicas) -> dict:
 
 
 def test_two_replicas_share_rooms_and_lose_none_when_one_stops(deployment):
-    base, replicas = deployment
+    base, replicas, _, _ = deployment
     cookies = _cookie_for_each_replica(base, replicas)
     a, b = sorted(replicas)
 
@@ -105,3 +110,22 @@ def test_two_replicas_share_rooms_and_lose_none_when_one_stops(deployment):
             assert f"Room {code}" in texts and "no room" not in texts.lower()
 
     asyncio.run(asyncio.wait_for(scenario(), 180))
+
+
+def test_redis_keeps_the_rooms_on_disk_and_asks_for_the_password(deployment):
+    import redis
+
+    base, _, port, data = deployment
+    assert port is not None, "deploy/local.sh did not say where redis-server listens"
+    with pytest.raises(redis.AuthenticationError):
+        redis.Redis(port=port).ping()  # no password: refused
+    client = redis.Redis(port=port, password=PASSWORD, decode_responses=True)
+    assert client.config_get("appendonly") == {"appendonly": "yes"}
+    assert client.config_get("appendfsync") == {"appendfsync": "everysec"}
+    client.set("room:PROBE", "1")
+    time.sleep(1.5)  # appendfsync everysec
+    files = [p for p in data.rglob("*") if p.is_file()]
+    assert any(p.name.endswith(".aof") and b"room:PROBE" in p.read_bytes() for p in files)
+    command_lines = [open(f"/proc/{pid}/cmdline", "rb").read() for pid in os.listdir("/proc")
+                     if pid.isdigit() and os.path.exists(f"/proc/{pid}/cmdline")]  # fmt: skip
+    assert not any(PASSWORD.encode() in line for line in command_lines)  # never on a command line

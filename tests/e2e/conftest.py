@@ -45,7 +45,7 @@ def app_url(tmp_path_factory):
             "-m",
             "streamlit",
             "run",
-            str(ROOT / "app.py"),
+            str(ROOT / "serve.py"),  # the app with its store check, as the README starts it
             "--server.headless=true",
             f"--server.port={port}",
             "--server.address=127.0.0.1",
@@ -77,10 +77,10 @@ def app_url(tmp_path_factory):
 @pytest.fixture(scope="session")
 def browser():
     if not Path(CHROMIUM).exists():
-        message = "Debian's chromium is needed: apt-get install -y chromium fonts-noto-cjk"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        pytest.fail(
+            "Debian's chromium is needed: apt-get install -y chromium fonts-noto-cjk"
+            " (bash .ci/debian-packages.sh installs everything the tests need)"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -54,6 +54,27 @@ def test_a_teacher_drives_two_students_through_a_question(session):
     _text(teacher, "2 answers so far")
     teacher.shot("room-en-teacher-answers")
 
+    # one browser, one answer: the phone reloads, the laptop opens a new tab, and both answer
+    # again; the class still counts two
+    phone.page.reload()
+    phone.wait_idle()
+    laptop.page = laptop.context.new_page()
+    laptop.open(f"/?room={code}&lang=en")
+    for student, words, send, sent in (
+        (laptop, "Your answer", "Send my answer", "Sent: 1"),
+        (phone, "你的答案", "提交答案", "已提交：1"),
+    ):
+        radio = student.page.get_by_test_id("stRadio").filter(has_text=words)
+        radio.locator("label").filter(has_text=re.compile(r"^1$")).click()
+        button = student.page.get_by_role("button", name=send)
+        student.page.wait_for_function("el => !el.disabled", arg=button.element_handle())
+        button.click()
+        _text(student, sent)
+    assert len({c["value"] for s in (laptop, phone) for c in s.context.cookies()
+                if c["name"] == "self_attention_browser"}) == 2  # fmt: skip
+    teacher.page.wait_for_timeout(2500)
+    _text(teacher, "2 answers so far")
+
     teacher.page.get_by_role("button", name="Reveal").click()
     _text(laptop, "Right: 1")
     _text(phone, "答对了：1")
@@ -61,3 +82,16 @@ def test_a_teacher_drives_two_students_through_a_question(session):
     for s in (teacher, laptop, phone):
         s.assert_healthy()
     assert teachers_link.split("key=")[1] not in laptop.page.content() + phone.page.content()
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    "sent", ["[x](http://evil.example/)", "![x](http://evil.example/x.png)", "<img src=http://evil.example/y.png>"]
+)  # fmt: skip
+def test_a_code_in_the_address_is_echoed_inert(session, sent):
+    from urllib.parse import quote
+
+    s = session().open(f"/?room={quote(sent)}&lang=en")
+    _text(s, "is not a room code")
+    assert s.page.locator("a[href*='evil'], img[src*='evil']").count() == 0
+    s.assert_healthy()  # nothing was fetched from evil.example

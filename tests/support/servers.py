@@ -14,14 +14,14 @@ class RedisServer:
     """A redis-server of this test session's own, which a test may kill and start again: with
     AOF (appendfsync always here, so a test needs no wait), what it held comes back."""
 
-    def __init__(self, folder):
+    def __init__(self, folder, fsync: str = "always"):
         binary = shutil.which("redis-server")
         if binary is None:
             pytest.fail(
                 "redis-server is not installed: apt-get install -y redis-server"
                 " (bash .ci/debian-packages.sh installs everything the tests need)"
             )
-        self.binary, self.folder, self.port = binary, folder, free_port()
+        self.binary, self.folder, self.port, self.fsync = binary, folder, free_port(), fsync
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.process = None
         self.start()
@@ -29,7 +29,7 @@ class RedisServer:
     def start(self) -> None:
         self.process = subprocess.Popen(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.folder)],
+             "--appendonly", "yes", "--appendfsync", self.fsync, "--dir", str(self.folder)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         for _ in range(200):
