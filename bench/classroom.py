@@ -10,9 +10,12 @@ Four scenarios, each on a fresh server, each printing its figures against its ta
    90 s with an attention-time exponent in 1.4-2.4, walkthrough reruns p95 < 2 s, no crash);
 4. room: a teacher and N students in one room; after each change of the teacher's sentence, how
    long until each student's page shows it (p95 within 2 s), and the CPU spent keeping idle
-   students in sync.
+   students in sync;
+5. store: the room store attacked on SQLite and Redis (bench/room_store.py): heartbeat and count
+   costs at 1k and 100k rows and another room's, lockout, stuffing, a fake crowd, lost updates,
+   and a room's memory.
 
-Run: python bench/classroom.py [teacher|pages|storm|room ...] [--sessions N]
+Run: python bench/classroom.py [teacher|pages|storm|room|store ...] [--sessions N]
 Stops by itself; nothing leaves 127.0.0.1.
 """
 
@@ -26,6 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench import room_store  # noqa: E402
 from bench.server import serving  # noqa: E402
 from bench.session import connect  # noqa: E402
 from ui.registry import PAGES as REGISTRY  # noqa: E402
@@ -238,7 +242,9 @@ def report_open_and_rerun(title: str, sessions: int, results: dict, rss_limit: i
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("scenarios", nargs="*", default=["teacher", "pages", "storm", "room"])
+    parser.add_argument(
+        "scenarios", nargs="*", default=["teacher", "pages", "storm", "room", "store"]
+    )
     parser.add_argument("--sessions", type=int, default=60)
     args = parser.parse_args()
     n = args.sessions
@@ -294,6 +300,10 @@ def main():
             f" idle minute ({results['idle_cpu_per_min'] / 60 / os.cpu_count():.0%} of"
             f" {os.cpu_count()} cores), server RSS {results['rss']:.0f} MB"
         )
+
+    if "store" in args.scenarios:
+        print("\n== the room store, attacked (bench/room_store.py)")
+        room_store.main()
 
 
 if __name__ == "__main__":

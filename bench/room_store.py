@@ -213,8 +213,8 @@ def attacks(store_of, label: str) -> None:
     thread = threading.Thread(target=keep_publishing)
     thread.start()
     for i in range(200):
-        if rooms.get(code)["question"]["id"] != rooms.ask(code, key, question(i)):
-            lost += 1
+        asked = rooms.ask(code, key, question(i))
+        lost += rooms.get(code)["question"]["id"] != asked
     stop.set()
     thread.join()
     print(f"lost updates: {lost} of 200 questions lost when asked while the view changes")

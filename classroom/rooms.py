@@ -16,9 +16,9 @@ The store's keys, for room CODE:
     open:CODE           the id of the question taking answers, while it does
     answers:CODE:ID     hash: browser -> the index of its choice
 
-Memory: a room is about 1.5 kB with a question; its connected set at most MAX_ALIVE × ~60 B and
-its current answers MAX_ANSWERS × ~50 B, so the worst case (every room at every cap) is about
-MAX_ROOMS × 57 kB ≈ 57 MB, and a class of 60 about 8 kB. bench/classroom.py measures it.
+Memory (Redis MEMORY USAGE, bench/room_store.py): a class of 60 with a question answered is about
+5 kB; a room at every cap (MAX_ALIVE browsers, MAX_ANSWERS answers) about 70 kB, so the worst
+case, every room at every cap, is MAX_ROOMS × 70 kB ≈ 70 MB.
 """
 
 import hashlib

@@ -148,6 +148,7 @@ class SQLiteStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
         db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")  # WAL's usual: a crash of the app loses nothing
         for statement in _SCHEMA:
             db.execute(statement)
         self._db, self._inode = db, self.path.stat().st_ino
