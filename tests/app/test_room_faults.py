@@ -9,7 +9,7 @@ import pytest
 import classroom.store
 import ui.browser
 import ui.room
-from tests.app.helpers import page_text, run_app
+from tests.app.helpers import charts, page_text, run_app
 from tests.support.servers import RedisServer
 from ui.walkthrough import STEPS
 
@@ -150,3 +150,37 @@ def _joined(code: str):
     at.text_input(key="room_join_code").set_value(code[:12]).run()
     at.button(key="room_join_button").click().run()
     return at
+
+
+def test_the_teacher_sees_answers_against_connected_when_they_disagree():
+    code, key = _open()
+    teacher = run_app(room=code, key=key, lang="en", step="softmax")
+    teacher.button(key="room_ask").click().run()
+    question = ui.room.rooms().get(code)["question"]
+    for browser in ("b1", "b2", "b3"):
+        ui.room.rooms().heartbeat(code, browser)
+    ui.room.rooms().answer(code, question["id"], "b1", 0)
+    teacher.run()
+    assert _answers_title(teacher) == "1 answer · 3 connected"
+    for browser in ("b2", "b3"):
+        ui.room.rooms().answer(code, question["id"], browser, 0)
+    teacher.run()
+    assert _answers_title(teacher) == "3 answers so far"  # all three connected answered
+    zh = run_app(room=code, key=key, lang="zh", step="softmax")
+    ui.room.rooms().heartbeat(code, "b4")
+    zh.run()
+    assert _answers_title(zh) == "已收到 3 个回答 · 已连接 4 人"
+
+
+def _answers_title(at) -> str:
+    titles = [c["layout"].get("title", {}).get("text", "") for c in charts(at)]
+    (title,) = [t for t in titles if "answer" in t or "回答" in t]
+    return title
+
+
+def test_a_room_that_vanishes_under_the_teacher_says_so():
+    code, key = _open()
+    teacher = run_app(room=code, key=key, lang="zh", step="softmax")
+    ui.room.rooms().close(code)  # expired, or closed from another tab
+    teacher.run()
+    assert not teacher.exception and any(f"没有代码为 {code}" in w.value for w in teacher.warning)
