@@ -3,10 +3,10 @@
     streamlit run serve.py      (the README's first command; deploy/local.sh runs it too)
 
 At start-up the store ($ROOM_STORE, SQLite in data/ by default) is opened and test-written.
-/_stcore/health answers 503 with the reason while that test fails (it is tried again at most
-every CHECK_S seconds, classroom/store.py), so a balancer or a start script sees a server whose rooms cannot work;
-the room page says why to whoever opens it. `streamlit run app.py` still runs the same app,
-without the check.
+/_stcore/health answers 503 with the reason while that test fails (tried again at most every
+CHECK_S seconds, classroom/store.py), so a balancer or a start script sees a server whose rooms
+cannot work; the room page says why to whoever opens it. `streamlit run app.py` runs the same
+app without the check.
 """
 
 from contextlib import asynccontextmanager

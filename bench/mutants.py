@@ -91,7 +91,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "softmax_axis_chunked",
-        "_softmax_rows_chunked: max and sum down the columns of each block of rows",
+        "softmax_block: max and sum down the columns of each block of rows",
         (
             Edit(
                 SOFT,
@@ -219,10 +219,10 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     mutant(
         "softmax_no_max_chunked",
-        "_softmax_rows_chunked: the row max is not subtracted before exp",
+        "softmax_block: the row max is not subtracted before exp",
         SOFT,
-        "        row_max[~np.isfinite(row_max)] = 0.0",
-        "        row_max[...] = 0.0  # MUTANT",
+        "    row_max[~np.isfinite(row_max)] = 0.0",
+        "    row_max[...] = 0.0  # MUTANT",
     ),
     # 8. the causal mask transposed
     mutant(
@@ -289,14 +289,14 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     mutant(
         "empty_row_uniform_chunked",
-        "_softmax_rows_chunked: a row with no allowed key gets 1/n everywhere",
+        "softmax_block: a row with no allowed key gets 1/n everywhere",
         SOFT,
-        "        row_sum[row_sum == 0] = 1.0  # an all-zero row stays all zero, never 0/0\n"
-        "        np.divide(e, row_sum, out=e)\n",
-        "        empty = row_sum[:, 0] == 0  # MUTANT\n"
-        "        row_sum[row_sum == 0] = 1.0\n"
-        "        np.divide(e, row_sum, out=e)\n"
-        "        e[empty] = 1.0 / n\n",
+        "    row_sum[row_sum == 0] = 1.0  # an all-zero row stays all zero, never 0/0\n"
+        "    np.divide(e, row_sum, out=e)\n",
+        "    empty = row_sum[:, 0] == 0  # MUTANT\n"
+        "    row_sum[row_sum == 0] = 1.0\n"
+        "    np.divide(e, row_sum, out=e)\n"
+        "    e[empty] = 1.0 / e.shape[1]\n",
     ),
     # more: the mask ignored, the fast path's side paths and aliasing, overflow refusal, the
     # masks, and the other implementations (incremental decoding, pure Python, tiles)

@@ -4,15 +4,17 @@ from dataclasses import replace
 
 import numpy as np
 
-from core import fast, reference
+from core import fast, reference, threads
 from core.backend import like
 from core.checks import check_no_overflow, scores_cannot_overflow, validate
 from core.trace import FIELDS
 from core.weights import Weights
 
-# Up to this many tokens every field of every head is small (a few MB), so core/reference.py runs
-# as written: the walkthrough shows the lines that computed its numbers. Longer sentences, batches,
-# and callers who keep fewer fields or heads go through core/fast.py.
+# While the scores of every head have fewer cells than threads.PARALLEL_FROM (every sentence a
+# learner types: h·n² < 2^20, n up to 362 with 8 heads), core/reference.py runs as written, and the
+# walkthrough shows the very lines that computed its numbers. Larger problems, batches, and callers
+# who keep fewer fields or heads go through core/fast.py, which computes the same numbers (bit for
+# bit on NumPy, tests/core/test_attention_properties.py) on every core.
 REFERENCE_UP_TO_N = 512
 
 
@@ -26,7 +28,8 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
     is refused with InputError "overflow", naming the step: the trace shows real numbers or none.
     """
     simple = X.ndim == 2 and (mask is None or mask.ndim == 2) and heads is None
-    if not (simple and set(FIELDS) <= set(keep) and X.shape[0] <= REFERENCE_UP_TO_N):
+    small = X.shape[0] <= REFERENCE_UP_TO_N and n_heads * X.shape[0] ** 2 < threads.PARALLEL_FROM
+    if not (simple and set(FIELDS) <= set(keep) and small):
         return fast.attention(X, weights, n_heads, mask, keep=keep, heads=heads)
     weights, mask = weights.like(X), like(mask, X)  # computed where X lives
     validate(X, weights, n_heads, mask)

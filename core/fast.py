@@ -11,10 +11,11 @@ import math
 import numpy as np
 from array_api_compat import array_namespace
 
+from core import threads
 from core.backend import like
 from core.checks import check_no_overflow, scores_cannot_overflow, validate
 from core.heads import merge_heads, split_heads
-from core.softmax import softmax_rows
+from core.softmax import softmax_block, softmax_rows
 from core.trace import FIELDS, SQUARE_FIELDS, AttentionTrace
 from core.weights import Weights
 
@@ -149,6 +150,9 @@ def _attend_block(Q, K, V, mask, keep, xp, out=None, forbidden=None, check_score
     out = out or {}
     Kt = xp.matrix_transpose(K)  # [..., hb, d_k, n]
     root = math.sqrt(Q.shape[-1])
+    n_cells = math.prod(Q.shape[:-1]) * K.shape[-2]
+    if isinstance(Q, np.ndarray) and n_cells >= threads.PARALLEL_FROM:
+        return _attend_block_on_every_core(Q, K, V, keep, out, forbidden, check_scores, mask)
     if "S" in keep:
         S = np.matmul(Q, Kt, out=out["S"]) if "S" in out else Q @ Kt  # [..., hb, n, n]
         S_scaled = np.divide(S, root, out=out["S_scaled"]) if "S_scaled" in out else S / root
@@ -180,6 +184,70 @@ def _attend_block(Q, K, V, mask, keep, xp, out=None, forbidden=None, check_score
     O = A @ V  # [..., hb, n, n] @ [..., hb, n, d_v] -> [..., hb, n, d_v]
     check_no_overflow("O = A V", O)  # rows of A sum to 1, but rounding can push |V|'s max over
     block = {"Q": Q, "K": K, "V": V, "S": S, "S_scaled": S_scaled, "S_masked": S_masked, "A": A}
+    block = {name: value for name, value in block.items() if name in keep}
+    block["O"] = O
+    return block
+
+
+def _attend_block_on_every_core(Q, K, V, keep, out, forbidden, check_scores, mask) -> dict:
+    """NumPy, large blocks: the same numbers as the passes above, with fewer trips through memory.
+
+    The two products run as above (BLAS's own threads, from this thread). Between them, ÷√d_k,
+    the mask and the softmax go in one pass over cache-sized blocks of rows, on every core
+    (core/threads.py). Each field kept is written once, straight where the trace keeps it; a
+    field nobody keeps is written into the next kept one's array, which then works in place, so
+    with only A kept, A's array is the one n x n array made. Element by element the arithmetic
+    is the passes' own: the numbers are equal bit for bit.
+    """
+    root = math.sqrt(Q.shape[-1])
+    shape = (*Q.shape[:-1], K.shape[-2])  # [..., hb, n, n]
+    stages = ("S", "S_scaled", "S_masked", "A") if mask is not None else ("S", "S_scaled", "A")
+    buffer, downstream = {}, None
+    for name in reversed(stages):  # a field's own array, else the next kept field's
+        if name in out:
+            buffer[name] = out[name]
+        elif name in keep:
+            buffer[name] = np.empty(shape, Q.dtype)
+        else:
+            buffer[name] = downstream
+        downstream = buffer[name]
+    if buffer["A"] is None:  # nothing kept from some stage on: one array for that tail
+        tail = np.empty(shape, Q.dtype)
+        buffer = {name: tail if array is None else array for name, array in buffer.items()}
+    prescaled = "S" not in keep and math.frexp(root)[0] == 0.5  # as above: Q ÷ √d_k, exact
+    Kt = np.swapaxes(K, -1, -2)  # [..., hb, d_k, n]
+    S = np.matmul(Q / root if prescaled else Q, Kt, out=buffer["S"])  # [..., hb, n, n]
+    S_scaled, A = buffer["S_scaled"], buffer["A"]
+    S_masked = buffer.get("S_masked", S_scaled)
+    copy_to_mask = S_masked is not S_scaled
+    fb = None if mask is None else np.broadcast_to(forbidden, shape)
+    n = shape[-1]
+    items = [
+        (index, rows)
+        for index in np.ndindex(shape[:-2])
+        for rows in threads.row_blocks(shape[-2], n, Q.itemsize)
+    ]
+
+    def rows_of(item) -> None:
+        index, rows = item
+        z = S_scaled[index][rows]
+        if not prescaled:
+            np.divide(S[index][rows], root, out=z)
+        if check_scores:
+            check_no_overflow("S = Q Kᵀ", z)
+        if fb is not None:
+            masked = S_masked[index][rows]
+            if copy_to_mask:
+                np.copyto(masked, z)
+            np.copyto(masked, -math.inf, where=fb[index][rows])
+            z = masked
+        softmax_block(z, A[index][rows])
+
+    threads.each(rows_of, items, math.prod(shape))
+    O = A @ V  # [..., hb, n, n] @ [..., hb, n, d_v] -> [..., hb, n, d_v]
+    check_no_overflow("O = A V", O)
+    block = {"Q": Q, "K": K, "V": V, "S": S, "S_scaled": S_scaled}
+    block |= {"S_masked": S_masked, "A": A}
     block = {name: value for name, value in block.items() if name in keep}
     block["O"] = O
     return block

@@ -1,10 +1,9 @@
 """Row-wise softmax that never overflows and never makes NaN, with -inf meaning "forbidden"."""
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 from array_api_compat import array_namespace
+
+from core import threads
 
 
 def softmax_rows(Z, overwrite: bool = False, out=None):
@@ -32,37 +31,35 @@ def softmax_rows(Z, overwrite: bool = False, out=None):
     return E
 
 
-CHUNKED_FROM = 1 << 20  # entries; below this one pass over the whole array is fast enough
-CHUNK_BYTES = 1 << 20  # a block of rows that stays in a core's L2 cache through five passes
-_workers = ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1))
+CHUNKED_FROM = threads.PARALLEL_FROM  # entries; below this one pass over the whole array is enough
+
+
+def softmax_block(z: np.ndarray, e: np.ndarray) -> None:
+    """The softmax of the rows of z [rows, n] into e (which may be z itself), NumPy only: max,
+    subtract, exp, sum, divide while the block is still in cache."""
+    row_max = z.max(axis=1, keepdims=True)
+    row_max[~np.isfinite(row_max)] = 0.0  # no allowed key: -inf - 0 stays -inf
+    np.subtract(z, row_max, out=e)
+    np.exp(e, out=e)  # exp(-inf) = 0 exactly
+    row_sum = e.sum(axis=1, keepdims=True)
+    row_sum[row_sum == 0] = 1.0  # an all-zero row stays all zero, never 0/0
+    np.divide(e, row_sum, out=e)
 
 
 def _softmax_rows_chunked(Z: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """The same softmax for large NumPy arrays, a cache-sized block of rows at a time.
-
-    Each block goes max, subtract, exp, sum, divide while it is still in cache, instead of five
-    trips through memory for the whole array; NumPy releases the GIL in these loops, so blocks
-    run on the machine's cores at once (as torch's softmax does).
-    """
+    """The same softmax for large NumPy arrays, a cache-sized block of rows at a time, the blocks
+    on every core (core/threads.py)."""
     if not out.flags.c_contiguous:  # e.g. a block of heads inside a batch: via a contiguous copy
         np.copyto(out, _softmax_rows_chunked(Z, np.empty(Z.shape, Z.dtype)))
         return out
     n = Z.shape[-1]
     rows_in = np.ascontiguousarray(Z).reshape(-1, n)
     rows_out = out.reshape(-1, n)  # a view: out is contiguous
-    step = max(1, CHUNK_BYTES // (n * Z.itemsize))
 
-    def block(start: int) -> None:
-        z, e = rows_in[start : start + step], rows_out[start : start + step]
-        row_max = z.max(axis=1, keepdims=True)
-        row_max[~np.isfinite(row_max)] = 0.0  # no allowed key: -inf - 0 stays -inf
-        np.subtract(z, row_max, out=e)
-        np.exp(e, out=e)  # exp(-inf) = 0 exactly
-        row_sum = e.sum(axis=1, keepdims=True)
-        row_sum[row_sum == 0] = 1.0  # an all-zero row stays all zero, never 0/0
-        np.divide(e, row_sum, out=e)
+    def block(rows: slice) -> None:
+        softmax_block(rows_in[rows], rows_out[rows])
 
-    list(_workers.map(block, range(0, rows_in.shape[0], step)))
+    threads.each(block, threads.row_blocks(rows_in.shape[0], n, Z.itemsize), Z.size)
     return out
 
 

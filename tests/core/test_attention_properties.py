@@ -153,6 +153,38 @@ def test_the_fast_path_gives_the_references_numbers(xp, problem):
             np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12, err_msg=name)
 
 
+@settings(max_examples=60, deadline=None)
+@given(problem=problems(), data=st.data())
+def test_the_fused_pass_on_every_core_gives_the_references_numbers(problem, data):
+    """core/threads.py's pool and its cache-sized blocks of rows (forced here for small problems:
+    every pass goes to the pool, a few rows a block): bit for bit the reference's numbers, for
+    any fields kept, with or without a mask, batched or not."""
+    from unittest import mock
+
+    from core import threads
+
+    X, W, n_heads, _, mask = problem
+    keep = data.draw(st.sets(st.sampled_from(core.FIELDS), min_size=1))
+    with (
+        mock.patch.object(threads, "PARALLEL_FROM", 1),
+        mock.patch.object(threads, "ROW_BYTES", data.draw(st.sampled_from([1, 24, 200]))),
+    ):
+        threaded = core.fast.attention(X, W, n_heads, mask, keep=keep)
+    whole = core.fast.attention(X, W, n_heads, mask)  # whole-array passes, this thread
+    for name in core.FIELDS:
+        value = getattr(threaded, name)
+        if name not in keep:
+            assert value is None, name
+        else:
+            np.testing.assert_array_equal(value, getattr(whole, name), err_msg=name)
+    if X.ndim == 2 and (mask is None or mask.ndim == 2):
+        reference = core.reference.attention(X, W, n_heads, mask)
+        for name in keep:
+            np.testing.assert_array_equal(
+                getattr(threaded, name), getattr(reference, name), err_msg=name
+            )
+
+
 @settings(max_examples=30, deadline=None)
 @given(problem=problems())
 def test_float32_agrees_with_float64(problem):

@@ -1,0 +1,36 @@
+"""The cores of this machine for NumPy's element-wise passes over n x n arrays.
+
+NumPy runs an element-wise ufunc on one thread, but releases the GIL inside it, so blocks of rows
+handed to a pool of threads run on every core at once (as torch's kernels do). BLAS keeps its own
+threads: the matrix products are called from the caller's thread, never from the pool, so the two
+never run at the same time and never oversubscribe the cores, and every product is computed
+exactly as core/reference.py computes it.
+
+Small arrays (every sentence a learner types) stay on the caller's thread: below PARALLEL_FROM
+entries a pool costs more than it saves, and a server's sessions keep their cores to themselves.
+"""
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+PARALLEL_FROM = 1 << 20  # entries of an n x n pass; below this, one thread
+ROW_BYTES = 1 << 19  # a block of rows stays in a core's L2 cache through the fused passes
+WORKERS = max(1, min(8, os.cpu_count() or 1))
+_pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="rows")
+
+
+def row_blocks(n_rows: int, row_length: int, itemsize: int) -> list[slice]:
+    """Cache-sized blocks of rows, at least one row each."""
+    step = max(1, ROW_BYTES // max(1, row_length * itemsize))
+    return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
+
+
+def each(work, items, entries: int) -> None:
+    """``work(item)`` for every item: on the pool when the pass is large, else in this thread.
+    An exception in any item is raised here."""
+    if entries < PARALLEL_FROM or WORKERS == 1 or len(items) == 1:
+        for item in items:
+            work(item)
+        return
+    for future in [_pool.submit(work, item) for item in items]:
+        future.result()
