@@ -3,6 +3,7 @@
 import streamlit as st
 
 from classroom.rooms import RoomError
+from classroom.store import StoreError
 from ui import questions
 from ui.browser import browser_id
 from ui.escape import markdown_text
@@ -19,7 +20,11 @@ def _try_key(code: str) -> None:
     """A teacher back after a reload types the key: control again, without it in the URL."""
     key = st.session_state.get("room_key_input", "")
     st.session_state["room_key_input"] = ""
-    st.session_state["room_key_wrong"] = bool(key) and not rooms().is_teacher(code, key)
+    try:
+        st.session_state["room_key_wrong"] = bool(key) and not rooms().is_teacher(code, key)
+    except StoreError:  # the store is down: the band says so; the key can be typed again
+        st.session_state["room_key_wrong"] = False
+        return
     if key and not st.session_state["room_key_wrong"]:
         st.session_state["room_key"] = key
 
