@@ -76,7 +76,8 @@ for i in $(seq "$replicas"); do
   echo "replica $i: pid $! on 127.0.0.1:$replica_port"
   upstreams+="        server 127.0.0.1:$replica_port max_fails=1 fail_timeout=5s;"$'\n'
 done
-for upstream in $(echo "$upstreams" | grep -o '127.0.0.1:[0-9]*'); do wait_for "http://$upstream/_stcore/health"; done
+# each replica's /healthz answers once its room store works (serve.py)
+for upstream in $(echo "$upstreams" | grep -o '127.0.0.1:[0-9]*'); do wait_for "http://$upstream/healthz"; done
 
 mkdir -p "$run/body" "$run/proxy" "$run/fastcgi" "$run/uwsgi" "$run/scgi"
 "$python" - "$root/deploy/nginx.conf.template" "$run/nginx.conf" "$run" "127.0.0.1:$port" "$upstreams" <<'PY'

@@ -91,9 +91,12 @@ def _wait_for_store() -> None:
     st.rerun()
 
 
-def fragment_guarded(function):
+def fragment_guarded(function=None, *, notice: bool = True):
     """``guarded`` for a fragment's body; once the store is back after an outage, one full
-    rerun redraws the page (and a teacher's view unpublished meanwhile goes out)."""
+    rerun redraws the page (and a teacher's view unpublished meanwhile goes out). With
+    ``notice=False`` the fragment shows nothing while the store is down (another one says it)."""
+    if function is None:
+        return functools.partial(fragment_guarded, notice=notice)
 
     @functools.wraps(function)
     def run(*args, **kwargs):
@@ -101,7 +104,10 @@ def fragment_guarded(function):
         try:
             result = function(*args, **kwargs)
         except StoreError as error:
-            store_down(error)
+            if notice:
+                store_down(error)
+            else:
+                st.session_state["_room_store_down"] = True
             return None
         except RoomError:  # the room expired or was closed meanwhile: the full run says so
             st.session_state["_in_fragment"] = False

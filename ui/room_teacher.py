@@ -70,7 +70,7 @@ def _ask(code: str, kind: str, step: str, settings) -> None:
 
 
 @st.fragment(run_every=POLL_S)
-@fragment_guarded
+@fragment_guarded(notice=False)  # the band's other fragment says the store is down
 def answers(code: str) -> None:
     """Every second: the question and its answers so far, as a chart; the number connected
     beside it when the two disagree."""

@@ -1,30 +1,20 @@
 """Start the app on a free loopback port and drive it with Debian's Chromium through Playwright."""
 
 import os
-import shutil
 import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
 from bench.server import free_port
 from tests.conftest import ROOT
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = ROOT / "artifacts" / "screenshots"
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def pytest_collection_modifyitems(items):
@@ -76,11 +66,7 @@ def app_url(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(
-            "Debian's chromium is needed: apt-get install -y chromium fonts-noto-cjk"
-            " (bash .ci/debian-packages.sh installs everything the tests need)"
-        )
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
