@@ -7,7 +7,7 @@ import streamlit as st
 from ui.feedback import show_unexpected_error
 from ui.i18n import t
 from ui.registry import PAGES, by_url
-from ui.room import follow_page, join_from_url, publish_view, room_panel
+from ui.room import follow_page, join_from_url, keep_cookies, publish_view, room_panel
 from ui.settings import language, sidebar
 from ui.style import FAVICON, apply_style
 
@@ -52,6 +52,7 @@ settings = sidebar(lang, unused=here.unused)
 st.session_state["_settings"] = settings
 apply_style(settings.presentation)
 room_panel(settings)
+keep_cookies()  # a room's cookies: this browser's id, a teacher's key
 try:
     page.run()
 except Exception as error:  # st.stop() and st.rerun() are BaseExceptions: they pass through

@@ -12,7 +12,7 @@ from classroom.rooms import RoomError
 from classroom.store import StoreError
 from ui.browser import browser_id
 from ui.i18n import t
-from ui.room import rooms
+from ui.room import become_teacher, rooms
 
 LIKE = "我 喜欢 学习 语言"  # 第二篇's four positions, looking at 学习
 MOVIE = "这 部 电影 很 好看"  # 第三篇's example: 好看 attends to 电影
@@ -143,7 +143,7 @@ def _open_room(lesson: Lesson) -> None:
     except StoreError:  # the store does not answer: say so, as the room's band does
         st.session_state["_lesson_room_failed"] = "room_reconnecting"
         return
-    st.session_state.update(room=code, room_key=key, room_version=-1, room_follow=True)
+    become_teacher(code, key)
     _go(lesson.items[0])
 
 

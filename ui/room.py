@@ -18,13 +18,22 @@ import time
 
 import streamlit as st
 
-from classroom.rooms import CODE_LENGTH, VIEW_FIELDS, RoomError, Rooms, join_wait, normal_code
+from classroom.rooms import (
+    CODE_LENGTH,
+    ROOM_TTL,
+    VIEW_FIELDS,
+    RoomError,
+    Rooms,
+    join_wait,
+    normal_code,
+)
 from classroom.store import StoreError, shared_problem, shared_store
-from ui.browser import keep_browser_id
+from ui.browser import cookie, set_cookie, write_cookies
 from ui.escape import markdown_text
 from ui.i18n import t
 
 POLL_S = 1.0
+TEACHER_COOKIE = "self_attention_teacher"  # "CODE:KEY" of the room this browser teaches
 _rooms, _lock = None, threading.Lock()
 _LOG = logging.getLogger(__name__)
 
@@ -144,24 +153,51 @@ def join_failed(success: bool) -> None:
     st.session_state["_join_next_at"] = time.time() + join_wait(failures)
 
 
+def become_teacher(code: str, key: str) -> None:
+    """This session drives room ``code``; the browser keeps the room and its key in a cookie,
+    so that a reload, a new tab or an address typed by hand (``?big=true``) keeps it the
+    teacher. The address keeps ``room=CODE``, never the key."""
+    state = st.session_state
+    if state.get("room") != code:
+        state.update(room=code, room_version=-1, room_follow=True)
+    state["room_key"] = key
+    state.pop("_left_room", None)
+    if cookie(TEACHER_COOKIE) != f"{code}:{key}":  # (a page that sent it needs no script)
+        set_cookie(TEACHER_COOKIE, f"{code}:{key}", ROOM_TTL)
+    st.query_params["room"] = code
+
+
+def _teacher_cookie(wanted: str | None) -> tuple[str, str] | None:
+    """(code, key) from this browser's teacher cookie when it drives room ``wanted`` (or, with
+    no room in the address, whichever room it names), else None."""
+    code, _, key = cookie(TEACHER_COOKIE).partition(":")
+    if not key or (wanted and wanted != code) or not rooms().is_teacher(code, key):
+        return None
+    return code, key
+
+
 @guarded
 def join_from_url() -> None:
-    """Take ?room=CODE (and a teacher's &key=…, which leaves the address bar at once), and apply
-    a view the room has that this tab has not taken yet. Runs before any widget is drawn."""
-    params = st.query_params
-    if "room" in params:
-        code = normal_code(params["room"])
-        if st.session_state.get("room") != code:
-            st.session_state.update(room=code, room_version=-1, room_follow=True)
-            st.session_state.pop("room_key", None)
-        if "key" in params:
-            key = params["key"]
-            del params["key"]  # the key never stays in the address bar: a projector shows it
-            if rooms().is_teacher(code, key):
-                st.session_state["room_key"] = key
+    """Take ?room=CODE (and a teacher's &key=…, which leaves the address bar at once), or the
+    teacher's cookie, and apply a view the room has that this tab has not taken yet. Runs
+    before any widget is drawn."""
+    params, state = st.query_params, st.session_state
+    wanted = normal_code(params["room"]) if "room" in params else None
+    if wanted and state.get("room") != wanted:
+        state.update(room=wanted, room_version=-1, room_follow=True)
+        state.pop("room_key", None)
+    if "key" in params:
+        key = params["key"]
+        del params["key"]  # the key never stays in the address bar: a projector shows it
+        if wanted and rooms().is_teacher(wanted, key):
+            become_teacher(wanted, key)
+    if not is_teacher() and not state.get("_left_room"):
+        kept = _teacher_cookie(wanted)
+        if kept:
+            become_teacher(*kept)
     if is_teacher():
         take_room_view()
-    view = st.session_state.pop("_room_view", None)
+    view = state.pop("_room_view", None)
     if view is not None:
         _apply(view)
 
@@ -233,7 +269,6 @@ def room_panel(settings) -> None:
     code = st.session_state.get("room")
     if not code:
         return
-    keep_browser_id()
     try:
         rooms().get(code)
     except RoomError as error:
@@ -252,6 +287,11 @@ def room_panel(settings) -> None:
             room_student.panel(code)
     except (RoomError, PermissionError):  # closed or expired meanwhile: the next run says so
         st.rerun()
+
+
+def keep_cookies() -> None:
+    """The cookies this session owes its browser: its id while in a room, a teacher's key."""
+    write_cookies(with_browser_id=bool(st.session_state.get("room")))
 
 
 def follow_page(script: str) -> None:
@@ -285,6 +325,9 @@ def publish_view(settings) -> None:
 
 
 def leave() -> None:
+    if is_teacher():  # the browser forgets the key too, and this session stops taking it back
+        set_cookie(TEACHER_COOKIE, "", 0)
+        st.session_state["_left_room"] = True
     for key in ("room", "room_key", "room_version", "room_follow"):
         st.session_state.pop(key, None)
     if "room" in st.query_params:

@@ -9,7 +9,15 @@ import streamlit as st
 from classroom.rooms import RoomError, normal_code
 from ui.browser import browser_id
 from ui.i18n import t
-from ui.room import guarded, join_allowed, join_failed, rooms, shown_code, store_problem
+from ui.room import (
+    become_teacher,
+    guarded,
+    join_allowed,
+    join_failed,
+    rooms,
+    shown_code,
+    store_problem,
+)
 
 
 def base_url() -> str:
@@ -59,9 +67,12 @@ def open_a_room() -> None:
             st.code(f"{base_url()}/?room={code}&key={key}", language=None)
             st.caption(t("room_teacher_link_note"))
         if st.button(t("room_go_teach"), key="room_go_teach"):
-            st.session_state.update(room=code, room_key=key, room_version=-1, room_follow=True)
-            st.query_params["room"] = code
-            st.switch_page("pages/walkthrough.py")
+            become_teacher(code, key)
+            keep = {
+                "room": code,
+                **({"lang": st.query_params["lang"]} if "lang" in st.query_params else {}),
+            }
+            st.switch_page("pages/walkthrough.py", query_params=keep)
     with right:
         st.image(qr_png(students), caption=t("room_qr"), width=260)
 

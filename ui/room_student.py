@@ -8,7 +8,7 @@ from ui import questions
 from ui.browser import browser_id
 from ui.escape import markdown_text
 from ui.i18n import t
-from ui.room import POLL_S, fragment_guarded, leave, rooms
+from ui.room import POLL_S, become_teacher, fragment_guarded, leave, rooms
 
 
 def _snap_back() -> None:
@@ -26,7 +26,7 @@ def _try_key(code: str) -> None:
         st.session_state["room_key_wrong"] = False
         return
     if key and not st.session_state["room_key_wrong"]:
-        st.session_state["room_key"] = key
+        become_teacher(code, key)
 
 
 def panel(code: str) -> None:
@@ -37,9 +37,11 @@ def panel(code: str) -> None:
             state["room_follow"] = state.get("_room_follow_kept", True)
         st.toggle(t("room_follow"), key="room_follow", on_change=_snap_back)
         state["_room_follow_kept"] = state["room_follow"]
-        st.text_input(
-            t("room_key"), type="password", key="room_key_input", on_change=_try_key, args=(code,)
-        )
+        if st.toggle(t("room_i_am_teacher"), key="room_i_am_teacher"):
+            st.text_input(
+                t("room_key"), type="password", key="room_key_input", on_change=_try_key,
+                args=(code,),
+            )  # fmt: skip
         if st.session_state.get("room_key_wrong"):
             st.warning(t("room_key_wrong", code=code))
         if st.button(t("room_leave"), key="room_leave"):

@@ -18,6 +18,9 @@ def panel(code: str, settings) -> None:
     """One band: who is here, the question to ask and Ask / Reveal; then the answers, if any."""
     with st.sidebar:
         st.subheader(t("room_sidebar", code=code))
+        if not settings.presentation and st.toggle(t("room_show_key"), key="room_show_key"):
+            st.caption(t("room_key_shown", code=code))
+            st.code(st.session_state["room_key"], language=None)
         if st.button(t("room_leave"), key="room_leave"):
             leave()
     with st.container(border=True):

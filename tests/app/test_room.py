@@ -3,6 +3,7 @@ following, asking, answering, revealing, wrong codes, and the key kept off stude
 
 import re
 
+import ui.browser
 from tests.app.helpers import charts, decode, page_text, run_app
 from ui import room
 
@@ -135,11 +136,65 @@ def test_an_expired_room_says_so_to_a_student_in_their_language(monkeypatch):
 
 def test_a_teacher_back_after_a_reload_types_the_key_and_drives_again():
     _, code, key = _open_room()
-    again = run_app(room=code, lang="en")  # a reload: a new session, no key in the address
+    again = run_app(room=code, lang="en")  # another browser: no cookie, no key in the address
     assert "room_key" not in again.session_state
+    assert not [i for i in again.text_input if i.key == "room_key_input"]  # no key box at first
+    again.toggle(key="room_i_am_teacher").set_value(True).run()
     again.text_input(key="room_key_input").set_value("wrong key").run()
     assert any("does not drive" in w.value for w in again.warning)
     again.text_input(key="room_key_input").set_value(key).run()
     again.run()
     assert again.session_state["room_key"] == key
     assert "you are the teacher" in " ".join(c.value for c in again.caption)
+
+
+def _the_browsers_cookies(monkeypatch, teacher_session):
+    """What a browser sends after a session set cookies: those it was asked to keep."""
+    jar = {
+        name: value
+        for name, (value, age) in teacher_session.session_state["_cookies_due"].items()
+        if age
+    }
+    monkeypatch.setattr(ui.browser, "_cookie", lambda name: jar.get(name, ""))
+    return jar
+
+
+def test_the_teacher_keeps_the_room_through_reloads_and_addresses_typed_by_hand(monkeypatch):
+    at = run_app("room", lang="zh")
+    at.button(key="room_open").click().run()
+    code, key = at.session_state["room_opened"]
+    at.button(key="room_go_teach").click().run()
+    assert at.query_params["room"] == code and "key" not in at.query_params  # room= stays
+    jar = _the_browsers_cookies(monkeypatch, at)
+    assert jar["self_attention_teacher"] == f"{code}:{key}"
+    for query in ({"room": code, "lang": "zh"}, {"big": "true", "lang": "zh"}, {"lang": "en"}):
+        again = run_app(**query)  # a reload, ?big=true typed by hand, a new tab without room=
+        assert not again.exception
+        assert again.session_state["room_key"] == key and again.query_params["room"] == code
+        shown = page_text(again) + " ".join(c.value for c in again.code) + str(again.query_params)
+        assert key not in shown  # the key appears nowhere in the page or the address
+        assert "你是老师" in shown or "you are the teacher" in shown
+    monkeypatch.setattr(ui.browser, "_cookie", lambda name: "")  # another browser: no cookie
+    student = run_app(room=code, lang="zh")
+    assert "room_key" not in student.session_state
+
+
+def test_the_key_is_shown_only_on_request_and_never_on_the_projector():
+    _, code, key = _open_room()
+    teacher = run_app(room=code, key=key, lang="en")
+    assert key not in " ".join(c.value for c in teacher.code)
+    teacher.toggle(key="room_show_key").set_value(True).run()
+    assert key in " ".join(c.value for c in teacher.code)  # written down from the sidebar
+    projector = run_app(room=code, key=key, lang="en", big="true")
+    assert not [t for t in projector.toggle if t.key == "room_show_key"]
+    assert key not in " ".join(c.value for c in projector.code) + page_text(projector)
+
+
+def test_leaving_the_room_forgets_the_key_in_the_browser(monkeypatch):
+    at = run_app("room", lang="en")
+    at.button(key="room_open").click().run()
+    code, key = at.session_state["room_opened"]
+    at.button(key="room_go_teach").click().run()
+    at.button(key="room_leave").click().run()
+    assert at.session_state["_cookies_due"]["self_attention_teacher"] == ("", 0)
+    assert "room" not in at.query_params and "room_key" not in at.session_state

@@ -75,6 +75,17 @@ def test_a_teacher_drives_two_students_through_a_question(session):
     teacher.page.wait_for_timeout(2500)
     _text(teacher, "2 answers so far")
 
+    # the teacher reloads, then types ?big=true by hand: still the teacher, key nowhere
+    key = teachers_link.split("key=")[1]
+    for address in (None, "/?big=true&lang=en"):
+        if address is None:
+            teacher.page.reload()
+            teacher.wait_idle()
+        else:
+            teacher.open(address)
+        _text(teacher, "you are the teacher")
+        assert f"room={code}" in teacher.page.url and key not in teacher.page.url
+        assert key not in teacher.page.content()
     teacher.page.get_by_role("button", name="Reveal").click()
     _text(laptop, "Right: 1")
     _text(phone, "答对了：1")
