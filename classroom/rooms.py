@@ -14,6 +14,8 @@ The store's keys, for room CODE:
     owner:BROWSER       the code of the room this browser opened last
     alive:CODE          sorted set: the browsers seen, by when
     open:CODE           the id of the question taking answers, while it does
+    exploring:CODE      sorted set: the browsers away from the teacher's view, by when
+    lost:CODE           sorted set: the browsers that pressed "I'm lost", by the view's version
     answers:CODE:ID     hash: browser -> the index of its choice
 
 Memory (Redis MEMORY USAGE, bench/room_store.py): a class of 60 with a question answered is about
@@ -125,7 +127,13 @@ class Rooms:
         """The room and everything it holds, gone."""
         code = normal_code(code)
         current = self.store.get(f"open:{code}")
-        keys = [f"room:{code}", f"alive:{code}", f"open:{code}"]
+        keys = [
+            f"room:{code}",
+            f"alive:{code}",
+            f"open:{code}",
+            f"exploring:{code}",
+            f"lost:{code}",
+        ]
         self.store.delete(*keys, *([f"answers:{code}:{current}"] if current else []))
         self.store.zrem("rooms", code)
 
@@ -199,6 +207,37 @@ class Rooms:
         """Browsers seen in the last ALIVE_S seconds."""
         return self.store.zcount(f"alive:{normal_code(code)}", self.clock() - ALIVE_S)
 
+    def exploring(self, code: str, browser: str, on: bool) -> None:
+        """Whether this browser is away from the teacher's view (in a heartbeat's time)."""
+        now, key = self.clock(), f"exploring:{normal_code(code)}"
+        if on:
+            self.store.zadd_capped(key, _browser(browser), now, MAX_ALIVE, ROOM_TTL,
+                                   drop_below=now - ALIVE_S)  # fmt: skip
+        else:
+            self.store.zrem(key, _browser(browser))
+
+    def explorers(self, code: str) -> int:
+        """Connected browsers away from the teacher's view."""
+        return self.store.zcount(f"exploring:{normal_code(code)}", self.clock() - ALIVE_S)
+
+    def lost(self, code: str, browser: str, version: int) -> None:
+        """This browser is lost at the view ``version``: counted until the teacher moves on."""
+        self.store.zadd_capped(f"lost:{normal_code(code)}", _browser(browser), version,
+                               MAX_ALIVE, ROOM_TTL, drop_below=version)  # fmt: skip
+
+    def lost_count(self, code: str, version: int) -> int:
+        """Browsers lost at the view ``version`` (a new view clears the count)."""
+        return self.store.zcount(f"lost:{normal_code(code)}", version)
+
+    def lock(self, code: str, key: str, on: bool) -> None:
+        """Everyone follows: students cannot leave the teacher's view while it is on."""
+
+        def change(room):
+            room["locked"] = bool(on)
+            return True
+
+        self._change(code, key, change)
+
     # one question at a time
     def ask(self, code: str, key: str, question: Question) -> str:
         question_id = secrets.token_hex(4)
@@ -227,6 +266,21 @@ class Rooms:
             return True
 
         self._change(code, key, change)
+
+    def close_question(self, code: str, key: str) -> None:
+        """The question ends: no more answers, off every screen, filed with its counts."""
+        code = normal_code(code)
+        self.store.delete(f"open:{code}")
+        closed = {}
+
+        def change(room):
+            closed.update(room["question"] or {})
+            room["question"] = None
+            return bool(closed)
+
+        self._change(code, key, change)
+        if closed:
+            self._file_away(code, key, closed)
 
     def _file_away(self, code: str, key: str, question: dict) -> None:
         """A question the class has moved past: its counts into the room's list of questions

@@ -11,9 +11,17 @@ def prompt(question: dict) -> str:
     return t(f"q_{question['kind']}", **question["params"])
 
 
+LETTERS = "ABCDEFGH"
+
+
 def labels(question: dict) -> list[str]:
-    """Each choice as shown: its literal label (numbers, shapes, tokens) or its translated key."""
-    return [label if key is None else t(key) for label, key in question["choices"]]
+    """Each choice as shown, lettered in the question's one order (the same on every screen, and
+    two equal labels stay apart): its literal label (numbers, shapes, tokens) or its translated
+    key."""
+    return [
+        f"{LETTERS[i]}. {label if key is None else t(key)}"
+        for i, (label, key) in enumerate(question["choices"])
+    ]
 
 
 def show_answer(question: dict, mine: int | None = None) -> None:

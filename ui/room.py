@@ -197,6 +197,8 @@ def join_from_url() -> None:
             become_teacher(*kept)
     if is_teacher():
         take_room_view()
+    elif state.get("room") and state.get("_room_locked"):  # everyone follows: the room's view,
+        state["_room_view"] = rooms().get(state["room"])["view"]  # whatever this run changed
     view = state.pop("_room_view", None)
     if view is not None:
         _apply(view)

@@ -7,8 +7,19 @@ from classroom.store import StoreError
 from ui import questions
 from ui.browser import browser_id
 from ui.escape import markdown_text
-from ui.i18n import t
+from ui.i18n import labeller, t
 from ui.room import POLL_S, become_teacher, fragment_guarded, leave, rooms
+
+OPEN_QUESTION = "_room_question_open"  # the id of the room's unrevealed question, or None
+LOCKED = "_room_locked"  # the teacher has everyone following
+
+
+def result_hidden() -> bool:
+    """While the teacher's question is open, a following student's page hides the step's result,
+    its shapes and its explanation (the walkthrough asks this, as predict-first's gate)."""
+    state = st.session_state
+    following = state.get("room") and "room_key" not in state and state.get("room_follow", True)
+    return bool(following and state.get(OPEN_QUESTION))
 
 
 def _snap_back() -> None:
@@ -29,14 +40,30 @@ def _try_key(code: str) -> None:
         become_teacher(code, key)
 
 
+def locked() -> bool:
+    """The teacher has everyone following (a student's own navigation is off)."""
+    state = st.session_state
+    return bool(state.get("room") and "room_key" not in state and state.get(LOCKED))
+
+
+def _back_to_the_teacher() -> None:
+    st.session_state.update(room_follow=True, room_version=-1)
+
+
 def panel(code: str) -> None:
     with st.sidebar:
         st.subheader(t("room_sidebar", code=code))
         state = st.session_state
         if "room_follow" not in state:  # a run that drew no toggle (the store was down) lost it
             state["room_follow"] = state.get("_room_follow_kept", True)
-        st.toggle(t("room_follow"), key="room_follow", on_change=_snap_back)
+        if state.pop("_room_follow_off", False):  # the student moved away on their own
+            state["room_follow"] = False
+        if locked():
+            state["room_follow"] = True
+        st.toggle(t("room_follow"), key="room_follow", on_change=_snap_back, disabled=locked())
         state["_room_follow_kept"] = state["room_follow"]
+        if locked():
+            st.caption(t("room_locked_note"))
         if st.toggle(t("room_i_am_teacher"), key="room_i_am_teacher"):
             st.text_input(
                 t("room_key"), type="password", key="room_key_input", on_change=_try_key,
@@ -59,14 +86,47 @@ def live(code: str) -> None:
         room = room_store.get(code)
     except RoomError:
         st.rerun()  # expired meanwhile: the full run says so
-    following = st.session_state.get("room_follow", True)
-    if following and room["version"] != st.session_state.get("room_version"):
-        st.session_state["room_version"] = room["version"]
-        st.session_state["_room_view"] = room["view"]
+    state = st.session_state
+    if bool(room.get("locked")) != bool(state.get(LOCKED)):  # locked or unlocked: redraw
+        state[LOCKED] = bool(room.get("locked"))
+        state["room_version"] = -1  # (locked: back to the teacher's view at once)
+        st.rerun()
+    following = state.get("room_follow", True)
+    if following and room["version"] != state.get("room_version"):
+        state["room_version"] = room["version"]
+        state["_room_view"] = room["view"]
+        st.rerun()
+    mine, theirs = state.get("step"), room["view"].get("step")
+    page = state.get("_page_script") == room["view"].get("page", state.get("_page_script"))
+    moved = bool(mine and theirs and (mine != theirs or not page))
+    if following and moved:  # a following student pressed Next on their own
+        if locked():
+            state["room_version"] = -1  # everyone follows: straight back
+        else:
+            state["_room_follow_off"] = True  # now exploring, and told where the teacher is
+        st.rerun()
+    away = not following
+    room_store.exploring(code, browser_id(), away)
+    question = room["question"]
+    asking = question["id"] if question and not question["revealed"] else None
+    if asking != st.session_state.get(OPEN_QUESTION):  # asked or revealed: the page redraws
+        st.session_state[OPEN_QUESTION] = asking  # with the step's result hidden, or shown
         st.rerun()
     with st.container(border=True):
-        state = t("room_following") if following else t("room_exploring")
-        st.caption(t("room_student_band", code=code, state=state))
+        doing = t("room_following") if following else t("room_exploring")
+        left, right = st.columns([4, 1.3], vertical_alignment="center")
+        left.caption(t("room_student_band", code=code, state=doing))
+        lost_here = f"_lost_at_{room['version']}"
+        if state.get(lost_here):
+            right.caption(t("room_lost_sent"))
+        elif right.button(t("room_lost"), key="room_lost"):
+            room_store.lost(code, browser_id(), room["version"])
+            state[lost_here] = True
+            right.caption(t("room_lost_sent"))
+        if away and theirs and mine:
+            step = labeller("step")
+            st.caption(t("room_away", mine=step(mine), theirs=step(theirs)))
+            st.button(t("room_back"), key="room_back", on_click=_back_to_the_teacher)
         if room["question"]:
             _question(code, room["question"])
 

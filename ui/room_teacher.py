@@ -6,7 +6,7 @@ import random
 import streamlit as st
 
 from core.questions import STEP_KINDS, make_question
-from ui import questions
+from ui import questions, room_summary
 from ui.compute import trace_for
 from ui.figures import answer_bars
 from ui.i18n import labeller, t
@@ -16,8 +16,15 @@ from ui.room import POLL_S, fragment_guarded, leave, rooms
 
 def panel(code: str, settings) -> None:
     """One band: who is here, the question to ask and Ask / Reveal; then the answers, if any."""
+    room = rooms().get(code)
     with st.sidebar:
         st.subheader(t("room_sidebar", code=code))
+        st.session_state["room_lock"] = bool(room.get("locked"))  # as the room has it
+        st.toggle(t("room_lock"), key="room_lock", on_change=_lock, args=(code,),
+                  help=t("room_lock_help"))  # fmt: skip
+        question = room["question"]
+        counts = rooms().answers(code, question["id"], question) if question else None
+        room_summary.show(code, room, counts)
         if not settings.presentation and st.toggle(t("room_show_key"), key="room_show_key"):
             st.caption(t("room_key_shown", code=code))
             st.code(st.session_state["room_key"], language=None)
@@ -34,18 +41,26 @@ def panel(code: str, settings) -> None:
                 t("q_kind"),
                 kinds,
                 format_func=labeller("q_kind"),
-                key="q_kind",
+                key=f"q_kind_{step}",  # each step starts from its own first kind
                 label_visibility="collapsed",
             )
             if ask.button(t("room_ask"), key="room_ask", type="primary"):
                 _ask(code, kind, step, settings)
         else:
             which.caption(t("room_no_question_here"))
-        room = rooms().get(code)
-        if room["question"] and not room["question"]["revealed"]:
+        question = rooms().get(code)["question"]
+        if question and not question["revealed"]:
             if reveal.button(t("room_reveal"), key="room_reveal"):
                 rooms().reveal(code, st.session_state["room_key"])
+                st.rerun()  # the band at once with Close in Reveal's place
+        elif question and reveal.button(t("room_close_question"), key="room_close_question"):
+            rooms().close_question(code, st.session_state["room_key"])
+            st.rerun()
         answers(code)
+
+
+def _lock(code: str) -> None:
+    rooms().lock(code, st.session_state["room_key"], st.session_state["room_lock"])
 
 
 @st.fragment(run_every=POLL_S)
@@ -56,7 +71,11 @@ def connected(code: str) -> None:
     room = rooms().get(code)
     if room["version"] not in (0, st.session_state.get("room_version")):
         st.rerun()
-    st.caption(t("room_teacher_band", code=code, n=rooms().connected(code)))
+    n = rooms().connected(code)
+    st.caption(t("room_teacher_band", code=code, n=n))
+    exploring = min(n, rooms().explorers(code))
+    lost = rooms().lost_count(code, room["version"])
+    st.caption(t("room_counts", following=n - exploring, exploring=exploring, lost=lost))
 
 
 def _ask(code: str, kind: str, step: str, settings) -> None:
@@ -84,6 +103,12 @@ def answers(code: str) -> None:
     counts = rooms().answers(code, question["id"], question)
     right = question["answer"] if question["revealed"] else None
     n, c = sum(counts), rooms().connected(code)
+    shown = question["revealed"] or st.toggle(
+        t("room_show_answers"), key=f"show_answers_{question['id']}"
+    )  # the class does not copy the majority off the projector before the reveal
+    st.caption(t("room_answered", n=n, c=c))
+    if not shown:
+        return
     title = t("room_answers", n=n) if n == c else t("room_answers_of_connected", n=n, c=c)
     plot(answer_bars(questions.labels(question), counts, right, title), "room_answers")
     if question["revealed"]:

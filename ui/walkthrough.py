@@ -5,7 +5,16 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 import core
-from ui import block_step, cell_pick, code_lines, predict, provenance, step_figures, worked_row
+from ui import (
+    block_step,
+    cell_pick,
+    code_lines,
+    predict,
+    provenance,
+    room_student,
+    step_figures,
+    worked_row,
+)
 from ui.figures import MAX_SIDE, MAX_TEXT_CELLS
 from ui.i18n import labeller, t
 from ui.numbers import index, row_label, sub
@@ -90,8 +99,9 @@ def step_navigation(visible_steps, projector: bool = False) -> str:
         index = visible_steps.index(st.session_state["step"]) + offset
         st.session_state["step"] = visible_steps[max(0, min(len(visible_steps) - 1, index))]
 
+    locked = room_student.locked()  # the teacher has everyone following
     if projector:
-        return _projector_band(visible_steps, move)
+        return _projector_band(visible_steps, move, locked)
 
     step = url_choice(
         st.segmented_control,
@@ -100,6 +110,7 @@ def step_navigation(visible_steps, projector: bool = False) -> str:
         "step",
         visible_steps[0],
         format_func=labeller("step"),
+        disabled=locked,
     )
     index = visible_steps.index(step)
     band = st.container(
@@ -108,19 +119,21 @@ def step_navigation(visible_steps, projector: bool = False) -> str:
         horizontal_alignment="distribute",
         key="step_band",
     )  # fmt: skip  (a horizontal container stays one row on a phone; columns would stack)
-    band.button(t("previous"), on_click=move, args=(-1,), disabled=index == 0, key="prev_step")
+    band.button(
+        t("previous"), on_click=move, args=(-1,), disabled=locked or index == 0, key="prev_step"
+    )
     band.caption(t("step_of", i=index + 1, n=len(visible_steps)), width="content")
     band.button(
         t("next"),
         on_click=move,
         args=(1,),
-        disabled=index == len(visible_steps) - 1,
+        disabled=locked or index == len(visible_steps) - 1,
         key="next_step",
     )
     return step
 
 
-def _projector_band(visible_steps, move) -> str:
+def _projector_band(visible_steps, move, locked: bool = False) -> str:
     step = st.session_state.get("step")  # a plain value here: no pipeline widget is drawn
     if step not in visible_steps:
         step = coded_choice("step", visible_steps, visible_steps[0])
@@ -128,10 +141,10 @@ def _projector_band(visible_steps, move) -> str:
     keep_in_url("step", step, visible_steps[0])
     index = visible_steps.index(step)
     left, middle, right = st.columns([1, 10, 1], vertical_alignment="center")
-    left.button("◀", on_click=move, args=(-1,), disabled=index == 0, key="prev_step")
+    left.button("◀", on_click=move, args=(-1,), disabled=locked or index == 0, key="prev_step")
     middle.markdown(f"**{t(f'title_{step}')}** &nbsp; ${formula(step, base())}$")
     last = len(visible_steps) - 1
-    right.button("▶", on_click=move, args=(1,), disabled=index == last, key="next_step")
+    right.button("▶", on_click=move, args=(1,), disabled=locked or index == last, key="next_step")
     arrow_keys()
     return step
 
@@ -233,8 +246,11 @@ def render(step: str, data, settings, head: int, focus: int) -> None:
     if not settings.presentation:
         st.subheader(t(f"title_{step}"))
         st.latex(formula(step, settings.base))
+    if room_student.result_hidden():  # the class is answering the teacher's question
+        st.info(t("room_question_hides"), icon=":material/quiz:")
+        return
     if st.session_state.get("predict") and not predict.gate(step, data, head, focus, settings.base):
-        _notes(step, data, settings, head)
+        code_lines.show(code_lines.STEP_SYMBOLS.get(step, ()))  # the code, not what it gives
         return
     if not settings.presentation:
         step_figures.figures(step, data, settings, head, focus)

@@ -32,7 +32,7 @@ def test_opening_a_room_shows_both_links_and_a_qr_code():
     assert png.startswith(b"\x89PNG") and len(at.get("image")) == 1  # the QR code, made here
     assert io.BytesIO(png).getbuffer().nbytes > 200
     at, _, _ = _open_room("zh")
-    assert any("开一个教室" in b.label for b in at.button)
+    assert any("开一个课堂" in b.label for b in at.button)
 
 
 def test_the_teachers_key_leaves_the_address_bar_and_drives_the_room():
@@ -52,7 +52,7 @@ def test_a_student_follows_the_teacher_in_their_own_language_and_can_explore():
     assert not student.exception
     assert student.text_input(key="sentence").value == "我 喜欢 学习 语言"
     assert student.session_state["step"] == "av" and student.session_state["d_model"] == 16
-    assert "教室" in page_text(student) and key not in str(student.query_params)
+    assert "课堂" in page_text(student) and key not in str(student.query_params)
     assert key not in page_text(student) + " ".join(c.value for c in student.code)
     student.toggle(key="room_follow").set_value(False).run()
     student.text_input(key="sentence").set_value("my own sentence").run()
@@ -67,7 +67,7 @@ def test_a_student_follows_the_teacher_in_their_own_language_and_can_explore():
 def test_ask_answer_and_reveal():
     _, code, key = _open_room()
     teacher = run_app(room=code, key=key, lang="en", step="softmax", mask="causal")
-    teacher.selectbox(key="q_kind").set_value("row_sum").run()
+    teacher.selectbox(key="q_kind_softmax").set_value("row_sum").run()
     teacher.button(key="room_ask").click().run()
     question = room.rooms().get(code)["question"]
     assert question and question["kind"] == "row_sum"
@@ -82,6 +82,9 @@ def test_ask_answer_and_reveal():
         assert not student.exception
     assert room.rooms().answers(code, question["id"])[question["answer"]] == 2
     teacher.run()
+    assert not [c for c in charts(teacher) if c["data"][0]["type"] == "bar"]  # not before asked
+    assert "Answered 3 / 3" in " ".join(c.value for c in teacher.caption)  # the compact strip
+    teacher.toggle(key=f"show_answers_{question['id']}").set_value(True).run()
     bars = next(c for c in charts(teacher) if c["data"][0]["type"] == "bar")
     assert (
         sum(decode(bars["data"][0]["y"])) == 3
@@ -91,7 +94,9 @@ def test_ask_answer_and_reveal():
     students[0].run()
     students[1].run()
     students[2].run()
-    assert any("Right: 1" in s.value for s in students[0].success)
+    label = question["choices"][question["answer"]][0]  # a number: shown as it is, lettered
+    right = f"Right: {'ABCD'[question['answer']]}\\. {label}"  # (markdown source: escaped)
+    assert any(right in s.value for s in students[0].success)
     assert any("答对了" in s.value for s in students[1].success)
     assert any("you chose" in w.value for w in students[2].warning)
 
@@ -99,9 +104,9 @@ def test_ask_answer_and_reveal():
 def test_a_wrong_or_expired_code_says_so_in_the_learners_language():
     for lang, code, words in (
         ("en", "ZZZZZ", "There is no room ZZZZZ"),
-        ("zh", "ZZZZZ", "没有代码为 ZZZZZ 的教室"),
+        ("zh", "ZZZZZ", "没有代码为 ZZZZZ 的课堂"),
         ("en", "no!", "is not a room code"),
-        ("zh", "no!", "不是教室代码"),
+        ("zh", "no!", "不是课堂代码"),
     ):
         at = run_app(room=code, lang=lang)
         assert not at.exception
@@ -122,7 +127,7 @@ def test_an_expired_room_says_so_to_a_student_in_their_language(monkeypatch):
 
     _, code, _ = _open_room()
     room.rooms().store.delete(f"room:{code}")  # what expiry does, 12 hours after the last use
-    for lang, words in (("en", f"There is no room {code}"), ("zh", f"没有代码为 {code} 的教室")):
+    for lang, words in (("en", f"There is no room {code}"), ("zh", f"没有代码为 {code} 的课堂")):
         at = run_app(room=code, lang=lang)
         assert not at.exception and any(words in w.value for w in at.warning)
     monkeypatch.setattr(classroom.rooms, "UNTAUGHT_TTL", 0.2)  # and expiry itself (untaught)
@@ -198,3 +203,102 @@ def test_leaving_the_room_forgets_the_key_in_the_browser(monkeypatch):
     at.button(key="room_leave").click().run()
     assert at.session_state["_cookies_due"]["self_attention_teacher"] == ("", 0)
     assert "room" not in at.query_params and "room_key" not in at.session_state
+
+
+def test_an_open_question_hides_the_steps_result_on_students_screens_until_revealed():
+    _, code, key = _open_room()
+    teacher = run_app(room=code, key=key, lang="en", step="softmax", sentence="a b c")
+    student = run_app(room=code, lang="zh")
+    assert [c for c in charts(student) if "softmax" in str(c["layout"].get("title"))]
+    teacher.button(key="room_ask").click().run()
+    student.run()
+    text = page_text(student)
+    assert "老师正在向全班提问" in text
+    assert not [c for c in charts(student) if c["data"][0]["type"] == "heatmap"]  # no A
+    assert "**形状:**" not in text and "softmax 按行进行" not in text  # no shapes, no explanation
+    assert [c for c in charts(teacher) if c["data"][0]["type"] == "heatmap"]  # the teacher's
+    teacher.button(key="room_reveal").click().run()
+    student.run()
+    assert [c for c in charts(student) if c["data"][0]["type"] == "heatmap"]
+    assert "老师正在向全班提问" not in page_text(student)
+    teacher.button(key="room_close_question").click().run()
+    assert room.rooms().get(code)["question"] is None
+
+
+def test_the_question_kind_starts_from_each_steps_own_first_kind():
+    _, code, key = _open_room()
+    teacher = run_app(room=code, key=key, lang="en", step="softmax")
+    teacher.selectbox(key="q_kind_softmax").set_value("shape").run()
+    teacher.button(key="next_step").click().run()  # softmax -> av
+    assert teacher.selectbox(key="q_kind_av").value == "top_key"  # av's own first kind
+
+
+def _captions(at) -> str:
+    return " ".join(c.value for c in at.caption)
+
+
+def test_everyone_follows_keeps_students_on_the_teachers_view():
+    _, code, key = _open_room()
+    teacher = run_app(room=code, key=key, lang="en", step="softmax", sentence="a b c")
+    student = run_app(room=code, lang="zh")
+    teacher.toggle(key="room_lock").set_value(True).run()
+    assert room.rooms().get(code)["locked"]
+    student.run()
+    student.run()
+    assert "老师已设置全班跟随" in _captions(student)
+    assert student.button(key="next_step").disabled and student.button(key="prev_step").disabled
+    assert student.toggle(key="room_follow").disabled
+    student.text_input(key="sentence").set_value("my own sentence").run()
+    assert student.text_input(key="sentence").value == "a b c"  # straight back to the teacher's
+    teacher.toggle(key="room_lock").set_value(False).run()
+    student.run()
+    student.run()
+    assert not student.button(key="next_step").disabled
+
+
+def test_a_student_who_moves_on_is_told_where_the_teacher_is_and_counted():
+    _, code, key = _open_room()
+    teacher = run_app(room=code, key=key, lang="zh", step="softmax", sentence="a b c")
+    student = run_app(room=code, lang="zh")
+    student.button(key="next_step").click().run()  # pressed Next on their own
+    student.run()
+    assert student.session_state["room_follow"] is False
+    assert "你在“AV”这一步，老师在“softmax”。" in _captions(student)
+    assert "自行探索" in page_text(student) or "自行探索" in _captions(student)
+    teacher.run()
+    assert "跟随 0 · 自行探索 1 · 🙋 0" in _captions(teacher)
+    student.button(key="room_back").click().run()
+    student.run()
+    assert student.session_state["step"] == "softmax" and student.session_state["room_follow"]
+
+
+def test_im_lost_raises_a_count_that_clears_when_the_teacher_moves_on():
+    _, code, key = _open_room()
+    teacher = run_app(room=code, key=key, lang="en", step="softmax", sentence="a b c")
+    students = [run_app(room=code, lang="en") for _ in range(2)]
+    for student in students:
+        student.button(key="room_lost").click().run()
+        assert "The teacher can see" in _captions(student)
+    teacher.run()
+    assert "following 2 · exploring 0 · 🙋 2" in _captions(teacher)
+    teacher.button(key="next_step").click().run()
+    teacher.run()
+    assert "🙋 0" in _captions(teacher)
+
+
+def test_the_summary_lists_each_question_with_the_share_right_and_downloads_as_csv():
+    _, code, key = _open_room()
+    teacher = run_app(room=code, key=key, lang="zh", step="softmax", sentence="a b c")
+    for i in range(2):
+        teacher.button(key="room_ask").click().run()
+        question = room.rooms().get(code)["question"]
+        wrong = (question["answer"] + 1) % len(question["choices"])
+        room.rooms().answer(code, question["id"], "s1", question["answer"])
+        for s in ("s2", "s3", "s4")[: i + 1]:
+            room.rooms().answer(code, question["id"], s, wrong)
+        teacher.run()
+    frame = teacher.dataframe[0].value
+    assert list(frame["回答数"]) == [2, 3] and list(frame["答对比例"]) == ["50%", "33%"]
+    assert any("课堂小结 · 已提问 2 次" in e.label for e in teacher.expander)
+    labels = [button.proto.label for button in teacher.get("download_button")]
+    assert "下载课堂小结（CSV）" in labels

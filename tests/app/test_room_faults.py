@@ -161,6 +161,8 @@ def test_the_teacher_sees_answers_against_connected_when_they_disagree():
         ui.room.rooms().heartbeat(code, browser)
     ui.room.rooms().answer(code, question["id"], "b1", 0)
     teacher.run()
+    assert "Answered 1 / 3" in " ".join(c.value for c in teacher.caption)  # the strip
+    teacher.toggle(key=f"show_answers_{question['id']}").set_value(True).run()
     assert _answers_title(teacher) == "1 answer · 3 connected"
     for browser in ("b2", "b3"):
         ui.room.rooms().answer(code, question["id"], browser, 0)
@@ -169,6 +171,8 @@ def test_the_teacher_sees_answers_against_connected_when_they_disagree():
     zh = run_app(room=code, key=key, lang="zh", step="softmax")
     ui.room.rooms().heartbeat(code, "b4")
     zh.run()
+    assert "已答 3 / 4" in " ".join(c.value for c in zh.caption)
+    zh.toggle(key=f"show_answers_{question['id']}").set_value(True).run()
     assert _answers_title(zh) == "已收到 3 个回答 · 已连接 4 人"
 
 

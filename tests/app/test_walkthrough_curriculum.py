@@ -100,6 +100,12 @@ def test_softmax_title_names_the_mask_when_it_is_on():
     assert chart_titled(at, "A = softmax(S")
 
 
+def _unlettered(options) -> list[str]:
+    """The choices without their letters ("B. 1" -> "1"), after checking the letters: A, B, …"""
+    assert [o.split(". ", 1)[0] for o in options] == list("ABCDEFGH"[: len(options)])
+    return [o.split(". ", 1)[1] for o in options]
+
+
 @pytest.mark.parametrize("lang, check", [("en", "Check"), ("zh", "检查")])
 def test_predict_first_hides_the_result_until_answered(lang, check):
     at = run_app(step="softmax", lang=lang, sentence="a b c", predict="true")
@@ -109,7 +115,7 @@ def test_predict_first_hides_the_result_until_answered(lang, check):
     [button] = [b for b in at.button if b.label == check]
     assert button.disabled
     # the softmax step asks for a row sum: the right answer is "1"
-    radio.set_value(radio.options.index("1")).run()
+    radio.set_value(_unlettered(radio.options).index("1")).run()
     [button] = [b for b in at.button if b.label == check]
     button.click().run()
     assert not at.exception
@@ -125,7 +131,8 @@ def test_predict_first_a_wrong_answer_gets_the_worked_numbers():
     question_id = radio.key.removeprefix("predict_")
     assert question_id.startswith("scores|")
     tr = _trace(["a", "b", "c"])
-    wrong = next(i for i, label in enumerate(radio.options) if label != _right_score(at, tr))
+    options = _unlettered(radio.options)
+    wrong = next(i for i, label in enumerate(options) if label != _right_score(at, tr))
     radio.set_value(wrong).run()
     [b for b in at.button if b.label == "Check"][0].click().run()
     text = page_text(at)

@@ -99,7 +99,7 @@ def test_two_replicas_share_rooms_and_lose_none_when_one_stops(deployment):
             student = await connect(base, "", f"room={code}&lang=zh", cookies[b], stack)
             assert student.replica == b
             texts = " ".join(student.texts)
-            assert f"教室 {code}" in texts and "3 个 token" in texts  # the teacher's sentence
+            assert f"课堂 {code}" in texts and "3 个 token" in texts  # the teacher's sentence
             assert "按行 softmax" in texts  # and step, followed through the other replica
 
             os.kill(replicas[a], signal.SIGKILL)  # the teacher's replica dies

@@ -6,8 +6,15 @@ from urllib.parse import urlsplit
 import pytest
 
 
-def _text(s, words: str, timeout: int = 15000) -> None:
-    s.page.get_by_text(words, exact=False).first.wait_for(timeout=timeout)
+def _text(s, words, timeout: int = 15000) -> None:
+    """Wait until ``words`` (a string, or a compiled pattern) is on the page."""
+    found = s.page.get_by_text(words) if isinstance(words, re.Pattern) else (
+        s.page.get_by_text(words, exact=False)
+    )  # fmt: skip
+    found.first.wait_for(timeout=timeout)
+
+
+ONE = re.compile(r"^[A-D]\. 1$")  # the choice "1", lettered as on every screen
 
 
 @pytest.mark.e2e
@@ -39,18 +46,27 @@ def test_a_teacher_drives_two_students_through_a_question(session):
     _text(teacher, "2 students connected")
 
     teacher.page.get_by_role("button", name="Ask the class").click()
+    _text(laptop, "The teacher asked the class a question")  # the result is hidden meanwhile
+    _text(phone, "老师正在向全班提问")
+    for student in (laptop, phone):
+        assert student.page.get_by_test_id("stPlotlyChart").count() == 0
     for student, words, send in (
         (laptop, "Your answer", "Send my answer"),
         (phone, "你的答案", "提交答案"),
     ):
         _text(student, "row 3 of A" if student is laptop else "A 的行 3 之和")
         radio = student.page.get_by_test_id("stRadio").filter(has_text=words)
-        radio.locator("label").filter(has_text=re.compile(r"^1$")).click()
+        radio.locator("label").filter(has_text=ONE).click()
         button = student.page.get_by_role("button", name=send)
         button.wait_for()
         student.page.wait_for_function("el => !el.disabled", arg=button.element_handle())
         button.click()
-        _text(student, "Sent: 1" if student is laptop else "已提交：1")
+        _text(
+            student, re.compile(r"Sent: [A-D]\. 1" if student is laptop else r"已提交：[A-D]\. 1")
+        )
+    _text(teacher, "Answered 2 / 2")  # the compact strip; the chart waits for the teacher
+    assert teacher.page.get_by_text("2 answers so far").count() == 0
+    teacher.page.get_by_text("Show the answers so far").click()
     _text(teacher, "2 answers so far")
     teacher.shot("room-en-teacher-answers")
 
@@ -61,11 +77,11 @@ def test_a_teacher_drives_two_students_through_a_question(session):
     laptop.page = laptop.context.new_page()
     laptop.open(f"/?room={code}&lang=en")
     for student, words, send, sent in (
-        (laptop, "Your answer", "Send my answer", "Sent: 1"),
-        (phone, "你的答案", "提交答案", "已提交：1"),
+        (laptop, "Your answer", "Send my answer", re.compile(r"Sent: [A-D]\. 1")),
+        (phone, "你的答案", "提交答案", re.compile(r"已提交：[A-D]\. 1")),
     ):
         radio = student.page.get_by_test_id("stRadio").filter(has_text=words)
-        radio.locator("label").filter(has_text=re.compile(r"^1$")).click()
+        radio.locator("label").filter(has_text=ONE).click()
         button = student.page.get_by_role("button", name=send)
         student.page.wait_for_function("el => !el.disabled", arg=button.element_handle())
         button.click()
@@ -87,8 +103,10 @@ def test_a_teacher_drives_two_students_through_a_question(session):
         assert f"room={code}" in teacher.page.url and key not in teacher.page.url
         assert key not in teacher.page.content()
     teacher.page.get_by_role("button", name="Reveal").click()
-    _text(laptop, "Right: 1")
-    _text(phone, "答对了：1")
+    _text(laptop, re.compile(r"Right: [A-D]\. 1"))
+    _text(phone, re.compile(r"答对了：[A-D]\. 1"))
+    for student in (laptop, phone):  # the answer is in: the step's result is back
+        student.wait_charts()
     phone.shot("room-zh-phone-revealed")
     for s in (teacher, laptop, phone):
         s.assert_healthy()

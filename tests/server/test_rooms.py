@@ -329,3 +329,19 @@ def test_a_class_survives_a_redis_restart(redis_server):
     assert room["view"]["sentence"] == "猫 坐 在" and room["question"]["id"] == qid
     assert rooms.is_teacher(code, key) and sum(rooms.answers(code, qid)) == 1
     assert rooms.answer(code, qid, "student-2", 0)  # the class goes on
+
+
+def test_closing_a_question_ends_it_everywhere_and_files_it(store):
+    rooms = Rooms(store)
+    code, key = rooms.open("teacher")
+    question = _question()
+    qid = rooms.ask(code, key, question)
+    rooms.answer(code, qid, "a", question.answer)
+    with pytest.raises(PermissionError):
+        rooms.close_question(code, "not the key")
+    rooms.close_question(code, key)
+    room = rooms.get(code)
+    assert room["question"] is None and sum(room["asked"][0]["counts"]) == 1
+    assert not rooms.answer(code, qid, "late", 0)  # a closed question takes no answer
+    rooms.close_question(code, key)  # nothing open: nothing changes
+    assert len(rooms.get(code)["asked"]) == 1
