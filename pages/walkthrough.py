@@ -26,12 +26,13 @@ if not settings.presentation:
         predict.toggle()
 head, focus = walkthrough.row_controls(step, data, settings)
 walkthrough.render(step, data, settings, head, focus)
-st.caption(walkthrough.backend_line(data.backend))
 DOWNLOADS = (  # (label, builder, file name, MIME type)
     ("export_npz", export.to_npz, "attention.npz", "application/octet-stream"),
     ("export_csv", export.to_csv_zip, "attention-csv.zip", "application/zip"),
 )
-with st.expander(t("export_title")):
-    for column, (label, build, name, mime) in zip(st.columns(2), DOWNLOADS, strict=True):
-        column.download_button(t(label), partial(build, data), name, mime, key=label)
-    st.caption(t("export_png"))
+if not settings.presentation:  # a projector shows the step, not the backend or the downloads
+    st.caption(walkthrough.backend_line(data.backend))
+    with st.expander(t("export_title")):
+        for column, (label, build, name, mime) in zip(st.columns(2), DOWNLOADS, strict=True):
+            column.download_button(t(label), partial(build, data), name, mime, key=label)
+        st.caption(t("export_png"))

@@ -6,7 +6,7 @@ import random
 import streamlit as st
 
 from core.questions import STEP_KINDS, make_question
-from ui import questions, room_summary
+from ui import questions, room_page, room_summary
 from ui.compute import trace_for
 from ui.figures import answer_bars
 from ui.i18n import labeller, t
@@ -36,6 +36,8 @@ def panel(code: str, settings) -> None:
         here, which, ask, reveal = st.columns([3, 3, 2, 1.4], vertical_alignment="center")
         with here:
             connected(code)
+            if st.button(t("room_how_to_join"), key="room_how_to_join", type="tertiary"):
+                join_card(code)
         if kinds:
             kind = which.selectbox(
                 t("q_kind"),
@@ -57,6 +59,20 @@ def panel(code: str, settings) -> None:
             rooms().close_question(code, st.session_state["room_key"])
             st.rerun()
         answers(code)
+
+
+@st.dialog(" ", width="large")
+def join_card(code: str) -> None:
+    """For latecomers, on the projector: the code in letters a back row reads, the students'
+    link and its QR code (never the key); Esc or a click outside closes it."""
+    link = f"{room_page.base_url()}/?room={code}"
+    st.html(
+        f'<div style="font-size:7rem;font-weight:700;letter-spacing:0.5rem;text-align:center;'
+        f'line-height:1.1">{code}</div>'
+    )  # (a code is letters and digits only: nothing to escape)
+    st.markdown(t("room_join_card", code=code, link=f"`{link}`"))
+    left, middle, right = st.columns([1, 2, 1])
+    middle.image(room_page.qr_png(link), width="stretch")
 
 
 def _lock(code: str) -> None:

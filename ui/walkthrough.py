@@ -160,7 +160,14 @@ const doc = window.parent.document;
 if (!doc.selfAttentionArrows) {
   doc.selfAttentionArrows = true;
   doc.addEventListener("keydown", (event) => {
-    const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(doc.activeElement?.tagName);
+    // typing in a box, or a control that uses the arrows itself (a slider, a list, a radio);
+    // a button or a switch just pressed keeps its focus, and ← → still step
+    const el = doc.activeElement;
+    const textual = el?.tagName === "TEXTAREA" || el?.tagName === "SELECT" || el?.isContentEditable
+      || (el?.tagName === "INPUT" && !["checkbox", "button", "submit"].includes(el.type));
+    const own = "[role=slider],[role=listbox],[role=combobox],[role=radiogroup]";
+    const arrowsOwn = el?.closest?.(own);
+    const typing = textual || arrowsOwn;
     if (typing || event.altKey || event.ctrlKey || event.metaKey) return;
     const key = {ArrowLeft: ".st-key-prev_step button", ArrowRight: ".st-key-next_step button"};
     const button = key[event.key] && doc.querySelector(key[event.key]);

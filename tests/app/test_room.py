@@ -302,3 +302,20 @@ def test_the_summary_lists_each_question_with_the_share_right_and_downloads_as_c
     assert any("课堂小结 · 已提问 2 次" in e.label for e in teacher.expander)
     labels = [button.proto.label for button in teacher.get("download_button")]
     assert "下载课堂小结（CSV）" in labels
+
+
+def test_how_to_join_shows_the_code_and_the_qr_but_never_the_key():
+    _, code, key = _open_room()
+    teacher = run_app(room=code, key=key, lang="zh", big="true")
+    teacher.button(key="room_how_to_join").click().run()
+    shown = " ".join(h.proto.body for h in teacher.get("html")) + page_text(teacher)
+    assert f">{code}</div>" in shown and f"?room={code}" in shown
+    assert key not in shown + " ".join(c.value for c in teacher.code)
+    assert len(teacher.get("imgs")) >= 1 or len(teacher.get("image")) >= 1  # the QR code
+
+
+def test_a_projector_shows_neither_the_backend_line_nor_the_downloads():
+    at = run_app(lang="en", big="true", step="softmax")
+    assert "Computed with" not in page_text(at) and not at.get("download_button")
+    normal = run_app(lang="en", step="softmax")
+    assert "Computed with" in page_text(normal) and normal.get("download_button")

@@ -41,3 +41,18 @@ def test_arrow_keys_move_between_steps(session):
     s.page.wait_for_url("**step=scores**", timeout=15000)
     s.wait_idle()
     s.assert_healthy()
+
+
+@pytest.mark.e2e
+def test_arrow_keys_still_step_after_a_control_was_clicked(session):
+    s = session(width=1280, height=720).open("/?big=true&lang=zh&step=scores")
+    s.wait_charts()
+    s.page.get_by_role("button", name="▶").click()  # the focus stays on the button pressed
+    s.page.wait_for_url("**step=scaled**", timeout=15000)
+    s.wait_idle()
+    s.page.keyboard.press("ArrowRight")
+    s.page.wait_for_url("**step=mask**", timeout=15000)
+    s.wait_idle()
+    s.page.keyboard.press("ArrowLeft")
+    s.page.wait_for_url("**step=scaled**", timeout=15000)
+    s.assert_healthy()

@@ -108,6 +108,16 @@ def test_a_teacher_drives_two_students_through_a_question(session):
     for student in (laptop, phone):  # the answer is in: the step's result is back
         student.wait_charts()
     phone.shot("room-zh-phone-revealed")
+    # a latecomer: the projector shows how to join, Esc puts the step back
+    teacher.open(f"/?room={code}&lang=en&big=true")
+    teacher.page.get_by_role("button", name="How to join").click()
+    dialog = teacher.page.get_by_role("dialog")
+    dialog.get_by_text(code, exact=True).wait_for(timeout=15000)
+    dialog.locator("img").first.wait_for(timeout=15000)  # the QR code
+    assert key not in dialog.inner_html()
+    teacher.shot("room-en-how-to-join-1280")
+    teacher.page.keyboard.press("Escape")
+    dialog.wait_for(state="detached", timeout=10000)
     for s in (teacher, laptop, phone):
         s.assert_healthy()
     assert teachers_link.split("key=")[1] not in laptop.page.content() + phone.page.content()
