@@ -71,8 +71,8 @@ def join_card(code: str) -> None:
         f'line-height:1.1">{code}</div>'
     )  # (a code is letters and digits only: nothing to escape)
     st.markdown(t("room_join_card", code=code, link=f"`{link}`"))
-    left, middle, right = st.columns([1, 2, 1])
-    middle.image(room_page.qr_png(link), width="stretch")
+    left, middle, right = st.columns([1, 1, 1])
+    middle.image(room_page.qr_png(link), width=320)  # the whole card on a 1280 x 720 screen
 
 
 def _lock(code: str) -> None:
