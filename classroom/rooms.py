@@ -114,12 +114,11 @@ class Rooms:
         connected to; "full" only when every room has students."""
         while self.store.zcount("rooms") >= MAX_ROOMS:
             freed = False
-            for code, _ in self.store.zlowest("rooms", 64):
+            for code, _ in self.store.zlowest("rooms", MAX_ROOMS + 1):  # longest idle first
                 if self.store.get(f"room:{code}") is None or self.connected(code) == 0:
                     self.close(code)
                     freed = True
-                    if self.store.zcount("rooms") < MAX_ROOMS:
-                        return
+                    break
             if not freed:
                 raise RoomError("full")
 
