@@ -74,6 +74,20 @@ def panel(code: str) -> None:
         if st.button(t("room_leave"), key="room_leave"):
             leave()
     live(code)
+    lost_button(code)
+
+
+def lost_button(code: str) -> None:
+    """🙋 I'm lost, for the view on screen (drawn with the page, not every second: a new view
+    from the teacher reruns the page, and clears it)."""
+    state = st.session_state
+    version = state.get("room_version", -1)
+    if state.get(f"_lost_at_{version}"):
+        st.caption(t("room_lost_sent"))
+    elif st.button(t("room_lost"), key="room_lost", type="tertiary"):
+        rooms().lost(code, browser_id(), version)
+        state[f"_lost_at_{version}"] = True
+        st.rerun()
 
 
 @st.fragment(run_every=POLL_S)
@@ -106,7 +120,9 @@ def live(code: str) -> None:
             state["_room_follow_off"] = True  # now exploring, and told where the teacher is
         st.rerun()
     away = not following
-    room_store.exploring(code, browser_id(), away)
+    if away or state.get("_marked_exploring"):  # written while away, and once on coming back
+        room_store.exploring(code, browser_id(), away)
+        state["_marked_exploring"] = away
     question = room["question"]
     asking = question["id"] if question and not question["revealed"] else None
     if asking != st.session_state.get(OPEN_QUESTION):  # asked or revealed: the page redraws
@@ -114,15 +130,7 @@ def live(code: str) -> None:
         st.rerun()
     with st.container(border=True):
         doing = t("room_following") if following else t("room_exploring")
-        left, right = st.columns([4, 1.3], vertical_alignment="center")
-        left.caption(t("room_student_band", code=code, state=doing))
-        lost_here = f"_lost_at_{room['version']}"
-        if state.get(lost_here):
-            right.caption(t("room_lost_sent"))
-        elif right.button(t("room_lost"), key="room_lost"):
-            room_store.lost(code, browser_id(), room["version"])
-            state[lost_here] = True
-            right.caption(t("room_lost_sent"))
+        st.caption(t("room_student_band", code=code, state=doing))
         if away and theirs and mine:
             step = labeller("step")
             st.caption(t("room_away", mine=step(mine), theirs=step(theirs)))

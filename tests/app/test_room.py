@@ -297,8 +297,9 @@ def test_the_summary_lists_each_question_with_the_share_right_and_downloads_as_c
         for s in ("s2", "s3", "s4")[: i + 1]:
             room.rooms().answer(code, question["id"], s, wrong)
         teacher.run()
-    frame = teacher.dataframe[0].value
-    assert list(frame["回答数"]) == [2, 3] and list(frame["答对比例"]) == ["50%", "33%"]
+    table = next(m.value for m in teacher.markdown if m.value.startswith("| # | 问题"))
+    rows = [line.split(" | ")[-2:] for line in table.splitlines()[2:]]
+    assert rows == [["2", "50% |"], ["3", "33% |"]]  # answers, and the share right
     assert any("课堂小结 · 已提问 2 次" in e.label for e in teacher.expander)
     labels = [button.proto.label for button in teacher.get("download_button")]
     assert "下载课堂小结（CSV）" in labels
@@ -319,3 +320,20 @@ def test_a_projector_shows_neither_the_backend_line_nor_the_downloads():
     assert "Computed with" not in page_text(at) and not at.get("download_button")
     normal = run_app(lang="en", step="softmax")
     assert "Computed with" in page_text(normal) and normal.get("download_button")
+
+
+def test_the_summary_csv_reads_back_with_its_bom_for_excel():
+    import csv
+    import io
+
+    from ui import room_summary
+
+    asked = [
+        {"kind": "row_sum", "params": {"i": "3"}, "answer": 1, "counts": [1, 3, 0, 0]},
+        {"kind": "row_sum", "params": {"i": "2"}, "answer": 0, "counts": [0, 0, 0, 0]},
+    ]
+    data = room_summary.as_csv(room_summary.rows(asked))
+    assert data.startswith(b"\xef\xbb\xbf")
+    table = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
+    assert table[0] == ["#", "Question", "Answers", "Right"]
+    assert [row[2:] for row in table[1:]] == [["4", "75%"], ["0", "–"]]
