@@ -1,5 +1,7 @@
 """A student's side of a room: follow the teacher (or explore alone), and answer questions."""
 
+import time
+
 import streamlit as st
 
 from classroom.rooms import RoomError
@@ -10,6 +12,7 @@ from ui.escape import markdown_text
 from ui.i18n import labeller, t
 from ui.room import POLL_S, become_teacher, fragment_guarded, leave, rooms
 
+HEARTBEAT_S = 2.0  # a student says "I am here" this often (ALIVE_S is 6 s), looking every POLL_S
 OPEN_QUESTION = "_room_question_open"  # the id of the room's unrevealed question, or None
 LOCKED = "_room_locked"  # the teacher has everyone following
 
@@ -94,13 +97,15 @@ def lost_button(code: str) -> None:
 @fragment_guarded
 def live(code: str) -> None:
     """Every second: say I am here, take the teacher's new view, show the question."""
-    room_store = rooms()
-    room_store.heartbeat(code, browser_id())
+    room_store, state = rooms(), st.session_state
+    now = time.monotonic()
+    if now - state.get("_beat_at", -HEARTBEAT_S) >= HEARTBEAT_S:  # "here" every few seconds
+        room_store.heartbeat(code, browser_id())  # (connected means seen within ALIVE_S)
+        state["_beat_at"] = now
     try:
         room = room_store.get(code)
     except RoomError:
         st.rerun()  # expired meanwhile: the full run says so
-    state = st.session_state
     if bool(room.get("locked")) != bool(state.get(LOCKED)):  # locked or unlocked: redraw
         state[LOCKED] = bool(room.get("locked"))
         state["room_version"] = -1  # (locked: back to the teacher's view at once)
