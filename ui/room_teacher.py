@@ -48,6 +48,7 @@ def panel(code: str, settings) -> None:
             )
             if ask.button(t("room_ask"), key="room_ask", type="primary"):
                 _ask(code, kind, step, settings)
+                st.rerun()  # the band and the summary with the new question at once
         else:
             which.caption(t("room_no_question_here"))
         question = rooms().get(code)["question"]
