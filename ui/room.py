@@ -208,12 +208,16 @@ def take_room_view() -> bool:
     """A teacher's tab takes the room's view when another tab (or an earlier run of this one)
     published a version this tab has not seen: its next press starts from there. True if it
     did. Safe in a widget's callback: it sets the widgets' values."""
-    code = st.session_state.get("room")
+    code, state = st.session_state.get("room"), st.session_state
     try:
         room = rooms().get(code)
     except RoomError:
         return False
-    if room["version"] in (0, st.session_state.get("room_version")):
+    if room["version"] in (0, state.get("room_version")):
+        return False
+    fresh = state.get("room_version", -1) == -1
+    if fresh and any(name in st.query_params for name in VIEW_FIELDS if name != "page"):
+        state["room_version"] = room["version"]  # a link with its own view: the class goes there
         return False
     st.session_state["room_version"] = room["version"]
     _apply(room["view"])

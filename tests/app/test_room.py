@@ -337,3 +337,13 @@ def test_the_summary_csv_reads_back_with_its_bom_for_excel():
     table = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
     assert table[0] == ["#", "Question", "Answers", "Right"]
     assert [row[2:] for row in table[1:]] == [["4", "75%"], ["0", "–"]]
+
+
+def test_a_teachers_new_tab_with_a_view_in_its_link_takes_the_class_there():
+    _, code, key = _open_room()
+    run_app(room=code, key=key, lang="en", step="scores")
+    bare = run_app(room=code, key=key, lang="en")  # no view in the link: the room's view
+    assert bare.session_state["step"] == "scores"
+    linked = run_app(room=code, key=key, lang="en", step="softmax", sentence="a b c")
+    assert linked.session_state["step"] == "softmax"  # its own link wins, and is published
+    assert room.rooms().get(code)["view"]["step"] == "softmax"
