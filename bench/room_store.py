@@ -19,29 +19,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import numpy as np  # noqa: E402
-
-import core  # noqa: E402
 from classroom import rooms as rooms_module  # noqa: E402
 from classroom.rooms import ALIVE_S, Rooms  # noqa: E402
 from classroom.store import RedisStore, SQLiteStore  # noqa: E402
-from core.questions import make_question  # noqa: E402
-
-
-class Clock:
-    def __init__(self):
-        self.now = time.time()
-
-    def __call__(self):
-        return self.now
-
-
-def question(seed=0):
-    X = np.random.default_rng(seed).normal(size=(4, 4))
-    W = core.init_weights(core.AttentionConfig(d_model=4, n_heads=2))
-    trace = core.attention(X, W, 2, core.causal_mask(4))
-    fields = {name: getattr(trace, name) for name in ("Q", "K", "V", "A", "output")}
-    return make_question("row_sum", "softmax", fields, list("abcd"), 0, 2, core.causal_mask(4))
+from tests.support.rooms import Clock, race  # noqa: E402
+from tests.support.rooms import sample_question as question  # noqa: E402
 
 
 def ms(work, repeat=200) -> float:
@@ -52,19 +34,6 @@ def ms(work, repeat=200) -> float:
         work()
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1e3
-
-
-def race(work, n):
-    barrier, out = threading.Barrier(n), [None] * n
-
-    def one(i):
-        barrier.wait()
-        out[i] = work(i)
-
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
-    [t.start() for t in threads]
-    [t.join() for t in threads]
-    return out
 
 
 def fill_rows(store, rows: int, now: float) -> None:

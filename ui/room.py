@@ -51,10 +51,7 @@ def store_problem() -> str | None:
     """Why the store fails its test write (checked at start-up and every few seconds), in the
     learner's language, or None."""
     problem = shared_problem()
-    if problem:
-        _LOG.error("the room store does not work: %s", problem.reason)
-        return store_reason(problem)
-    return None
+    return store_reason(problem) if problem else None
 
 
 def store_reason(error: StoreError) -> str:
@@ -119,7 +116,6 @@ def fragment_guarded(function=None, *, notice: bool = True):
                 st.session_state["_room_store_down"] = True
             return None
         except RoomError:  # the room expired or was closed meanwhile: the full run says so
-            st.session_state["_in_fragment"] = False
             st.rerun()
         finally:
             st.session_state["_in_fragment"] = False
@@ -208,7 +204,8 @@ def take_room_view() -> bool:
     """A teacher's tab takes the room's view when another tab (or an earlier run of this one)
     published a version this tab has not seen: its next press starts from there. True if it
     did. Safe in a widget's callback: it sets the widgets' values."""
-    code, state = st.session_state.get("room"), st.session_state
+    state = st.session_state
+    code = state.get("room")
     try:
         room = rooms().get(code)
     except RoomError:
@@ -219,7 +216,7 @@ def take_room_view() -> bool:
     if fresh and any(name in st.query_params for name in VIEW_FIELDS if name != "page"):
         state["room_version"] = room["version"]  # a link with its own view: the class goes there
         return False
-    st.session_state["room_version"] = room["version"]
+    state["room_version"] = room["version"]
     _apply(room["view"])
     return True
 
@@ -325,7 +322,7 @@ def publish_view(settings) -> None:
     except (RoomError, PermissionError):
         return  # expired meanwhile: the next run says so
     st.session_state["room_version"] = version
-    if view != {name: mine[name] for name in VIEW_FIELDS if name in mine}:
+    if view != mine:  # (current_view holds only VIEW_FIELDS)
         st.session_state["_room_view"] = view
         st.rerun()
 

@@ -51,7 +51,6 @@ def panel(code: str, settings) -> None:
                 st.rerun()  # the band and the summary with the new question at once
         else:
             which.caption(t("room_no_question_here"))
-        question = rooms().get(code)["question"]
         if question and not question["revealed"]:
             if reveal.button(t("room_reveal"), key="room_reveal"):
                 rooms().reveal(code, st.session_state["room_key"])

@@ -7,33 +7,13 @@ import multiprocessing
 import threading
 import time
 
-import numpy as np
 import pytest
 
-import core
 from classroom import rooms as rooms_module
 from classroom.rooms import CODE_PATTERN, RoomError, Rooms, join_wait
 from classroom.store import open_store
-from core.questions import make_question
-from tests.server.test_store import race
-
-
-class Clock:
-    """A clock the test moves by hand, for who counts as connected."""
-
-    def __init__(self, now=1_000_000.0):
-        self.now = now
-
-    def __call__(self):
-        return self.now
-
-
-def _question(seed=0):
-    X = np.random.default_rng(seed).normal(size=(4, 4))
-    W = core.init_weights(core.AttentionConfig(d_model=4, n_heads=2))
-    trace = core.attention(X, W, 2, core.causal_mask(4))
-    fields = {name: getattr(trace, name) for name in ("Q", "K", "V", "A", "output")}
-    return make_question("row_sum", "softmax", fields, list("abcd"), 0, 2, core.causal_mask(4))
+from tests.support.rooms import Clock, race
+from tests.support.rooms import sample_question as _question
 
 
 def test_a_room_has_a_short_code_and_only_its_key_drives_it(store):
@@ -116,7 +96,7 @@ def test_a_browser_holds_one_open_room_opening_another_closes_it(store):
 
 def test_a_full_store_evicts_idle_rooms_and_never_locks_a_teacher_out(store, monkeypatch):
     monkeypatch.setattr(rooms_module, "MAX_ROOMS", 10)
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     rooms = Rooms(store, clock=clock)
     code, key = rooms.open("real-teacher")
     rooms.publish(code, key, {"step": "softmax"})
@@ -154,7 +134,7 @@ def test_failed_joins_wait_longer_after_a_few_tries():
 
 def test_connected_counts_browsers_seen_lately_and_prunes_the_rest(store, monkeypatch):
     monkeypatch.setattr(rooms_module, "MAX_ALIVE", 50)
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     rooms = Rooms(store, clock=clock)
     code, _ = rooms.open("teacher")
     for session in ("s1", "s2", "s3", "s1"):  # s1's second tab is the same browser

@@ -1,26 +1,12 @@
 """One test suite for both stores: SQLite (a file) and Redis (a real redis-server, from
 conftest.py). Every read-then-write is one atomic step, checked with threads racing."""
 
-import threading
 import time
 
 import pytest
 
 from classroom.store import RedisStore, SQLiteStore, StoreError, check, open_store
-
-
-def race(work, n=24):
-    """``work(i)`` in n threads released together; their results in order."""
-    barrier, results = threading.Barrier(n), [None] * n
-
-    def one(i):
-        barrier.wait()
-        results[i] = work(i)
-
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
-    [thread.start() for thread in threads]
-    [thread.join() for thread in threads]
-    return results
+from tests.support.rooms import race
 
 
 def test_values_expire(store):
