@@ -4,12 +4,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.feedback import show_unexpected_error
-from ui.i18n import t
-from ui.registry import PAGES, by_url
-from ui.room import follow_page, join_from_url, keep_cookies, publish_view, room_panel
-from ui.settings import language, sidebar
-from ui.style import FAVICON, apply_style
+from ui.kit.errors import show_unexpected_error
+from ui.kit.i18n import t
+from ui.kit.session import PAGE_SCRIPT, SETTINGS_DRAWN
+from ui.room.hooks import follow_page, join_from_url, keep_cookies, publish_view, room_panel
+from ui.shell.registry import PAGES, by_url
+from ui.shell.sidebar import language, sidebar
+from ui.shell.style import FAVICON, apply_style
 
 HERE = Path(__file__).parent
 
@@ -46,10 +47,10 @@ def session_pages(lang: str) -> dict:
 
 page = st.navigation(session_pages(lang), position="top")
 here = by_url(page.url_path)
-st.session_state["_page_script"] = here.script
+st.session_state[PAGE_SCRIPT] = here.script
 follow_page(here.script)
 settings = sidebar(lang, unused=here.unused)
-st.session_state["_settings"] = settings
+st.session_state[SETTINGS_DRAWN] = settings
 apply_style(settings.presentation)
 room_panel(settings)
 keep_cookies()  # a room's cookies: this browser's id, a teacher's key

@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import core  # noqa: E402
-from ui.figures import heatmap  # noqa: E402
+from ui.figures.charts import heatmap  # noqa: E402
 
 D_MODEL, HEADS = 512, 8
 

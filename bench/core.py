@@ -17,7 +17,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import core  # noqa: E402
-from core.timing import fmt_seconds, growth_exponent, peak_bytes, time_side_by_side  # noqa: E402
+from measure.timing import fmt_seconds, growth_exponent, peak_bytes, time_side_by_side  # noqa: E402
 
 
 def setup(n: int, d_model: int, n_heads: int, dtype: str):

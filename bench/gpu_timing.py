@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import core  # noqa: E402
 from core.backend import ENV_VAR  # noqa: E402
-from core.timing import fmt_seconds, time_side_by_side  # noqa: E402
+from measure.timing import fmt_seconds, time_side_by_side  # noqa: E402
 
 DRY_RUN = "--dry-run" in sys.argv
 GPU = "numpy" if DRY_RUN else "cupy"
@@ -120,7 +120,7 @@ def crossover(results: dict):
 
 
 def cost_page(results: dict):
-    from ui.cost_measure import GPU_COST_NS, measure
+    from measure.cost import GPU_COST_NS, measure
 
     print("4. The cost page's measurement on both backends (d_model 512, 8 heads)")
     use(None)

@@ -66,7 +66,7 @@ def mutant(name: str, what: str, path: str, find: str, replace: str) -> Mutant:
     return Mutant(name, what, (Edit(path, find, replace),))
 
 
-SOFT, LOOP, HEADS = "core/softmax.py", "core/loop.py", "core/heads.py"
+SOFT, LOOP, HEADS = "core/softmax.py", "core/variants/loop.py", "core/heads.py"
 # attention has two paths: core/reference.py (one unbatched sentence, every field, n <= 512: what
 # the app shows) and core/fast.py (batches, keep=/heads=, long sentences); core/attention.py picks
 REF, FAST, ATT = "core/reference.py", "core/fast.py", "core/attention.py"
@@ -366,35 +366,35 @@ MUTANTS: tuple[Mutant, ...] = (
     mutant(
         "decoding_no_scale",
         "decode_incremental: scores not divided by sqrt(d_k)",
-        "core/decoding.py",
+        "core/variants/decoding.py",
         "softmax_rows(q @ xp.matrix_transpose(K) / math.sqrt(d_k))",
         "softmax_rows(q @ xp.matrix_transpose(K))",
     ),
     mutant(
         "decoding_query_uses_w_k",
         "decode_incremental: the new token's query projected with W_K instead of W_Q",
-        "core/decoding.py",
+        "core/variants/decoding.py",
         "q = xp.reshape(x_t @ weights.W_Q, (n_heads, 1, d_k))",
         "q = xp.reshape(x_t @ weights.W_K, (n_heads, 1, d_k))",
     ),
     mutant(
         "scalar_no_scale",
         "attention_scalar: scores not divided by sqrt(d_k)",
-        "core/scalar.py",
+        "core/variants/scalar.py",
         "for c in range(d_k)) / math.sqrt(d_k) for j in keys]",
         "for c in range(d_k)) for j in keys]",
     ),
     mutant(
         "scalar_causal_ignored",
         "attention_scalar: causal=True still sees every key",
-        "core/scalar.py",
+        "core/variants/scalar.py",
         "keys = range(i + 1) if causal else range(n)",
         "keys = range(n)",
     ),
     mutant(
         "flash_no_rescale",
         "flash_attention: earlier tiles not rescaled when the running max grows",
-        "core/flash.py",
+        "core/variants/flash.py",
         "            rescale = np.exp(m - safe)",
         "            rescale = np.where(np.isfinite(m), 1.0, 0.0)  # MUTANT",
     ),

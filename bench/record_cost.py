@@ -10,8 +10,8 @@ import platform
 import sys
 import time
 
-from ui.cost_measure import COST_NS, LOOP_MAX_N, RECORDED_COST
-from ui.measurement import run_in_child
+from measure.cost import COST_NS, LOOP_MAX_N, RECORDED_COST
+from measure.queue import run_in_child
 
 D_MODEL, N_HEADS = 8, 2  # the sidebar's defaults
 

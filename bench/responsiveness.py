@@ -22,7 +22,7 @@ def sentences(count: int, n: int = 12) -> list[str]:
 def apptest_reruns(count: int = 20) -> list[float]:
     from streamlit.testing.v1 import AppTest
 
-    from ui.legacy_pages import past_the_first_visit
+    from ui.shell.legacy_pages import past_the_first_visit
 
     past_the_first_visit().__enter__()  # as a running server is (for this process's lifetime)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)

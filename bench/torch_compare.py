@@ -3,7 +3,7 @@
 d_model 512, 8 heads, float32; torch's nn.MultiheadAttention with per-head weights
 (need_weights=True, average_attn_weights=False) against core.attention keeping every field
 ("full") and keeping A and the output ("lean"). Each n is timed twice, the implementations in one
-order and then in the other (core/timing.py alternates blocks of calls, reversing each round).
+order and then in the other (measure/timing.py alternates blocks of calls, reversing each round).
 --passes adds a profile of one block of heads, pass by pass, at n = 2048.
 
 torch is a benchmark-only dependency: `pip install torch==2.13.0` (a CPU wheel).
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import core  # noqa: E402
 from core import threads  # noqa: E402
 from core.softmax import softmax_block, softmax_rows  # noqa: E402
-from core.timing import fmt_seconds, time_side_by_side  # noqa: E402
+from measure.timing import fmt_seconds, time_side_by_side  # noqa: E402
 
 D_MODEL, HEADS = 512, 8
 

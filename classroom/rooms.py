@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict
 
-from core.questions import Question
+from core.lessons.questions import Question
 
 ROOM_TTL = 12 * 3600  # a room not used for this long expires
 UNTAUGHT_TTL = 15 * 60  # ... and one nobody has taught in (no view published) after this long
@@ -45,9 +45,6 @@ FREE_JOIN_TRIES = 3  # failed joins before each further try waits (2, 4, 8 … 3
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I/L to misread on a projector
 CODE_LENGTH = 5
 CODE_PATTERN = re.compile(rf"^[{CODE_ALPHABET}]{{{CODE_LENGTH}}}$")
-VIEW_FIELDS = (
-    "page", "step", "sentence", "d_model", "n_heads", "seed", "mask", "pe", "head", "focus",
-)  # fmt: skip
 
 
 class RoomError(Exception):
@@ -182,8 +179,8 @@ class Rooms:
     def publish(self, code: str, key: str, view: dict, seen: int | None = None) -> tuple[int, dict]:
         """Set the view students follow, if the room is still at version ``seen`` (the one this
         teacher's tab last took; None: whatever it is). Returns the room's (version, view)
-        after the step: another tab's newer view wins, and this tab should take it."""
-        view = {name: view[name] for name in VIEW_FIELDS if name in view}
+        after the step: another tab's newer view wins, and this tab should take it. The view's
+        fields are the app's (ui/room/connection.py's VIEW_FIELDS)."""
 
         def change(room):
             if view != room["view"] and (seen is None or seen == room["version"]):

@@ -81,7 +81,9 @@ def shared_problem() -> StoreError | None:
     if due:
         problem = check(shared_store())
         with _shared_lock:
-            if problem and (_checked["problem"] is None or problem.code != _checked["problem"].code):
+            if problem and (
+                _checked["problem"] is None or problem.code != _checked["problem"].code
+            ):
                 _LOG.error("the room store does not work: %s", problem.reason)  # once a fault
             _checked.update(at=now, problem=problem)
     return _checked["problem"]

@@ -8,20 +8,20 @@ from core.attention import attention
 from core.backend import GPU_FROM_N, active_backend, to_numpy
 from core.checks import check_finite, check_matmul
 from core.config import AttentionConfig
-from core.decoding import decode_incremental
 from core.embedding import embed
 from core.errors import InputError
 from core.heads import merge_heads, split_heads
-from core.loop import attention_loop
 from core.masks import causal_mask, padding_mask
 from core.positional import positional_encoding
-from core.recurrent import rnn_chain
-from core.scalar import attention_scalar
 from core.softmax import softmax_rows
-from core.timing import growth_exponent, peak_bytes, time_side_by_side
 from core.tokens import MODES, count_invisible, tokenize
 from core.trace import FIELDS, AttentionTrace
+from core.variants.decoding import decode_incremental
+from core.variants.loop import attention_loop
+from core.variants.recurrent import rnn_chain
+from core.variants.scalar import attention_scalar
 from core.weights import Weights, init_weights
+from measure.timing import growth_exponent, peak_bytes, time_side_by_side
 
 __all__ = [
     "pretrained",

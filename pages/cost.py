@@ -3,14 +3,14 @@ one pass against generation one token at a time with a K/V cache."""
 
 import streamlit as st
 
-from ui import cost
-from ui.cost_measure import cost_ns, gpu_usable
-from ui.cost_paths import paths
-from ui.cost_training import generation, training
-from ui.feedback import trace_or_stop
-from ui.i18n import t
-from ui.measure_panel import measured
-from ui.settings import current
+from measure.cost import cost_ns, gpu_usable
+from ui.kit.errors import trace_or_stop
+from ui.kit.i18n import t
+from ui.kit.measure_panel import measured
+from ui.shell.sidebar import current
+from ui.views.cost import charts as cost
+from ui.views.cost.paths import paths
+from ui.views.cost.training import generation, training
 
 settings = current()
 st.title(t("co_title"))

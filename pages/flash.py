@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from ui import flash
-from ui.feedback import trace_or_stop
-from ui.i18n import t
-from ui.settings import current
+from ui.kit.errors import trace_or_stop
+from ui.kit.i18n import t
+from ui.shell.sidebar import current
+from ui.views import flash
 
 settings = current()
 st.title(t("fl_title"))

@@ -2,10 +2,11 @@
 
 import streamlit as st
 
-from ui import hand_check, handcheck
-from ui.handcheck import HAND_TOKENS
-from ui.i18n import t
-from ui.settings import current
+from ui.kit.i18n import t
+from ui.shell.sidebar import current
+from ui.views.hand_check import sections as hand_check
+from ui.views.hand_check import text as handcheck
+from ui.views.hand_check.text import HAND_TOKENS
 
 settings = current()
 st.title(t("hand_title"))

@@ -3,12 +3,12 @@
 import streamlit as st
 
 import core
-from ui.compute import loop_for, trace_for
-from ui.feedback import show_input_error
-from ui.i18n import t
-from ui.loop_vs_matrix import rows_side_by_side, timing_table
-from ui.measure_panel import arriving
-from ui.settings import current
+from ui.kit.errors import show_input_error
+from ui.kit.i18n import t
+from ui.kit.measure_panel import arriving
+from ui.kit.traces import loop_for, trace_for
+from ui.shell.sidebar import current
+from ui.views.loop_vs_matrix import rows_side_by_side, timing_table
 
 settings = current()
 st.title(t("loop_title"))

@@ -2,12 +2,12 @@
 
 import streamlit as st
 
-from ui import mistakes
-from ui.compute import TraceKey
-from ui.feedback import trace_or_stop
-from ui.i18n import t
-from ui.numbers import index
-from ui.settings import current
+from ui.kit.errors import trace_or_stop
+from ui.kit.i18n import t
+from ui.kit.number_text import index
+from ui.kit.traces import TraceKey
+from ui.shell.sidebar import current
+from ui.views import mistakes
 
 settings = current()
 st.title(t("ms_title"))

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from ui import positional_encoding as pe
-from ui.i18n import t
-from ui.settings import current
+from ui.kit.i18n import t
+from ui.shell.sidebar import current
+from ui.views import positional_encoding as pe
 
 settings = current()
 st.title(t("pe_title"))

@@ -3,10 +3,10 @@ be; and Q, K, V as a soft lookup against a hard one."""
 
 import streamlit as st
 
-from ui import projections
-from ui.feedback import trace_or_stop
-from ui.i18n import t
-from ui.settings import current
+from ui.kit.errors import trace_or_stop
+from ui.kit.i18n import t
+from ui.shell.sidebar import current
+from ui.views import projections
 
 settings = current()
 st.title(t("pj_title"))

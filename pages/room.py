@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from ui import room_page
-from ui.i18n import t
-from ui.settings import current
+from ui.kit.i18n import t
+from ui.shell.sidebar import current
+from ui.views import room as room_page
 
 current()  # the sidebar's settings (and, on a server's first visit, app.py's routing)
 st.title(t("room_title"))

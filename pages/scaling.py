@@ -3,9 +3,9 @@ the softmax saturates and its gradient vanishes."""
 
 import streamlit as st
 
-from ui import scaling
-from ui.i18n import t
-from ui.settings import current
+from ui.kit.i18n import t
+from ui.shell.sidebar import current
+from ui.views import scaling
 
 settings = current()
 st.title(t("sc_title"))

@@ -1,13 +1,13 @@
 """A trained model: its own pieces, A of one layer and head beside one query→key weight in every
 layer and head, the steps behind A, and two sentences compared; computed by this app's NumPy code
-from the model's weights. The view lives in the URL (ui/trained.py lists its parameters)."""
+from the model's weights. The view lives in the URL (ui/views/trained.py lists its parameters)."""
 
 import streamlit as st
 
-from ui import trained
-from ui.i18n import t
-from ui.numbers import index
-from ui.settings import current
+from ui.kit.i18n import t
+from ui.kit.number_text import index
+from ui.shell.sidebar import current
+from ui.views import trained
 
 settings = current()
 base = settings.base

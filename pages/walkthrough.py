@@ -4,10 +4,13 @@ from functools import partial
 
 import streamlit as st
 
-from ui import export, formula_line, predict, walkthrough
-from ui.feedback import trace_or_stop
-from ui.i18n import t
-from ui.settings import current
+from ui.kit.errors import trace_or_stop
+from ui.kit.i18n import t
+from ui.shell.sidebar import current
+from ui.views.walkthrough import export, predict
+from ui.views.walkthrough import formula_chips as formula_line
+from ui.views.walkthrough import view as walkthrough
+from ui.views.walkthrough.steps import NAMES
 
 settings = current()
 if not settings.presentation:  # a projector keeps its height for the step and its chart
@@ -17,7 +20,7 @@ data = trace_or_stop(settings)
 if not settings.presentation:
     with st.container(key="app_caption"):
         st.caption(f"{t('tokens_line', n=data.n)} · {t('random_weights_note')}")
-step = walkthrough.step_navigation(walkthrough.STEPS, projector=settings.presentation)
+step = walkthrough.step_navigation(NAMES, projector=settings.presentation)
 if not settings.presentation:
     formula, asking = st.columns([4, 1], vertical_alignment="center")
     with formula:

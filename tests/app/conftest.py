@@ -1,9 +1,9 @@
-"""AppTest runs past a server's first visit (see ui/legacy_pages.py); the e2e tests cover the
+"""AppTest runs past a server's first visit (see ui/shell/legacy_pages.py); the e2e tests cover the
 first visit itself."""
 
 import pytest
 
-from ui.legacy_pages import past_the_first_visit
+from ui.shell.legacy_pages import past_the_first_visit
 
 
 @pytest.fixture(autouse=True)
@@ -16,7 +16,7 @@ def past_the_first_visit_always():
 def gpu_app(gpu_stand_in):
     """The stand-in GPU for a whole app run, with the process-wide trace cache emptied before and
     after, so no result computed under it outlives the test."""
-    from ui.compute import sentence_trace
+    from ui.kit.traces import sentence_trace
 
     sentence_trace.cache_clear()
     yield gpu_stand_in
@@ -28,10 +28,10 @@ def rooms_in_a_fresh_store(tmp_path, monkeypatch):
     """Every test's rooms in its own SQLite file (the app's default store), shared by the
     sessions a test runs, as one server's sessions share it."""
     import classroom.store
-    import ui.room
+    import ui.room.connection
 
     monkeypatch.setenv("ROOM_STORE", str(tmp_path / "rooms.sqlite3"))
-    monkeypatch.setattr(ui.room, "_rooms", None)
+    monkeypatch.setattr(ui.room.connection, "_rooms", None)
     monkeypatch.setattr(classroom.store, "_shared", None)
     monkeypatch.setitem(classroom.store._checked, "at", -float("inf"))
     yield

@@ -7,7 +7,7 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
-from ui.registry import PAGES as REGISTRY
+from ui.shell.registry import PAGES as REGISTRY
 
 PAGE_FILES = {page.script: f"pages/{page.script}.py" for page in REGISTRY}
 
@@ -49,7 +49,7 @@ def page_text(at: AppTest) -> str:
 
 def run_until(at: AppTest, arrived, timeout: float = 120) -> AppTest:
     """Rerun until ``arrived(at)`` holds: for what a page draws once the server's shared
-    measurement (ui/measurement.py, a child process) has finished, as its fragment would."""
+    measurement (measure/queue.py, a child process) has finished, as its fragment would."""
     import time
 
     deadline = time.monotonic() + timeout

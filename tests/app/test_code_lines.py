@@ -12,13 +12,14 @@ from core.heads import merge_heads, split_heads
 from core.softmax import softmax_rows
 from tests.app.helpers import run_app
 from tests.core.test_attention_properties import reference as oracle
-from ui import code_lines
+from ui.kit import reference_lines as code_lines
+from ui.views.walkthrough.steps import BY_NAME, STEPS
 
 
-@pytest.mark.parametrize("step", list(code_lines.STEP_SYMBOLS))
+@pytest.mark.parametrize("step", [step.name for step in STEPS if step.symbols])
 @pytest.mark.parametrize("causal", [False, True])
 def test_a_steps_lines_compute_that_step(step, causal):
-    symbols = code_lines.STEP_SYMBOLS[step]
+    symbols = BY_NAME[step].symbols
     lines = code_lines.lines_for(symbols)
     assert [line.split(" = ")[0] for line in lines] == list(symbols)
     rng = np.random.default_rng(1)

@@ -95,9 +95,9 @@ def test_cost_page_training_pass_equals_incremental_decoding():
 def test_cost_page_measures_with_progress_and_fits_exponents(monkeypatch):
     import re
 
-    import ui.cost_measure
+    import measure.cost
 
-    monkeypatch.setattr(ui.cost_measure, "LOOP_MAX_N", 128)
+    monkeypatch.setattr(measure.cost, "LOOP_MAX_N", 128)
     at = run_app("cost", lang="en")
     at.button(key="co_measure").click()
     at.run(timeout=300)
@@ -131,7 +131,7 @@ def test_cost_page_without_a_gpu_shows_the_recorded_gpu_comparison():
     import json
 
     import core
-    from ui.cost_measure import RECORDED_GPU
+    from measure.cost import RECORDED_GPU
 
     if core.active_backend().name == "cupy":
         pytest.skip("this machine has a GPU: the page measures it instead")
@@ -156,16 +156,16 @@ def test_cost_page_without_a_gpu_shows_the_recorded_gpu_comparison():
 
 
 def test_cost_page_with_a_gpu_times_both_backends_and_names_the_crossover(monkeypatch, gpu_app):
-    import ui.cost_measure
-    from ui.measurement import MEASUREMENTS
+    import measure.cost
+    from measure.queue import MEASUREMENTS
 
-    monkeypatch.setattr(ui.cost_measure, "GPU_COST_NS", (256, 512, 1024))
-    monkeypatch.setattr(ui.cost_measure, "LOOP_MAX_N", 64)
+    monkeypatch.setattr(measure.cost, "GPU_COST_NS", (256, 512, 1024))
+    monkeypatch.setattr(measure.cost, "LOOP_MAX_N", 64)
     # measured in this process: a child process would not see the stand-in GPU
     monkeypatch.setattr(
         MEASUREMENTS,
         "run",
-        lambda job, args, on_step: ui.cost_measure.measure(**args, on_step=on_step),
+        lambda job, args, on_step: measure.cost.measure(**args, on_step=on_step),
     )
     at = run_app("cost", lang="en")
     assert "no usable GPU" not in page_text(at)

@@ -8,8 +8,8 @@ import numpy as np
 
 import core
 from tests.app.helpers import run_app
-from ui.compute import SentenceTrace, _host_trace, _host_weights
-from ui.export import to_csv_zip, to_npz
+from ui.kit.traces import SentenceTrace, _host_trace, _host_weights
+from ui.views.walkthrough.export import to_csv_zip, to_npz
 
 TOKENS = ["<b>", "a,b", '"q"', "=1+1", "好看"]
 

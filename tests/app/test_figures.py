@@ -5,7 +5,7 @@ import json
 import numpy as np
 
 from tests.app.helpers import decode
-from ui.figures import MAX_SIDE, block_mean, heatmap
+from ui.figures.charts import MAX_SIDE, block_mean, heatmap
 
 
 def test_token_labels_are_escaped_and_positions_keep_repeats_apart():
@@ -76,7 +76,7 @@ def test_payload_stays_under_one_megabyte_at_n_2048():
 
 
 def test_palette_is_okabe_ito_with_one_strong_hue_per_role():
-    from ui.figures import COLOURS, HEAD_COLOURS, PALE, SERIES
+    from ui.figures.charts import COLOURS, HEAD_COLOURS, PALE, SERIES
 
     okabe_ito = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00"}
     okabe_ito.add("#CC79A7")
@@ -94,7 +94,7 @@ def test_a_pale_title_colour_becomes_a_swatch_with_dark_words():
 
 
 def test_line_charts_take_their_colours_from_the_palette():
-    from ui.figures import LINE_COLOURS, SERIES, line_chart
+    from ui.figures.charts import LINE_COLOURS, SERIES, line_chart
 
     fig = line_chart([1, 2], {"a": [1, 2], "b": [2, 3]}, title="", x_title="", y_title="")
     assert [trace.line.color for trace in fig.data] == list(LINE_COLOURS[:2])
@@ -110,7 +110,7 @@ def test_line_charts_take_their_colours_from_the_palette():
 
 
 def test_a_mask_is_two_colours_with_a_legend_in_either_language():
-    from ui.figures import mask_heatmap
+    from ui.figures.charts import mask_heatmap
 
     allowed = np.tril(np.ones((4, 4), dtype=bool))
     allowed[:, 3] = False
@@ -200,7 +200,7 @@ def test_a_unit_scale_can_share_its_top_between_figures():
 
 
 def test_clickable_cells_keep_the_axes_at_the_cells_edges():
-    from ui.cell_pick import pickable
+    from ui.figures.pickable import pickable
 
     M = np.arange(6.0).reshape(2, 3)
     fig = pickable(heatmap(M, ["a", "b"], ["x", "y", "z"], square=True), M, ["a", "b"], list("xyz"))

@@ -11,7 +11,7 @@ import tomllib
 import pytest
 
 from tests.conftest import ROOT
-from ui.i18n import ERRORS, STRINGS
+from ui.kit.i18n import ERRORS, STRINGS
 
 GLOSSARY = tomllib.loads((ROOT / "assets" / "glossary.toml").read_text("utf-8"))
 

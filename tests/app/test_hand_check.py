@@ -4,7 +4,7 @@ numbering from 1, and edits that change the result."""
 import numpy as np
 import pytest
 
-from core import hand_example
+from core.lessons import hand_example
 from tests.app.helpers import page_text, run_app
 from tests.app.test_handcheck_logic import by_hand
 

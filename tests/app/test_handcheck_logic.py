@@ -9,9 +9,9 @@ import subprocess
 import numpy as np
 import pytest
 
-from core import hand_example
-from ui import handcheck
-from ui.worksheet import worksheet_html
+from core.lessons import hand_example
+from ui.views.hand_check import text as handcheck
+from ui.views.hand_check.worksheet import worksheet_html
 
 TOKENS = {"en": ("I", "love", "you"), "zh": ("我", "喜欢", "你")}
 

@@ -9,7 +9,7 @@ import pytest
 from core.errors import MESSAGES
 from tests.app.helpers import PAGE_FILES, run_app
 from tests.conftest import ROOT
-from ui.i18n import ERRORS, LANGS, STRINGS, STRINGS_DIR, pick, t
+from ui.kit.i18n import ERRORS, LANGS, STRINGS, STRINGS_DIR, pick, t
 
 SOURCES = [
     ROOT / "app.py",

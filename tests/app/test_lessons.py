@@ -7,10 +7,10 @@ from streamlit.testing.v1 import AppTest
 from core.tokens import tokenize
 from tests.app.helpers import page_text, run_app
 from tests.conftest import ROOT
-from ui.i18n import t
-from ui.lessons import LESSONS, LIKE, url
-from ui.registry import PAGES
-from ui.settings import URL_RULES
+from ui.kit.i18n import t
+from ui.kit.settings import BY_URL
+from ui.shell.registry import PAGES
+from ui.views.lessons import LESSONS, LIKE, url
 
 SCRIPTS = {page.script for page in PAGES}
 
@@ -20,8 +20,8 @@ def test_every_item_names_a_page_and_valid_settings():
         for item in lesson.items:
             assert item.page in SCRIPTS, item
             for name, value in item.params:
-                if name in URL_RULES:
-                    assert URL_RULES[name](value), (item.key, name, value)
+                if name in BY_URL:
+                    assert BY_URL[name].valid(value), (item.key, name, value)
 
 
 def test_the_issues_examples_are_all_there():

@@ -7,8 +7,8 @@ import pytest
 
 import core
 from tests.app.helpers import PAGE_FILES, chart_titled, decode, page_text, run_app
-from ui.i18n import t
-from ui.registry import by_script
+from ui.kit.i18n import t
+from ui.shell.registry import by_script
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -6,7 +6,7 @@ import re
 import numpy as np
 
 from tests.app.helpers import chart_titled, charts, decode, page_text, run_app
-from ui.layout import panels_per_row
+from ui.figures.place import panels_per_row
 
 
 def _range(spec) -> tuple[float, float]:

@@ -7,7 +7,7 @@ import pytest
 
 import core
 from tests.app.helpers import chart_titled, charts, decode, page_text, run_app
-from ui.registry import by_script
+from ui.shell.registry import by_script
 
 
 def _inputs(sentence: str, d_model=8, n_heads=2, head=0):

@@ -4,8 +4,8 @@ the masked path ends in exactly 0."""
 import numpy as np
 
 import core
-from ui.numbers import num
-from ui.provenance import story
+from ui.kit.number_text import num
+from ui.views.walkthrough.cell_story import story
 
 
 def _trace(causal: bool):

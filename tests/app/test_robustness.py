@@ -59,12 +59,12 @@ def test_nonsense_in_a_shared_link_is_replaced_with_a_note():
 
 
 def test_an_unexpected_error_gets_a_friendly_message_not_a_traceback(monkeypatch):
-    import ui.walkthrough
+    import ui.views.walkthrough.view
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(ui.walkthrough, "render", broken)
+    monkeypatch.setattr(ui.views.walkthrough.view, "render", broken)
     at = run_app(lang="zh")
     assert not at.exception
     assert any("这个页面出了点问题" in e.value for e in at.error)

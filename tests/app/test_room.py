@@ -3,9 +3,9 @@ following, asking, answering, revealing, wrong codes, and the key kept off stude
 
 import re
 
-import ui.browser
+import ui.kit.browser
 from tests.app.helpers import charts, decode, page_text, run_app
-from ui import room
+from ui.room import connection as room
 
 
 def _open_room(lang="en"):
@@ -26,7 +26,7 @@ def test_opening_a_room_shows_both_links_and_a_qr_code():
 
     import segno.helpers  # noqa: F401  (the generator; a decoder is not at hand: read the PNG)
 
-    from ui.room_page import qr_png
+    from ui.views.room import qr_png
 
     png = qr_png(f"http://localhost:8501/?room={code}")
     assert png.startswith(b"\x89PNG") and len(at.get("image")) == 1  # the QR code, made here
@@ -160,7 +160,7 @@ def _the_browsers_cookies(monkeypatch, teacher_session):
         for name, (value, age) in teacher_session.session_state["_cookies_due"].items()
         if age
     }
-    monkeypatch.setattr(ui.browser, "_cookie", lambda name: jar.get(name, ""))
+    monkeypatch.setattr(ui.kit.browser, "_cookie", lambda name: jar.get(name, ""))
     return jar
 
 
@@ -179,7 +179,7 @@ def test_the_teacher_keeps_the_room_through_reloads_and_addresses_typed_by_hand(
         shown = page_text(again) + " ".join(c.value for c in again.code) + str(again.query_params)
         assert key not in shown  # the key appears nowhere in the page or the address
         assert "你是老师" in shown or "you are the teacher" in shown
-    monkeypatch.setattr(ui.browser, "_cookie", lambda name: "")  # another browser: no cookie
+    monkeypatch.setattr(ui.kit.browser, "_cookie", lambda name: "")  # another browser: no cookie
     student = run_app(room=code, lang="zh")
     assert "room_key" not in student.session_state
 
@@ -326,7 +326,7 @@ def test_the_summary_csv_reads_back_with_its_bom_for_excel():
     import csv
     import io
 
-    from ui import room_summary
+    from ui.room import summary as room_summary
 
     asked = [
         {"kind": "row_sum", "params": {"i": "3"}, "answer": 1, "counts": [1, 3, 0, 0]},

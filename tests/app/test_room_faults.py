@@ -7,18 +7,18 @@ import re
 import pytest
 
 import classroom.store
-import ui.browser
-import ui.room
+import ui.kit.browser
+import ui.room.connection
 from tests.app.helpers import charts, page_text, run_app
 from tests.support.servers import RedisServer
-from ui.walkthrough import STEPS
+from ui.views.walkthrough.steps import NAMES as STEPS
 
 
 @pytest.fixture
 def redis_store(tmp_path, monkeypatch):
     server = RedisServer(tmp_path)
     monkeypatch.setenv("ROOM_STORE", server.url)
-    monkeypatch.setattr(ui.room, "_rooms", None)
+    monkeypatch.setattr(ui.room.connection, "_rooms", None)
     monkeypatch.setattr(classroom.store, "_shared", None)
     monkeypatch.setitem(classroom.store._checked, "at", -float("inf"))
     yield server
@@ -56,7 +56,9 @@ def test_a_redis_restart_mid_class_shows_reconnecting_and_recovers_without_a_rel
     for at in (teacher, student):
         assert not at.exception and not any("重新连接" in w.value for w in at.warning)
     after = STEPS[STEPS.index("scores") + 1]
-    assert ui.room.rooms().get(code)["view"]["step"] == after  # the press during the outage
+    assert (
+        ui.room.connection.rooms().get(code)["view"]["step"] == after
+    )  # the press during the outage
     assert student.session_state["step"] == after  # ... reached the class
 
 
@@ -97,24 +99,24 @@ def test_two_teacher_tabs_pressing_next_in_turn_move_the_class_once_per_press():
     tabs = [first, second]
     for press in range(6):
         tabs[press % 2].button(key="next_step").click().run()
-    assert ui.room.rooms().get(code)["view"]["step"] == STEPS[STEPS.index("tokens") + 6]
+    assert ui.room.connection.rooms().get(code)["view"]["step"] == STEPS[STEPS.index("tokens") + 6]
 
 
 def test_one_browser_one_answer_through_reloads_and_new_tabs(monkeypatch):
     code, key = _open()
     teacher = run_app(room=code, key=key, lang="en", step="softmax")
     teacher.button(key="room_ask").click().run()
-    question = ui.room.rooms().get(code)["question"]
+    question = ui.room.connection.rooms().get(code)["question"]
     browser = "0123456789abcdef0123456789abcdef"  # the cookie this browser sends
-    monkeypatch.setattr(ui.browser, "_cookie", lambda name: browser)
+    monkeypatch.setattr(ui.kit.browser, "_cookie", lambda name: browser)
     for _ in range(3):  # the first tab, a reload, a new tab: each a new session
         student = run_app(room=code, lang="en")
         choice = f"choice_{question['id']}"
         student.radio(key=choice).set_value(student.radio(key=choice).options[0]).run()
         student.button(key=f"send_{question['id']}").click().run()
         assert not student.exception
-    assert sum(ui.room.rooms().answers(code, question["id"])) == 1
-    monkeypatch.setattr(ui.browser, "_cookie", lambda name: "")  # a browser without the cookie
+    assert sum(ui.room.connection.rooms().answers(code, question["id"])) == 1
+    monkeypatch.setattr(ui.kit.browser, "_cookie", lambda name: "")  # a browser without the cookie
     other = run_app(room=code, lang="en")
     assert other.session_state["_browser_cookie_due"]  # ... is given one, and answers once
     assert len(other.session_state["_browser_id"]) == 32
@@ -156,20 +158,20 @@ def test_the_teacher_sees_answers_against_connected_when_they_disagree():
     code, key = _open()
     teacher = run_app(room=code, key=key, lang="en", step="softmax")
     teacher.button(key="room_ask").click().run()
-    question = ui.room.rooms().get(code)["question"]
+    question = ui.room.connection.rooms().get(code)["question"]
     for browser in ("b1", "b2", "b3"):
-        ui.room.rooms().heartbeat(code, browser)
-    ui.room.rooms().answer(code, question["id"], "b1", 0)
+        ui.room.connection.rooms().heartbeat(code, browser)
+    ui.room.connection.rooms().answer(code, question["id"], "b1", 0)
     teacher.run()
     assert "Answered 1 / 3" in " ".join(c.value for c in teacher.caption)  # the strip
     teacher.toggle(key=f"show_answers_{question['id']}").set_value(True).run()
     assert _answers_title(teacher) == "1 answer · 3 connected"
     for browser in ("b2", "b3"):
-        ui.room.rooms().answer(code, question["id"], browser, 0)
+        ui.room.connection.rooms().answer(code, question["id"], browser, 0)
     teacher.run()
     assert _answers_title(teacher) == "3 answers so far"  # all three connected answered
     zh = run_app(room=code, key=key, lang="zh", step="softmax")
-    ui.room.rooms().heartbeat(code, "b4")
+    ui.room.connection.rooms().heartbeat(code, "b4")
     zh.run()
     assert "已答 3 / 4" in " ".join(c.value for c in zh.caption)
     zh.toggle(key=f"show_answers_{question['id']}").set_value(True).run()
@@ -185,6 +187,6 @@ def _answers_title(at) -> str:
 def test_a_room_that_vanishes_under_the_teacher_says_so():
     code, key = _open()
     teacher = run_app(room=code, key=key, lang="zh", step="softmax")
-    ui.room.rooms().close(code)  # expired, or closed from another tab
+    ui.room.connection.rooms().close(code)  # expired, or closed from another tab
     teacher.run()
     assert not teacher.exception and any(f"没有代码为 {code}" in w.value for w in teacher.warning)

@@ -7,8 +7,8 @@ import time
 import numpy as np
 
 from tests.app.helpers import run_app
-from ui.figures import heatmap
-from ui.shared_cache import shared
+from ui.figures.charts import heatmap
+from ui.kit.shared_cache import shared
 
 
 def test_concurrent_identical_calls_build_once():

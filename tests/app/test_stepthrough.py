@@ -9,11 +9,11 @@ import time
 import numpy as np
 import pytest
 
-from core.flash import flash_attention, rescales, showing_tile
+from core.variants.flash import flash_attention, rescales, showing_tile
 from tests.app.helpers import chart_titled, charts, decode, page_text, run_app
 from tests.core.test_paths import simulated_cnn_layers
-from ui.i18n import DEFAULT_SENTENCE
-from ui.player import INTERVAL_S, advance
+from ui.kit.i18n import DEFAULT_SENTENCE
+from ui.kit.player import INTERVAL_S, advance
 
 PLAYERS = {  # page -> (the player's session key, its first position): counts, from 1 whatever
     "loop-vs-matrix": ("loop_rows", 1),  # the base (rows done, steps taken; "第 0 步" reads wrong)
@@ -107,10 +107,10 @@ def test_flash_opens_on_a_tile_whose_first_steps_rescale():
 
 
 def test_the_default_tile_rescales_in_the_first_steps_of_both_default_sentences():
-    from ui.compute import TraceKey, sentence_trace
+    from ui.kit.traces import TraceKey, sentence_trace
 
     for sentence in DEFAULT_SENTENCE.values():
-        data = sentence_trace(TraceKey(sentence, "auto", 8, 2, 0, True, False))
+        data = sentence_trace(TraceKey(sentence, "auto", 8, 2, 0, True, "none"))
         Q, K, V = data.trace.Q[0], data.trace.K[0], data.trace.V[0]
         tile = showing_tile(Q, K, V)
         _, steps = flash_attention(Q, K, V, tile, tile, record=True)
@@ -131,7 +131,7 @@ def test_flash_numbers_from_one_and_follows_decimals():
 
 
 def test_cost_page_shows_the_recorded_result_before_anyone_measures():
-    from ui.cost_measure import RECORDED_COST
+    from measure.cost import RECORDED_COST
 
     recorded = json.loads(RECORDED_COST.read_text(encoding="utf-8"))["result"]
     for lang, label in (

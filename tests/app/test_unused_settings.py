@@ -4,7 +4,8 @@ languages; on the walkthrough every setting applies."""
 import pytest
 
 from tests.app.helpers import run_app
-from ui.registry import LAYER, PAGES
+from ui.kit.settings import LAYER
+from ui.shell.registry import PAGES
 
 WIDGETS = {"sentence": "text_input", "d_model": "selectbox", "n_heads": "selectbox",
            "seed": "number_input", "pe": "toggle"}  # fmt: skip

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import core
-from core import mistakes, scaling
+from core.lessons import mistakes, scaling
 
 
 @settings(max_examples=30, deadline=None)

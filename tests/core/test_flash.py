@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import core
-from core.flash import flash_attention, full_attention
+from core.variants.flash import flash_attention, full_attention
 
 
 @settings(max_examples=80, deadline=None)

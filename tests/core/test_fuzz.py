@@ -188,7 +188,7 @@ def test_float32_near_its_limit_gives_rows_that_sum_to_1_or_a_refusal(scale, see
 
 
 def test_the_overflow_refusal_is_said_in_both_languages():
-    from ui.i18n import error_text
+    from ui.kit.i18n import error_text
 
     with pytest.raises(core.InputError) as error:
         core.attention(

@@ -99,7 +99,7 @@ def test_every_code_has_a_message():
 
     from core.errors import MESSAGES
     from tests.conftest import ROOT
-    from ui.i18n import ERRORS
+    from ui.kit.i18n import ERRORS
 
     source = "\n".join(path.read_text("utf-8") for path in (ROOT / "core").rglob("*.py"))
     raised = set(re.findall(r'InputError\(\s*"([a-z_]+)"', source))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from core.paths import attention_steps, cnn_layers, rnn_steps
+from core.lessons.paths import attention_steps, cnn_layers, rnn_steps
 
 
 def simulated_cnn_layers(n: int, k: int) -> int:

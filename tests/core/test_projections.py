@@ -1,4 +1,5 @@
-"""core.projections against direct loops: symmetry, the diagonal's place in each row, lookups."""
+"""core.lessons.projections against direct loops: symmetry, the diagonal's place in each
+row, lookups."""
 
 import math
 
@@ -8,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import core
-from core import projections
+from core.lessons import projections
 
 
 def _loop_scores(A, B):

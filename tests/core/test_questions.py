@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import core
-from core.questions import KINDS, STEP_KINDS, make_question
+from core.lessons.questions import KINDS, STEP_KINDS, make_question
 
 
 def _case(causal: bool, seed: int = 0):

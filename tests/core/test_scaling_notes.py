@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import scaling
+from core.lessons import scaling
 
 
 def _loop_jacobian_norm(a):

@@ -2,8 +2,8 @@
 
 import pytest
 
-from ui.i18n import t
-from ui.registry import PAGES as REGISTRY
+from ui.kit.i18n import t
+from ui.shell.registry import PAGES as REGISTRY
 
 PAGES = {page.script: page for page in REGISTRY}
 

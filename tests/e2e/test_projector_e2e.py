@@ -3,7 +3,7 @@ chart text of at least 14 px, in both languages, at 1280 x 720 and 1920 x 1080; 
 
 import pytest
 
-from ui.walkthrough import STEPS
+from ui.views.walkthrough.steps import NAMES as STEPS
 
 TEXT_SIZES = (
     "Math.min(...[...document.querySelectorAll('[data-testid=stPlotlyChart] svg text')]"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ui.measurement import Measurements, run_in_child
+from measure.queue import Measurements, run_in_child
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"ns": [64, 128, 256, 512], "d_model": 8, "n_heads": 2, "loop_max_n": 64}

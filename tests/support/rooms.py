@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 import core
-from core.questions import make_question
+from core.lessons.questions import make_question
 
 
 class Clock:

@@ -1,0 +1,625 @@
+"""Plotly figure builders: pure functions from arrays and labels to go.Figure (no Streamlit)."""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.kit.escape import plotly_text
+from ui.kit.number_text import num, sum_notes
+from ui.kit.shared_cache import shared
+
+SIGNED_SCALE = "RdBu_r"  # diverging, centred on 0: scores, projections, any signed matrix
+WEIGHT_SCALE = "Viridis"  # sequential, colour-blind safe: weights in [0, 1]
+MASKED_GREY = "#c8c8c8"
+MAX_SIDE = 160  # larger matrices are block-averaged down to at most this many cells a side
+MAX_TEXT_CELLS = 24  # print values in cells only when both sides are at most this
+BAR_ROOM = 48  # px over a square heatmap, between its title and its plot: the colour bar
+NOTE_ROOM = 48  # px right of the cells for the row notes ("Σ=1.00")
+MAX_TICK_CHARS = 8  # longer token labels are shortened on the axes (the hover has positions)
+
+# Okabe-Ito: eight colours told apart with any colour vision, and on a washed-out projector
+BLACK, ORANGE, SKY_BLUE, GREEN = "#000000", "#E69F00", "#56B4E9", "#009E73"
+YELLOW, BLUE, VERMILLION, PURPLE = "#F0E442", "#0072B2", "#D55E00", "#CC79A7"
+PALE = frozenset({SKY_BLUE, YELLOW})  # too light for text or thin lines on white
+
+COLOURS = {"Q": BLUE, "K": VERMILLION, "V": GREEN, "O": PURPLE}  # one hue per role
+HEAD_COLOURS = (
+    BLUE,
+    VERMILLION,
+    GREEN,
+    PURPLE,
+    ORANGE,
+    BLACK,
+    SKY_BLUE,
+    YELLOW,
+)  # head h is always this colour; the pale ones only appear with 7 or 8 heads
+SERIES = {  # one colour per named series on every chart
+    "unscaled": VERMILLION,
+    "scaled": BLUE,
+    "loop": ORANGE,
+    "matrix": GREEN,
+    "wrong": VERMILLION,
+    "right": BLUE,
+}
+LINE_COLOURS = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, BLACK)  # line charts, in order
+MASK_COLOURS = {"allowed": BLUE, "forbidden": MASKED_GREY}  # a 0/1 mask: two colours only
+
+
+def ink(colour: str | None) -> str | None:
+    """A colour to write text in: a pale one is replaced by dark grey (its swatch carries it)."""
+    return "#333333" if colour in PALE else colour
+
+
+class SharedFigure(go.Figure):
+    """A finished figure drawn by many sessions: its dict (what Streamlit sends) is made once."""
+
+    def to_dict(self):
+        if "_as_dict" not in self.__dict__:
+            self.__dict__["_as_dict"] = super().to_dict()
+        return self.__dict__["_as_dict"]
+
+
+def block_mean(M: np.ndarray, max_side: int = MAX_SIDE) -> tuple[np.ndarray, int, int]:
+    """M averaged over blocks so neither side exceeds max_side; NaN cells are ignored.
+
+    Returns (reduced matrix, row block size, column block size).
+    """
+    rows, cols = M.shape
+    br, bc = math.ceil(rows / max_side), math.ceil(cols / max_side)
+    if br == 1 and bc == 1:
+        return M, 1, 1
+    pad = np.full((math.ceil(rows / br) * br, math.ceil(cols / bc) * bc), np.nan)
+    pad[:rows, :cols] = M
+    blocks = pad.reshape(pad.shape[0] // br, br, pad.shape[1] // bc, bc)
+    with np.errstate(invalid="ignore"):
+        counts = np.sum(~np.isnan(blocks), axis=(1, 3))
+        sums = np.nansum(blocks, axis=(1, 3))
+        reduced = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    return reduced, br, bc
+
+
+def _format(values: np.ndarray, decimals: int) -> np.ndarray:
+    """Cell text as printed on the page: true minus signs, never "−0.00"."""
+    return np.vectorize(lambda v: num(v, decimals), otypes=[object])(values)
+
+
+@shared(max_entries=160)
+def heatmap(
+    M,
+    row_labels,
+    col_labels,
+    *,
+    title: str = "",
+    scale: str = "signed",
+    decimals: int = 2,
+    forbidden=None,
+    forbidden_text: str = "−∞",
+    row_title: str = "",
+    col_title: str = "",
+    focus_row: int | None = None,
+    row_notes=None,
+    bound: float | None = None,
+    square: bool = False,
+    title_colour: str | None = None,
+    column_bands=None,
+    outline=None,
+) -> go.Figure:
+    """A labelled heatmap: rows top to bottom in order, positions on the axes, tokens as tick text.
+
+    ``scale`` "signed" is diverging around 0 (symmetric, ``bound`` to share a range between
+    figures); "unit" is sequential on [0, 1] (A), ``bound`` its top when the values are too many
+    to print (else each figure tops out at its own max). 0/1 masks: ``mask_heatmap``.
+    ``forbidden`` (bool, True = masked) cells are drawn grey with ``forbidden_text``. ``square``
+    keeps n x n cells square. Matrices larger than MAX_SIDE are block-averaged (the hover says
+    which rows and columns a block covers).
+    ``outline`` (rows, cols), each a (start, stop) pair, draws a box around those cells.
+
+    Figures are shared between sessions (built once per distinct call): never change one.
+    """
+    cells = _Cells.of(M, forbidden)
+    fig = SharedFigure(_values_trace(cells, scale, bound, decimals))
+    if cells.small and cells.hidden.any():
+        fig.add_trace(_mask_overlay(cells, forbidden_text))
+    _frame(fig, cells, row_labels, col_labels, title, title_colour, col_title, square, row_title)
+    shapes, notes, margin = [], [], {"l": 10, "r": 10, "t": 40, "b": 10}
+    with_notes = row_notes is not None and cells.with_text
+    for marks in (
+        _focus_marks(cells, focus_row),
+        _outline_marks(cells, outline),
+        _band_marks(column_bands),
+        _row_note_marks(row_notes if with_notes else None),
+    ):
+        shapes += marks[0]
+        notes += marks[1]
+    if column_bands:
+        margin["t"] = 70
+    bar_above = square and cells.small and not column_bands
+    if bar_above:  # title, then the bar, then the plot flush under it (any spare room below)
+        margin["t"] = 30 + BAR_ROOM
+        height = fig.layout.height + BAR_ROOM - 10
+        title_at = {"y": 1 - 26 / height, "yref": "container", "yanchor": "middle"}
+        fig.update_layout(height=height, title=title_at)
+    if with_notes:
+        margin["r"] = NOTE_ROOM
+    fig.data[0].colorbar = _colour_bar(bar_above, with_notes)
+    fig.update_layout(shapes=shapes, annotations=notes, margin=margin)
+    return fig
+
+
+def _colour_bar(above: bool, beside_notes: bool) -> dict:
+    """A colour bar touching its plot at any width. Beside a plot that fills the width, its
+    left edge is the plot's right edge (``xpad`` in pixels clears the row notes). A square plot
+    is narrower than the figure on a wide screen (centred) and shorter than it on a phone (at
+    the top), so its bar lies over it, centred, between the title and the cells: on both
+    screens it touches the plot and leaves no hole under the title."""
+    if not above:
+        return {
+            "thickness": 12,
+            "len": 0.9,
+            "x": 1.0,
+            "xanchor": "left",
+            "xpad": NOTE_ROOM + 4 if beside_notes else 8,
+        }
+    return {
+        "orientation": "h",
+        "thickness": 10,
+        "lenmode": "pixels",
+        "len": 220,
+        "x": 0.5,
+        "xanchor": "center",
+        "y": 1,
+        "yref": "paper",  # the top of the plot area: the cells start right under it
+        "yanchor": "bottom",
+        "ypad": 4,
+    }
+
+
+def _slanted(labels) -> bool:
+    """Tick labels long enough to be drawn at an angle (so they never run together)."""
+    return labels is not None and any(len(str(label)) > 3 for label in labels)
+
+
+@dataclass(frozen=True)
+class _Cells:
+    """What a heatmap draws of M: values (block means past MAX_SIDE), hidden cells, text or not."""
+
+    M: np.ndarray  # float64, as given
+    hidden: np.ndarray  # bool, True = masked
+    reduced: np.ndarray  # what is coloured: NaN where hidden or not finite
+    br: int  # rows per block (1: no averaging)
+    bc: int
+
+    @classmethod
+    def of(cls, M, forbidden) -> "_Cells":
+        M = np.asarray(M, dtype=np.float64)
+        hidden = np.zeros_like(M, dtype=bool) if forbidden is None else np.asarray(forbidden, bool)
+        hidden = np.broadcast_to(hidden, M.shape)
+        reduced, br, bc = block_mean(np.where(hidden | ~np.isfinite(M), np.nan, M))
+        return cls(M, hidden, reduced, br, bc)
+
+    @property
+    def rows(self) -> int:
+        return self.M.shape[0]
+
+    @property
+    def small(self) -> bool:  # one cell per entry
+        return self.br == 1 and self.bc == 1
+
+    @property
+    def with_text(self) -> bool:  # values printed in the cells
+        return self.small and self.rows <= MAX_TEXT_CELLS and self.M.shape[1] <= MAX_TEXT_CELLS
+
+    @property
+    def gap(self) -> int:
+        return 1 if self.with_text else 0
+
+    @property
+    def xy(self) -> tuple:
+        return np.arange(self.reduced.shape[1]), np.arange(self.reduced.shape[0])
+
+
+def _colour(cells: _Cells, scale: str, bound: float | None) -> dict:
+    finite = np.isfinite(cells.reduced).any()
+    if scale == "unit":  # [0, 1]; long rows spread thin, so their scale tops out at the max
+        top = 1.0 if cells.with_text or not finite else float(np.nanmax(cells.reduced))
+        top = bound if bound is not None and not cells.with_text else top
+        return {"colorscale": WEIGHT_SCALE, "zmin": 0.0, "zmax": top}
+    if bound is None:
+        bound = float(np.nanmax(np.abs(cells.reduced))) if finite else 1.0
+    return {"colorscale": SIGNED_SCALE, "zmid": 0.0, "zmin": -bound, "zmax": bound}
+
+
+def _cells_trace(cells: _Cells, z: np.ndarray, **style) -> go.Heatmap:
+    """One heatmap trace over the cells' positions, with their gaps: values, overlay or mask."""
+    x, y = cells.xy
+    return go.Heatmap(z=z.astype(np.float32), x=x, y=y, xgap=cells.gap, ygap=cells.gap, **style)
+
+
+def _values_trace(cells: _Cells, scale: str, bound, decimals: int) -> go.Heatmap:
+    trace = _cells_trace(cells, cells.reduced, **_colour(cells, scale, bound))
+    if cells.with_text:
+        trace.text = _format(cells.M, decimals)
+        trace.texttemplate = "%{text}"
+        trace.hovertemplate = "%{y} → %{x}: %{z:.6f}<extra></extra>"
+    elif cells.small:
+        trace.hovertemplate = "%{y} → %{x}: %{z:.4f}<extra></extra>"
+    else:
+        br, bc = cells.br, cells.bc
+        trace.hovertemplate = f"rows %{{y}}×{br} · cols %{{x}}×{bc}: %{{z:.4f}}<extra></extra>"
+    return trace
+
+
+def _mask_overlay(cells: _Cells, forbidden_text: str) -> go.Heatmap:
+    """Masked cells: grey, with their symbolic value written in (1 exactly where hidden)."""
+    masked = _cells_trace(
+        cells,
+        np.where(cells.hidden, 1.0, np.nan),
+        colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]],
+        showscale=False,
+        hoverinfo="skip",
+    )
+    if cells.with_text:
+        masked.text = np.where(cells.hidden, forbidden_text, "").astype(object)
+        masked.texttemplate = "%{text}"
+        masked.textfont = {"color": "#555555"}
+    return masked
+
+
+def _tick(name) -> str:
+    name = str(name)
+    return name if len(name) <= MAX_TICK_CHARS else name[: MAX_TICK_CHARS - 1] + "…"
+
+
+def _axis(labels, count: int, block: int, title_text: str, upright: bool = True) -> dict:
+    """Every label when they fit, else about eight positions. Short labels stay upright; long
+    ones (e.g. "<pad>") on a column axis may slant so that they never run together, and very
+    long ones are shortened."""
+    if block == 1 and labels is not None and count <= MAX_TEXT_CELLS:
+        ticks, names = list(range(count)), labels
+    else:
+        ticks = list(range(0, count, max(1, count // 8)))
+        names = (
+            labels if block == 1 and labels is not None else [str(i * block) for i in range(count)]
+        )
+        names = [names[i] for i in ticks]
+    return {
+        "tickmode": "array",
+        "tickvals": ticks,
+        "ticktext": [plotly_text(_tick(name)) for name in names],
+        "title": title_text,
+        "tickangle": 0 if upright or not _slanted(names) else None,  # None: slants if crowded
+    }
+
+
+def _frame(
+    fig, cells: _Cells, row_labels, col_labels, title, title_colour, col_title, square, row_title=""
+):
+    """Title, axes (the first row at the top) and a height that suits the rows."""
+    rows, small = cells.rows, cells.small
+    if square and small:
+        height = int(min(640, max(300, 120 + 52 * rows)))
+    elif small:
+        height = int(min(640, max(200, 80 + 30 * rows)))
+    else:
+        height = 600
+    text = plotly_text(title)
+    if title_colour in PALE:  # a swatch of the colour, the words in dark grey
+        text = f"<span style='color:{title_colour}'>■</span> {text}"
+    columns = cells.reduced.shape[1]
+    fig.update_layout(
+        title={"text": text, "x": 0, "font": {"size": 15, "color": ink(title_colour)}},
+        xaxis={
+            **_axis(col_labels, columns, cells.bc, plotly_text(col_title), upright=False),
+            "constrain": "domain",
+        },
+        yaxis={
+            **_axis(row_labels, cells.reduced.shape[0], cells.br, plotly_text(row_title)),
+            "autorange": "reversed",
+            **(
+                {"scaleanchor": "x", "constrain": "domain", "constraintoward": "top"}
+                if square and small
+                else {}
+            ),
+        },
+        plot_bgcolor="white",
+        height=height,
+    )
+
+
+def _focus_marks(cells: _Cells, focus_row) -> tuple[list, list]:
+    """A box around the focus row, or a marker at its left edge when the rows are too many."""
+    if focus_row is None:
+        return [], []
+    if cells.with_text:
+        box = dict(
+            type="rect",
+            line={"color": "#111111", "width": 2.5},
+            fillcolor="rgba(0,0,0,0)",
+            x0=-0.5,
+            x1=cells.M.shape[1] - 0.5,
+            y0=focus_row - 0.5,
+            y1=focus_row + 0.5,
+        )
+        return [box], []
+    marker = dict(
+        text="▶",
+        x=-0.5,
+        y=focus_row / cells.br,
+        xanchor="right",
+        showarrow=False,
+        font={"size": 14, "color": "#111111"},
+    )
+    return [], [marker]
+
+
+def _outline_marks(cells: _Cells, outline) -> tuple[list, list]:
+    if outline is None:
+        return [], []
+    (r0, r1), (c0, c1) = outline
+    br, bc = cells.br, cells.bc
+    box = dict(
+        type="rect",
+        x0=c0 / bc - 0.5,
+        x1=c1 / bc - 0.5,
+        y0=r0 / br - 0.5,
+        y1=r1 / br - 0.5,
+        line={"color": VERMILLION, "width": 4},
+    )
+    return [box], []
+
+
+def _band_marks(column_bands) -> tuple[list, list]:
+    """A coloured band with a label above each group of columns (e.g. each head's), and a line
+    at the group's left edge."""
+    shapes, notes = [], []
+    for start, stop, colour, label in column_bands or ():
+        edges = {"xref": "x", "yref": "paper", "x0": start - 0.5}
+        shapes.append(
+            dict(
+                type="rect",
+                **edges,
+                x1=stop - 0.5,
+                y0=1.0,
+                y1=1.06,
+                fillcolor=colour,
+                line={"width": 0},
+            )
+        )
+        shapes.append(
+            dict(
+                type="line",
+                **edges,
+                x1=start - 0.5,
+                y0=0,
+                y1=1.0,
+                line={"color": colour, "width": 2},
+            )
+        )
+        notes.append(
+            dict(
+                text=plotly_text(label),
+                x=(start + stop - 1) / 2,
+                yref="paper",
+                y=1.06,
+                yanchor="bottom",
+                showarrow=False,
+                font={"size": 11, "color": ink(colour)},
+            )
+        )
+    return shapes, notes
+
+
+def _row_note_marks(row_notes) -> tuple[list, list]:
+    """Row notes (e.g. row sums) written just right of the cells, each level with its row
+    (notes are drawn only when the values are printed, so at most MAX_TEXT_CELLS of them)."""
+    if row_notes is None:
+        return [], []
+    notes = [
+        dict(
+            text=plotly_text(note),
+            x=1,
+            xref="x domain",
+            xanchor="left",
+            xshift=4,
+            y=i,
+            yref="y",
+            showarrow=False,
+            font={"size": 11, "color": "#444444"},
+        )
+        for i, note in enumerate(row_notes)
+    ]
+    return [], notes
+
+
+@shared(max_entries=40)
+def mask_heatmap(
+    allowed,
+    row_labels,
+    col_labels,
+    *,
+    title: str,
+    legend: tuple[str, str],
+    row_title: str = "",
+    col_title: str = "",
+) -> go.Figure:
+    """A 0/1 mask in two colours, no colour bar: 1 (a query may attend to the key) and 0 (hidden),
+    named by ``legend`` = (allowed, forbidden) in the learner's language (e.g. "allowed (1)")."""
+    allowed = np.asarray(allowed, dtype=bool)
+    cells = _Cells.of(allowed.astype(np.float64), None)
+    words = np.where(allowed, legend[0], legend[1]).astype(object)
+    trace = _cells_trace(
+        cells,
+        cells.reduced,
+        zmin=0,
+        zmax=1,
+        colorscale=[
+            [0, MASK_COLOURS["forbidden"]],
+            [0.5, MASK_COLOURS["forbidden"]],
+            [0.5, MASK_COLOURS["allowed"]],
+            [1, MASK_COLOURS["allowed"]],
+        ],
+        showscale=False,
+        hoverinfo="skip",
+    )
+    if cells.small:
+        trace.customdata = np.vectorize(plotly_text, otypes=[object])(words)
+        trace.hovertemplate = "%{y} → %{x}: %{customdata}<extra></extra>"
+    if cells.with_text:
+        trace.text = np.where(allowed, "1", "0").astype(object)
+        trace.texttemplate = "%{text}"
+    fig = SharedFigure(trace)
+    for name, label in zip(("allowed", "forbidden"), legend):
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=plotly_text(label),
+                marker={"symbol": "square", "size": 14, "color": MASK_COLOURS[name]},
+                showlegend=True,
+            )
+        )
+    _frame(fig, cells, row_labels, col_labels, title, None, col_title, False, row_title)
+    fig.update_layout(
+        legend={
+            "orientation": "h",
+            "x": 1,
+            "xanchor": "right",
+            "y": 1.01,
+            "yanchor": "bottom",
+        },  # one row between the title and the cells, clear of the tick labels below
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        height=fig.layout.height + 30,
+    )
+    return fig
+
+
+def A_heatmap(A, tokens, *, title: str, decimals: int = 2, forbidden=None, **options):
+    """Attention weights, query tokens by key tokens, on [0, 1]: masked cells read "0", and each
+    row's sum is written beside it (so a row that does not sum to 1 shows it)."""
+    return heatmap(
+        A,
+        tokens,
+        tokens,
+        title=title,
+        scale="unit",
+        decimals=decimals,
+        forbidden=forbidden,
+        forbidden_text="0",
+        row_notes=sum_notes(A, decimals),
+        **options,
+    )
+
+
+@shared(max_entries=80)
+def line_chart(
+    xs,
+    series: dict,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    log: bool = True,
+    log_y: bool | None = None,
+    colours=None,
+    dashes=None,
+    marker_size: int | None = None,
+    tick_every_x: bool = True,
+    y_range=None,
+):
+    """Lines over xs, one per named series (log-log by default; ``log_y`` overrides the y axis).
+    ``colours``: one per series (e.g. from SERIES), else LINE_COLOURS in order; ``dashes``: one
+    per series ("solid", "dash"). Shared between sessions: never change the figure returned."""
+    log_y = log if log_y is None else log_y
+    xs = list(xs)
+    fig = SharedFigure()
+    colours, dashes = list(colours or ()), list(dashes or ())
+    for i, (name, ys) in enumerate(series.items()):
+        colour = colours[i] if i < len(colours) else LINE_COLOURS[i % len(LINE_COLOURS)]
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=list(ys),
+                mode="lines+markers",
+                name=plotly_text(name),
+                line={"color": colour, "dash": dashes[i] if i < len(dashes) else "solid"},
+                marker={"color": colour, **({"size": marker_size} if marker_size else {})},
+            )
+        )
+    fig.update_layout(
+        title={"text": plotly_text(title), "x": 0},
+        height=380,
+        xaxis={
+            "title": x_title,
+            "type": "log" if log else "linear",
+            **({"tickvals": xs} if tick_every_x else {}),
+        },
+        yaxis={
+            "title": y_title,
+            "type": "log" if log_y else "linear",
+            **({"dtick": 1, "exponentformat": "power"} if log_y else {}),
+            **({"range": list(y_range)} if y_range is not None else {}),
+        },
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        legend={"orientation": "h", "y": -0.25},
+    )
+    return fig
+
+
+@shared(max_entries=40)
+def histograms(
+    series: dict, *, title: str, x_title: str, bins: int = 60, colours=None
+) -> go.Figure:
+    """Overlaid histograms of named samples (binned here, so the payload stays small). Shared
+    between sessions: never change the figure returned."""
+    fig = SharedFigure()
+    everything = np.concatenate([np.asarray(v) for v in series.values()])
+    edges = np.linspace(np.percentile(everything, 0.5), np.percentile(everything, 99.5), bins + 1)
+    centres = (edges[:-1] + edges[1:]) / 2
+    for (name, values), colour in zip(series.items(), colours or (VERMILLION, BLUE, GREEN)):
+        counts, _ = np.histogram(values, bins=edges, density=True)
+        fig.add_trace(
+            go.Bar(
+                x=centres,
+                y=counts,
+                name=plotly_text(name),
+                opacity=0.75,
+                marker_color=colour,
+                width=edges[1] - edges[0],
+            )
+        )
+    fig.update_layout(
+        barmode="overlay",
+        title={"text": plotly_text(title), "x": 0},
+        height=340,
+        xaxis={"title": x_title},
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        legend={"orientation": "h", "y": -0.25},
+    )
+    return fig
+
+
+def answer_bars(labels, counts, right: int | None, title: str) -> go.Figure:
+    """How many chose each answer; the right one green once it is revealed."""
+    colours = [GREEN if i == right else BLUE for i in range(len(labels))]
+    fig = go.Figure(
+        go.Bar(
+            x=[plotly_text(label) for label in labels],
+            y=counts,
+            marker_color=colours,
+            text=counts,
+            textposition="outside",
+        )
+    )
+    top = max([*counts, 1])
+    fig.update_layout(
+        title={"text": plotly_text(title), "x": 0, "font": {"size": 15}},
+        yaxis={"range": [0, top * 1.25], "dtick": max(1, top // 5)},
+        xaxis={"type": "category"},
+        height=260,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        plot_bgcolor="white",
+    )
+    return fig

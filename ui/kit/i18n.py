@@ -1,0 +1,71 @@
+"""Every visible string in English and Chinese, and the learner-facing text of each InputError.
+
+The strings live in assets/strings/ as data (README: "Translating"); t() looks them up.
+"""
+
+import tomllib
+from pathlib import Path
+
+import streamlit as st
+
+LANGS = ("en", "zh")
+LANG_NAMES = {"en": "English", "zh": "中文"}
+DEFAULT_SENTENCE = {"en": "the movie was really good", "zh": "这 部 电影 很 好看"}
+DEFAULT_BATCH = {
+    "en": "the movie was really good\nI love you\ngreat",
+    "zh": "这 部 电影 很 好看\n我 喜欢 你\n好看",
+}
+
+STRINGS_DIR = Path(__file__).resolve().parents[2] / "assets" / "strings"
+
+
+def _load(path: Path) -> dict:
+    with path.open("rb") as file:
+        return tomllib.load(file)
+
+
+# key -> {language code: text, or {"count", "one", "other"} for plural forms}, from one TOML file
+# per page group (assets/strings/*.toml; errors.toml holds what each InputError code says)
+STRINGS = {
+    key: entry
+    for path in sorted(STRINGS_DIR.glob("*.toml"))
+    if path.stem != "errors"
+    for key, entry in _load(path).items()
+}
+ERRORS = _load(STRINGS_DIR / "errors.toml")
+
+
+def current_lang() -> str:
+    lang = st.session_state.get("lang")
+    return lang if lang in LANGS else "en"
+
+
+def pick(entry: dict, lang: str, params: dict) -> str:
+    """An entry's text in ``lang``: its plural form for the count parameter where it has them."""
+    text = entry[lang]
+    if isinstance(text, dict):  # {"count": "n", "one": ..., "other": ...}
+        text = text["one"] if params.get(text["count"]) == 1 else text["other"]
+    return text
+
+
+def t(key: str, lang: str | None = None, **params) -> str:
+    """The string ``key`` in ``lang`` (default: the session's language), formatted with params."""
+    text = pick(STRINGS[key], lang or current_lang(), params)
+    return text.format(**params) if params else text
+
+
+def error_text(error, lang: str | None = None) -> str:
+    """The learner-facing message of an InputError in ``lang``."""
+    entry = ERRORS.get(error.code)
+    if entry is None:
+        return str(error)
+    return pick(entry, lang or current_lang(), error.params).format(**error.params)
+
+
+def labeller(prefix: str):
+    """A format_func for coded choices: code -> t(f"{prefix}_{code}") in this run's language.
+
+    The language is fixed now, because Streamlit may call the function after the run ends.
+    """
+    lang = current_lang()
+    return lambda code: t(f"{prefix}_{code}", lang)

@@ -1,0 +1,84 @@
+"""Measurements shared by the server (measure/queue.py) on a page: the cost page's Measure button
+with its progress and whose result it is, and the loop page's table that arrives by itself."""
+
+import time
+
+import streamlit as st
+
+from measure import cost
+from measure.queue import MEASUREMENTS
+from ui.kit.i18n import t
+from ui.kit.session import anonymous_id
+
+POLL_S = 0.25
+
+
+def _who(learners: int) -> str:
+    return t("co_who", n=learners)
+
+
+def _follow(measurement) -> None:
+    """Show the shared measurement's progress until it ends (a rerun may leave earlier: the
+    measurement goes on for the others)."""
+    bar = st.progress(0.0)
+    note = st.empty()
+    while not measurement.event.wait(POLL_S):
+        ahead = MEASUREMENTS.queued_before(measurement)
+        if ahead:
+            note.caption(t("co_queued", ahead=ahead))
+        else:
+            note.empty()
+        text = t("co_joined", n=measurement.n or "…", who=_who(measurement.learners))
+        bar.progress(min(measurement.progress, 1.0), text=text)
+    bar.empty()
+    note.empty()
+
+
+def measured(ns, d_model: int, n_heads: int) -> dict | None:
+    """The button, then the result this session asked for or the server's fresh one, else None."""
+    key = ("cost", d_model, n_heads, tuple(ns), cost.LOOP_MAX_N)
+    args = {"ns": list(ns), "d_model": d_model, "n_heads": n_heads, "loop_max_n": cost.LOOP_MAX_N}
+    if st.button(t("co_measure"), key="co_measure", type="primary"):
+        st.session_state[key] = MEASUREMENTS.request(key, "cost", args, anonymous_id())
+    measurement = st.session_state.get(key)
+    if measurement is not None and measurement.state in ("queued", "running"):
+        _follow(measurement)
+    if measurement is None or measurement.state != "done":
+        if measurement is not None and measurement.state == "failed":
+            st.error(t("co_failed", error=measurement.error), icon=":material/error:")
+        measurement = MEASUREMENTS.latest(key)  # measured by another learner, still fresh
+    if measurement is None:
+        return None
+    ago = time.time() - measurement.finished_at
+    st.caption(
+        t(
+            "co_measured_at",
+            clock=time.strftime("%H:%M:%S", time.localtime(measurement.finished_at)),
+            ago=t("co_ago_s", s=int(ago)) if ago < 60 else t("co_ago_min", m=int(ago // 60)),
+            d_model=d_model,
+            heads=n_heads,
+            who=_who(measurement.learners),
+        )
+    )
+    return measurement.result
+
+
+def arriving(key: tuple, job: str, args: dict, show) -> None:
+    """``show(result)`` of a measurement this page asks for by itself and keeps as long as the
+    server runs. Until it is done the page finishes without it, and a fragment looks again every
+    second, then reruns the page once to draw it."""
+    measurement = MEASUREMENTS.request(key, job, args, anonymous_id(), fresh_s=float("inf"))
+    if measurement.state == "done":
+        show(measurement.result)
+        return
+
+    @st.fragment(run_every=1.0)
+    def waiting():
+        if measurement.state == "done":
+            st.rerun()
+        elif measurement.state == "failed":
+            st.error(t("co_failed", error=measurement.error), icon=":material/error:")
+        else:
+            st.caption(t("measuring_here"))
+
+    waiting()

@@ -1,0 +1,86 @@
+"""A step-through widget: a slider that opens at its first position, with Play and Pause.
+
+While it plays, a fragment reruns about once a second and moves the slider one step, then stops
+at the last position. Only the fragment (the slider and what ``draw`` puts on the page) reruns;
+pressing Play or Pause, and reaching the end, rerun the page once to start or stop the timer.
+"""
+
+import time
+
+import streamlit as st
+
+from ui.kit.i18n import t
+
+INTERVAL_S = 1.0  # one step a second: slow enough to read each step
+
+
+def advance(position: int, first: int, last: int, elapsed: float, interval: float = INTERVAL_S):
+    """(position, still playing) after one tick of a playing slider: one step forward once most
+    of an interval has passed since the last step; at ``last`` it stops."""
+    if position >= last:
+        return last, False
+    if elapsed < 0.8 * interval:  # a rerun for another reason: no step
+        return position, True
+    position += 1
+    return position, position < last
+
+
+def _toggle(key: str, first: int, last: int) -> None:
+    """Play or Pause (a button's callback). Play at the end starts again from the first step."""
+    playing = not st.session_state.get(f"{key}_playing", False)
+    if playing and st.session_state.get(key, first) >= last:
+        st.session_state[key] = first
+    st.session_state[f"{key}_playing"] = playing
+    st.session_state[f"{key}_tick"] = time.monotonic()
+
+
+def player(label: str, count: int, key: str, draw, first: int = 0, help: str | None = None):
+    """A slider over ``first`` … ``first + count − 1`` (session key ``key``, starting at
+    ``first``) with a Play/Pause button; ``draw(i)`` draws what step i (0 … count − 1) shows,
+    inside the same fragment so that it follows the slider."""
+    last = first + count - 1
+    playing_key, tick_key = f"{key}_playing", f"{key}_tick"
+    position = st.session_state.get(key, first)
+    if not first <= position <= last:  # a shorter range than before (fewer tokens or steps)
+        st.session_state[key] = first
+        st.session_state[playing_key] = False
+    playing_now = st.session_state.get(playing_key, False)
+
+    @st.fragment(run_every=INTERVAL_S if playing_now else None)
+    def step():
+        playing = st.session_state.get(playing_key, False)
+        if playing != playing_now:  # Play or Pause was pressed: the page starts or stops the timer
+            st.rerun()
+        if playing:
+            now = time.monotonic()
+            position, playing = advance(
+                st.session_state.get(key, first),
+                first,
+                last,
+                now - st.session_state.get(tick_key, now),
+            )
+            if position != st.session_state.get(key, first):
+                st.session_state[key], st.session_state[tick_key] = position, now
+            if not playing:
+                st.session_state[playing_key] = False
+                st.rerun()  # the end: stop the timer
+        st.session_state.setdefault(key, first)
+        slider_column, button_column = st.columns([5, 1], vertical_alignment="bottom")
+        with button_column:
+            st.button(
+                t("player_pause") if playing else t("player_play"),
+                key=f"{key}_button",
+                on_click=_toggle,
+                args=(key, first, last),
+                width="stretch",
+                disabled=count < 2,
+            )
+        with slider_column:
+            if count < 2:  # a slider needs two positions
+                st.caption(f"{label}: {first}")
+                value = first
+            else:
+                value = st.slider(label, first, last, key=key, help=help)
+        draw(value - first)
+
+    step()

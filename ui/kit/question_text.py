@@ -1,0 +1,51 @@
+"""A question (core/lessons/questions.py) in the reader's language: its prompt, its choices'
+labels and its worked answer. Shared by the room's students and teacher."""
+
+import streamlit as st
+
+from ui.kit.escape import markdown_text
+from ui.kit.i18n import t
+
+
+def prompt(question: dict) -> str:
+    return t(f"q_{question['kind']}", **question["params"])
+
+
+LETTERS = "ABCDEFGH"
+
+
+def labels(question: dict) -> list[str]:
+    """Each choice as shown, lettered in the question's one order (the same on every screen, and
+    two equal labels stay apart): its literal label (numbers, shapes, tokens) or its translated
+    key."""
+    return [
+        f"{LETTERS[i]}. {label if key is None else t(key)}"
+        for i, (label, key) in enumerate(question["choices"])
+    ]
+
+
+def show_answer(question: dict, mine: int | None = None) -> None:
+    """The right choice, the worked numbers, and whether the reader's own answer was right."""
+    right = labels(question)[question["answer"]]
+    if mine is None:
+        st.info(t("q_right_answer", answer=markdown_text(right)))
+    elif mine == question["answer"]:
+        st.success(t("q_you_were_right", answer=markdown_text(right)))
+    else:
+        mine_text = markdown_text(labels(question)[mine])
+        st.warning(t("q_you_were_off", answer=markdown_text(right), mine=mine_text))
+    if question["worked"]:
+        st.code("\n".join(question["worked"]), language=None)
+
+
+def choose(question: dict, key: str) -> int | None:
+    """The choices as one row of radio buttons, none picked at first; the chosen index or None."""
+    shown = labels(question)
+    return st.radio(
+        t("q_choose"),
+        range(len(shown)),
+        format_func=lambda i: shown[i],
+        index=None,
+        key=key,
+        horizontal=True,
+    )

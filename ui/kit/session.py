@@ -1,0 +1,28 @@
+"""The session-state keys that cross modules, named once, and the two facts of this session that
+every layer asks: its first index (0, or 1 with URL base=1) and its browser's anonymous id."""
+
+import streamlit as st
+
+from ui.kit.browser import browser_id
+
+SETTINGS_DRAWN = "_settings"  # the Settings app.py drew in this run; the page takes them once
+PAGE_SCRIPT = "_page_script"  # the page this run shows (its registry script)
+CELL = "_cell"  # the walkthrough's clicked cell: (step, row, column)
+FOCUS_CHOSEN = "_focus_chosen"  # a lesson's link names the focus row
+ROOM_VIEW = "_room_view"  # a room's view to apply before the widgets are drawn
+ROOM_PAGE = "_room_page"  # the room's page, where app.py goes after the navigation
+ROOM_FOCUS = "_room_focus"  # the room's focus row, which the walkthrough turns into its label
+ROOM_LOCKED = "_room_locked"  # the teacher has everyone following
+ROOM_QUESTION_OPEN = "_room_question_open"  # the id of the room's unrevealed question, or None
+LEFT_ROOM = "_left_room"  # a teacher left: the browser's key is no longer taken back
+
+
+def base() -> int:
+    """The first index of rows, columns, heads and steps in this session: 0, or 1 (URL base=1)."""
+    return 1 if st.session_state.get("base_toggle") else 0
+
+
+def anonymous_id() -> str:
+    """This browser's anonymous id (ui/kit/browser.py): a shared measurement counts its learners
+    by it, and a room counts each answer once."""
+    return browser_id()

@@ -1,0 +1,161 @@
+"""A student's side of a room: follow the teacher (or explore alone), and answer questions."""
+
+import time
+
+import streamlit as st
+
+from classroom.rooms import RoomError
+from classroom.store import StoreError
+from ui.kit import question_text as questions
+from ui.kit.browser import browser_id
+from ui.kit.escape import markdown_text
+from ui.kit.i18n import labeller, t
+from ui.kit.session import PAGE_SCRIPT, ROOM_LOCKED, ROOM_QUESTION_OPEN, ROOM_VIEW
+from ui.room.connection import POLL_S, enter, fragment_guarded, leave, rooms
+
+HEARTBEAT_S = 2.0  # a student says "I am here" this often (ALIVE_S is 6 s), looking every POLL_S
+
+
+def result_hidden() -> bool:
+    """While the teacher's question is open, a following student's page hides the step's result,
+    its shapes and its explanation (the walkthrough asks this, as predict-first's gate)."""
+    state = st.session_state
+    following = state.get("room") and "room_key" not in state and state.get("room_follow", True)
+    return bool(following and state.get(ROOM_QUESTION_OPEN))
+
+
+def _snap_back() -> None:
+    if st.session_state.get("room_follow"):
+        st.session_state["room_version"] = -1  # the teacher's view again, at the next look
+
+
+def _try_key(code: str) -> None:
+    """A teacher back after a reload types the key: control again, without it in the URL."""
+    key = st.session_state.get("room_key_input", "")
+    st.session_state["room_key_input"] = ""
+    try:
+        st.session_state["room_key_wrong"] = bool(key) and not rooms().is_teacher(code, key)
+    except StoreError:  # the store is down: the band says so; the key can be typed again
+        st.session_state["room_key_wrong"] = False
+        return
+    if key and not st.session_state["room_key_wrong"]:
+        enter(code, key)
+
+
+def locked() -> bool:
+    """The teacher has everyone following (a student's own navigation is off)."""
+    state = st.session_state
+    return bool(state.get("room") and "room_key" not in state and state.get(ROOM_LOCKED))
+
+
+def _back_to_the_teacher() -> None:
+    st.session_state.update(room_follow=True, room_version=-1)
+
+
+def panel(code: str) -> None:
+    with st.sidebar:
+        st.subheader(t("room_sidebar", code=code))
+        state = st.session_state
+        if "room_follow" not in state:  # a run that drew no toggle (the store was down) lost it
+            state["room_follow"] = state.get("_room_follow_kept", True)
+        if state.pop("_room_follow_off", False):  # the student moved away on their own
+            state["room_follow"] = False
+        if locked():
+            state["room_follow"] = True
+        st.toggle(t("room_follow"), key="room_follow", on_change=_snap_back, disabled=locked())
+        state["_room_follow_kept"] = state["room_follow"]
+        if locked():
+            st.caption(t("room_locked_note"))
+        if st.toggle(t("room_i_am_teacher"), key="room_i_am_teacher"):
+            st.text_input(
+                t("room_key"), type="password", key="room_key_input", on_change=_try_key,
+                args=(code,),
+            )  # fmt: skip
+        if st.session_state.get("room_key_wrong"):
+            st.warning(t("room_key_wrong", code=code))
+        if st.button(t("room_leave"), key="room_leave"):
+            leave()
+    live(code)
+    lost_button(code)
+
+
+def lost_button(code: str) -> None:
+    """🙋 I'm lost, for the view on screen (drawn with the page, not every second: a new view
+    from the teacher reruns the page, and clears it)."""
+    state = st.session_state
+    version = state.get("room_version", -1)
+    if state.get(f"_lost_at_{version}"):
+        st.caption(t("room_lost_sent"))
+    elif st.button(t("room_lost"), key="room_lost", type="tertiary"):
+        rooms().lost(code, browser_id(), version)
+        state[f"_lost_at_{version}"] = True
+        st.rerun()
+
+
+@st.fragment(run_every=POLL_S)
+@fragment_guarded
+def live(code: str) -> None:
+    """Every second: say I am here, take the teacher's new view, show the question."""
+    room_store, state = rooms(), st.session_state
+    now = time.monotonic()
+    if now - state.get("_beat_at", -HEARTBEAT_S) >= HEARTBEAT_S:  # "here" every few seconds
+        room_store.heartbeat(code, browser_id())  # (connected means seen within ALIVE_S)
+        state["_beat_at"] = now
+    try:
+        room = room_store.get(code)
+    except RoomError:
+        st.rerun()  # expired meanwhile: the full run says so
+    if bool(room.get("locked")) != bool(state.get(ROOM_LOCKED)):  # locked or unlocked: redraw
+        state[ROOM_LOCKED] = bool(room.get("locked"))
+        state["room_version"] = -1  # (locked: back to the teacher's view at once)
+        st.rerun()
+    following = state.get("room_follow", True)
+    if following and room["version"] != state.get("room_version"):
+        state["room_version"] = room["version"]
+        state[ROOM_VIEW] = room["view"]
+        st.rerun()
+    mine, theirs = state.get("step"), room["view"].get("step")
+    page = state.get(PAGE_SCRIPT) == room["view"].get("page", state.get(PAGE_SCRIPT))
+    moved = bool(mine and theirs and (mine != theirs or not page))
+    if following and moved:  # a following student pressed Next on their own
+        if locked():
+            state["room_version"] = -1  # everyone follows: straight back
+        else:
+            state["_room_follow_off"] = True  # now exploring, and told where the teacher is
+        st.rerun()
+    away = not following
+    if away or state.get("_marked_exploring"):  # written while away, and once on coming back
+        room_store.exploring(code, browser_id(), away)
+        state["_marked_exploring"] = away
+    question = room["question"]
+    asking = question["id"] if question and not question["revealed"] else None
+    if asking != st.session_state.get(ROOM_QUESTION_OPEN):  # asked or revealed: the page redraws
+        st.session_state[ROOM_QUESTION_OPEN] = asking  # with the step's result hidden, or shown
+        st.rerun()
+    with st.container(border=True):
+        doing = t("room_following") if following else t("room_exploring")
+        st.caption(t("room_student_band", code=code, state=doing))
+        if away and theirs and mine:
+            step = labeller("step")
+            st.caption(t("room_away", mine=step(mine), theirs=step(theirs)))
+            st.button(t("room_back"), key="room_back", on_click=_back_to_the_teacher)
+        if room["question"]:
+            _question(code, room["question"])
+
+
+def _question(code: str, question: dict) -> None:
+    st.markdown(f"**{markdown_text(questions.prompt(question))}**")
+    mine = st.session_state.get(f"answered_{question['id']}")
+    if question["revealed"]:
+        questions.show_answer(question, mine)
+        return
+    labels = questions.labels(question)
+    if mine is None:
+        choice = questions.choose(question, f"choice_{question['id']}")
+        if not st.button(t("q_send"), key=f"send_{question['id']}", disabled=choice is None):
+            return
+        if not rooms().answer(code, question["id"], browser_id(), choice):
+            st.warning(t("q_closed"))
+            return
+        mine = st.session_state[f"answered_{question['id']}"] = choice
+    st.caption(t("q_sent", answer=markdown_text(labels[mine])))

@@ -1,0 +1,51 @@
+"""The end-of-class summary: each question asked, its answers and the share right (anonymous:
+counts only), on the teacher's sidebar and as CSV. A markdown table, not a dataframe: the
+teacher's every rerun draws it, and a dataframe would load pyarrow into the server (~60 MB)."""
+
+import csv
+import io
+
+import streamlit as st
+
+from ui.kit import question_text as questions
+from ui.kit.escape import markdown_text
+from ui.kit.i18n import t
+
+
+def rows(asked: list[dict]) -> list[tuple[int, str, int, str]]:
+    """(number, prompt in this run's language, how many answered, the share right) a question."""
+    out = []
+    for number, entry in enumerate(asked, start=1):
+        total = sum(entry["counts"])
+        right = "–" if not total else f"{entry['counts'][entry['answer']] / total:.0%}"
+        out.append((number, questions.prompt(entry), total, right))
+    return out
+
+
+def header() -> tuple[str, str, str, str]:
+    return ("#", t("room_summary_question"), t("room_summary_answers"), t("room_summary_right"))
+
+
+def as_csv(table: list[tuple]) -> bytes:
+    text = io.StringIO()
+    csv.writer(text).writerows([header(), *table])
+    return text.getvalue().encode("utf-8-sig")  # (a BOM: Excel reads the Chinese)
+
+
+def show(code: str, room: dict, counts_now: list[int] | None) -> None:
+    """The questions filed so far, and the current one with its answers so far."""
+    asked = list(room.get("asked", []))
+    if room["question"] and counts_now is not None:
+        asked.append({**room["question"], "counts": counts_now})
+    with st.expander(t("room_summary", n=len(asked))):
+        if not asked:
+            st.caption(t("room_summary_none"))
+            return
+        table = rows(asked)
+        lines = ["| " + " | ".join(header()) + " |", "|---|---|---:|---:|"]
+        lines += [f"| {n} | {markdown_text(p)} | {a} | {r} |" for n, p, a, r in table]
+        st.markdown("\n".join(lines))
+        st.download_button(
+            t("room_summary_csv"), as_csv(table), file_name=f"class-{code}.csv",
+            mime="text/csv", key="room_summary_csv",
+        )  # fmt: skip

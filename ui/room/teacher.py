@@ -1,0 +1,133 @@
+"""The teacher's side of a room: who is connected, ask the class about the step on screen, watch
+the answers arrive, reveal."""
+
+import random
+
+import streamlit as st
+
+from core.lessons.questions import STEP_KINDS, make_question
+from ui.figures.charts import answer_bars
+from ui.figures.place import plot
+from ui.kit import question_text as questions
+from ui.kit.i18n import labeller, t
+from ui.kit.traces import trace_for
+from ui.room import invite
+from ui.room import summary as room_summary
+from ui.room.connection import POLL_S, fragment_guarded, leave, rooms
+
+
+def panel(code: str, settings) -> None:
+    """One band: who is here, the question to ask and Ask / Reveal; then the answers, if any."""
+    room = rooms().get(code)
+    with st.sidebar:
+        st.subheader(t("room_sidebar", code=code))
+        st.session_state["room_lock"] = bool(room.get("locked"))  # as the room has it
+        st.toggle(t("room_lock"), key="room_lock", on_change=_lock, args=(code,),
+                  help=t("room_lock_help"))  # fmt: skip
+        question = room["question"]
+        counts = rooms().answers(code, question["id"], question) if question else None
+        room_summary.show(code, room, counts)
+        if not settings.presentation and st.toggle(t("room_show_key"), key="room_show_key"):
+            st.caption(t("room_key_shown", code=code))
+            st.code(st.session_state["room_key"], language=None)
+        if st.button(t("room_leave"), key="room_leave"):
+            leave()
+    with st.container(border=True):
+        step = st.session_state.get("step") or st.query_params.get("step", "tokens")
+        kinds = STEP_KINDS.get(step, ())
+        here, which, ask, reveal = st.columns([3, 3, 2, 1.4], vertical_alignment="center")
+        with here:
+            connected(code)
+            if st.button(t("room_how_to_join"), key="room_how_to_join", type="tertiary"):
+                join_card(code)
+        if kinds:
+            kind = which.selectbox(
+                t("q_kind"),
+                kinds,
+                format_func=labeller("q_kind"),
+                key=f"q_kind_{step}",  # each step starts from its own first kind
+                label_visibility="collapsed",
+            )
+            if ask.button(t("room_ask"), key="room_ask", type="primary"):
+                _ask(code, kind, step, settings)
+                st.rerun()  # the band and the summary with the new question at once
+        else:
+            which.caption(t("room_no_question_here"))
+        if question and not question["revealed"]:
+            if reveal.button(t("room_reveal"), key="room_reveal"):
+                rooms().reveal(code, st.session_state["room_key"])
+                st.rerun()  # the band at once with Close in Reveal's place
+        elif question and reveal.button(t("room_close_question"), key="room_close_question"):
+            rooms().close_question(code, st.session_state["room_key"])
+            st.rerun()
+        answers(code)
+
+
+@st.dialog(" ", width="large")
+def join_card(code: str) -> None:
+    """For latecomers, on the projector: the code in letters a back row reads, the students'
+    link and its QR code (never the key); Esc or a click outside closes it."""
+    link = f"{invite.base_url()}/?room={code}"
+    st.html(
+        f'<div style="font-size:7rem;font-weight:700;letter-spacing:0.5rem;text-align:center;'
+        f'line-height:1.1">{code}</div>'
+    )  # (a code is letters and digits only: nothing to escape)
+    st.markdown(t("room_join_card", code=code, link=f"`{link}`"))
+    left, middle, right = st.columns([1, 1, 1])
+    middle.image(invite.qr_png(link), width=320)  # the whole card on a 1280 x 720 screen
+
+
+def _lock(code: str) -> None:
+    rooms().lock(code, st.session_state["room_key"], st.session_state["room_lock"])
+
+
+@st.fragment(run_every=POLL_S)
+@fragment_guarded
+def connected(code: str) -> None:
+    """Every second: who is here; and if another of the teacher's tabs moved the room, this tab
+    follows it (the full rerun takes the room's view)."""
+    room = rooms().get(code)
+    if room["version"] not in (0, st.session_state.get("room_version")):
+        st.rerun()
+    n = rooms().connected(code)
+    st.caption(t("room_teacher_band", code=code, n=n))
+    exploring = min(n, rooms().explorers(code))
+    lost = rooms().lost_count(code, room["version"])
+    st.caption(t("room_counts", following=n - exploring, exploring=exploring, lost=lost))
+
+
+def _ask(code: str, kind: str, step: str, settings) -> None:
+    data = trace_for(settings)
+    fields = {name: getattr(data.trace, name) for name in ("Q", "K", "V", "A", "output")}
+    focus = st.session_state.get("focus")
+    focus = focus if isinstance(focus, int) else data.n - 1
+    head = min(int(st.session_state.get("head") or 0), settings.n_heads - 1)
+    question = make_question(
+        kind, step, fields, list(data.tokens), head, min(focus, data.n - 1), data.mask,
+        seed=random.randrange(2**31), base=settings.base,
+    )  # fmt: skip
+    rooms().ask(code, st.session_state["room_key"], question)
+
+
+@st.fragment(run_every=POLL_S)
+@fragment_guarded(notice=False)  # the band's other fragment says the store is down
+def answers(code: str) -> None:
+    """Every second: the question and its answers so far, as a chart; the number connected
+    beside it when the two disagree."""
+    question = rooms().get(code)["question"]
+    if not question:
+        return
+    st.markdown(f"**{questions.prompt(question)}**")
+    counts = rooms().answers(code, question["id"], question)
+    right = question["answer"] if question["revealed"] else None
+    n, c = sum(counts), rooms().connected(code)
+    shown = question["revealed"] or st.toggle(
+        t("room_show_answers"), key=f"show_answers_{question['id']}"
+    )  # the class does not copy the majority off the projector before the reveal
+    st.caption(t("room_answered", n=n, c=c))
+    if not shown:
+        return
+    title = t("room_answers", n=n) if n == c else t("room_answers_of_connected", n=n, c=c)
+    plot(answer_bars(questions.labels(question), counts, right, title), "room_answers")
+    if question["revealed"]:
+        questions.show_answer(question)

@@ -1,0 +1,122 @@
+"""The shared sidebar, drawn from the settings table (ui/kit/settings.py): every setting lives in
+the URL, so a shared link reproduces the view."""
+
+import streamlit as st
+
+from ui.kit.escape import markdown_text
+from ui.kit.i18n import DEFAULT_SENTENCE, LANG_NAMES, LANGS, labeller, t
+from ui.kit.session import SETTINGS_DRAWN
+from ui.kit.settings import BY_URL, SIDEBAR, Setting, Settings, settings_from
+from ui.kit.url import check_url, coded_choice, keep_in_url, url_choice
+from ui.shell.legacy_pages import leave_legacy_mode
+
+BIND = {"bind": "query-params"}
+
+
+def browser_lang() -> str:
+    """zh when the browser prefers Chinese, else en."""
+    try:
+        locale = st.context.locale or ""
+    except Exception:  # no browser (AppTest) or an older Streamlit
+        locale = ""
+    return "zh" if locale.lower().startswith("zh") else "en"
+
+
+def language() -> str:
+    """The language switch, pinned in the top bar of every page (ui/shell/style.py): reachable on
+    a phone without opening the sidebar. Drawn first: every other label depends on it."""
+    check_url()  # before the switch replaces a nonsense lang= in the URL
+    with st.container(key="lang_band"):
+        return url_choice(
+            st.segmented_control,
+            "Language / 语言",
+            LANGS,
+            "lang",
+            browser_lang(),
+            format_func=LANG_NAMES.get,
+            label_visibility="collapsed",
+        )
+
+
+def _text(s: Setting, lang: str, **kw):
+    return st.text_input(t(s.label), value=DEFAULT_SENTENCE[lang], key=s.state_key, **kw, **BIND)
+
+
+def _select(s: Setting, lang: str, **kw):
+    index = s.choices.index(s.default)
+    return st.selectbox(t(s.label), s.choices, index=index, key=s.state_key, **kw, **BIND)
+
+
+def _number(s: Setting, lang: str, **kw):
+    low, high = s.at
+    return st.number_input(t(s.label), low, high, s.default, step=1, key=s.state_key, **kw, **BIND)
+
+
+def _slider(s: Setting, lang: str, **kw):
+    low, high = s.at
+    return st.slider(t(s.label), low, high, s.default, key=s.state_key, **kw, **BIND)
+
+
+def _toggle(s: Setting, lang: str, **kw):
+    return st.toggle(t(s.label), value=s.default, key=s.state_key, **kw, **BIND)
+
+
+def _coded(widget):
+    def draw(s: Setting, lang: str, **kw):
+        codes = s.choices
+        return url_choice(widget, t(s.label), codes, s.in_url, s.default,
+                          format_func=labeller(s.coded), **kw)  # fmt: skip
+
+    return draw
+
+
+def _coded_toggle(s: Setting, lang: str, **kw):
+    """A switch whose URL keeps its code (base=1) only when it is not the default."""
+    codes = {True: "1", False: "0"}  # the row's parse reads them back
+    on = coded_choice(s.in_url, tuple(codes.values()), codes[s.default]) == codes[True]
+    value = st.toggle(t(s.label), value=on, key=s.state_key, **kw)
+    keep_in_url(s.in_url, codes[value], codes[s.default])
+    return value
+
+
+DRAW = {  # a row's widget -> how it is drawn
+    "text": _text, "select": _select, "number": _number, "slider": _slider, "toggle": _toggle,
+    "choice": _coded(st.selectbox), "radio": _coded(st.radio), "coded_toggle": _coded_toggle,
+}  # fmt: skip
+
+
+def sidebar(lang: str | None = None, unused: tuple = ()) -> Settings:
+    """Draw the sidebar's settings (kept in the URL) and return them. Settings in ``unused`` (URL
+    keys) do not apply to this page: they are drawn disabled, under a note."""
+    url_notes = check_url()
+    lang = lang or language()
+    values, group = {"lang": lang}, None
+    with st.sidebar:
+        if unused:
+            names = ("、" if lang == "zh" else ", ").join(t(BY_URL[n].label) for n in unused)
+            st.info(t("unused_here", names=names), icon=":material/block:")
+        for s in SIDEBAR:
+            if s.group != group:
+                group = s.group
+                if group:
+                    st.subheader(t(group))
+            more = {"help": t(s.help)} if s.help else {}
+            values[s.name] = DRAW[s.widget](s, lang, disabled=s.in_url in unused, **more)
+        st.caption(t("share_hint"))
+        if url_notes:
+            st.warning(
+                t("url_fixed", params=markdown_text(", ".join(url_notes))),
+                icon=":material/link_off:",
+            )
+    return settings_from(values)
+
+
+def current() -> Settings:
+    """The settings app.py drew in this run (each run's page takes them once)."""
+    settings = st.session_state.pop(SETTINGS_DRAWN, None)
+    if settings is None:
+        # Streamlit ran this page script without app.py (ui/shell/legacy_pages.py says why):
+        # switch that mode off and rerun, so app.py draws the sidebar and routes to this page
+        leave_legacy_mode()
+        st.rerun()
+    return settings

@@ -1,0 +1,48 @@
+"""Page styling: a compact layout, and a larger-text mode for projectors."""
+
+import base64
+from pathlib import Path
+
+import streamlit as st
+
+# The favicon as a data URL, read once: given a file path, Streamlit would read it and register it
+# with its media manager on every run of every session.
+FAVICON = "data:image/png;base64," + base64.b64encode(
+    (Path(__file__).resolve().parents[2] / "assets" / "icon.png").read_bytes()
+).decode("ascii")
+
+BASE_CSS = """
+<style>
+.block-container {padding-top: 3.2rem; padding-bottom: 2rem; max-width: 1400px;}
+[data-testid="stSidebar"] h3 {margin-top: 0.6rem;}
+/* the language switch sits in the top bar, left of the menu, on every page and screen */
+.st-key-lang_band {position: fixed; top: 0.55rem; right: 3.4rem; z-index: 999990; width: auto;}
+.st-key-lang_band button {min-height: 1.9rem; padding: 0 0.6rem;}
+/* a phone: the current step's chart comes first; the strip of every step and the formula
+   chips give way to Previous / Next, and the notes follow the chart */
+@media (max-width: 640px) {
+  .block-container {padding-top: 3.4rem; padding-left: 0.7rem; padding-right: 0.7rem;}
+  .st-key-step, .st-key-formula_pick, .st-key-app_caption {display: none;}
+  h1 {font-size: 1.45rem !important; padding: 0 0 0.2rem 0 !important;}
+  h3 {font-size: 1.1rem !important; padding: 0.5rem 0 0.4rem 0 !important;}
+  .stMainBlockContainer [data-testid="stVerticalBlock"] {gap: 0.5rem;}
+  .st-key-row_band {gap: 0.5rem;}
+  .st-key-row_band [data-testid="stElementContainer"] {min-width: 0;}
+  /* a wide heatmap's printed values would shrink below reading size: a tap shows each value */
+  [class*="st-key-dense_"] g.heatmap-label {display: none;}
+}
+</style>
+"""
+PRESENTATION_CSS = """
+<style>
+html, body, [data-testid="stAppViewContainer"] {font-size: 21px;}
+.stMarkdown p, .stMarkdown li, .stCaption {font-size: 1.15rem !important;}
+.block-container {padding-top: 4.2rem; padding-bottom: 1rem;}
+[data-testid="stVerticalBlock"] {gap: 0.45rem;}
+.stMarkdown .katex {font-size: 1.05em;}
+</style>
+"""
+
+
+def apply_style(presentation: bool) -> None:
+    st.html(BASE_CSS + (PRESENTATION_CSS if presentation else ""))

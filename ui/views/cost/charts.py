@@ -1,0 +1,96 @@
+"""The cost page's measurements: the shared measurement's charts (or, before anyone measured, a
+recorded one, labelled as such), and the recorded GPU table."""
+
+import numpy as np
+import streamlit as st
+
+import core
+from measure.cost import gpu_from_n, gpu_usable, recorded_cost, recorded_gpu, recorded_table
+from ui.figures.charts import line_chart
+from ui.figures.place import grid
+from ui.kit.i18n import t
+
+
+def measured_charts(ns, result: dict) -> None:
+    """The fitted exponents, time and memory against n, and (with a GPU) where it starts to win."""
+    big = [i for i, n in enumerate(ns) if 512 <= n <= 4096]
+    fit = {
+        name: core.growth_exponent([ns[i] for i in big], [result[name][i] for i in big])
+        for name in ("attention", "memory", "rnn")
+    }
+    st.success(
+        t(
+            "co_fit",
+            time=f"{fit['attention']:.2f}",
+            memory=f"{fit['memory']:.2f}",
+            rnn=f"{fit['rnn']:.2f}",
+        )
+    )
+    series = ("attention", "gpu", "rnn", "loop") if gpu_usable() else ("attention", "rnn", "loop")
+    times = {
+        t(f"co_{name}"): result[name]
+        for name in series
+        if np.isfinite(np.asarray(result[name], dtype=float)).any()  # a recorded one has no GPU
+    }
+    memory = {t("co_attention"): result["memory"]}
+    grid(
+        [
+            (
+                line_chart(ns, times, title=t("co_time"), x_title="n", y_title=t("co_time")),
+                "co_times",
+            ),
+            (
+                line_chart(ns, memory, title=t("co_memory"), x_title="n", y_title=t("co_memory")),
+                "co_memory",
+            ),
+        ],
+        per_row=2,
+    )
+    if gpu_usable() and times.keys() >= {t("co_gpu")}:
+        from_n = gpu_from_n(result)
+        never = t("co_gpu_never")
+        st.info(never if from_n is None else t("co_gpu_from", n=from_n, limit=core.GPU_FROM_N))
+
+
+def recorded_gpu_table() -> None:
+    """Without a GPU here: what bench/gpu_timing.py measured on one."""
+    st.caption(t("co_no_gpu"))
+    recorded = recorded_gpu()
+    if recorded is None:
+        return
+    page = recorded["cost_page"]
+    st.caption(
+        t(
+            "co_recorded",
+            device=recorded["device"],
+            cores=recorded["cpu_cores"],
+            date=recorded["date"],
+            from_n=gpu_from_n(page),
+        )
+    )
+    milliseconds = st.column_config.NumberColumn(format="%.2f")
+    st.dataframe(
+        recorded_table(page, t),
+        hide_index=True,
+        column_config={t("co_col_cpu"): milliseconds, t("co_col_gpu"): milliseconds},
+    )
+
+
+def recorded_charts() -> bool:
+    """Before anyone here pressed Measure: the charts of a measurement recorded on the app's
+    reference machine, labelled as such (False when there is none)."""
+    recorded = recorded_cost()
+    if recorded is None:
+        return False
+    st.info(
+        t(
+            "co_recorded_cpu",
+            cores=recorded["cpu_cores"],
+            date=recorded["date"],
+            d_model=recorded["d_model"],
+            heads=recorded["n_heads"],
+        ),
+        icon=":material/history:",
+    )
+    measured_charts(recorded["result"]["n"], recorded["result"])
+    return True

@@ -1,0 +1,73 @@
+"""The loop-vs-matrix page: the loop's rows one at a time beside the matrix's, and the measured
+times (a table and a chart from measure/loop_times.py's rows)."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ui.figures.charts import heatmap, line_chart
+from ui.figures.place import plot
+from ui.kit.i18n import t
+from ui.kit.number_text import indices
+from ui.kit.player import player
+
+
+def rows_side_by_side(data, loop, settings) -> None:
+    """A player over the loop's rows (opening at the first) beside the matrix's output, both on
+    one colour range, then the largest difference between them, explained."""
+    n, matrix = data.n, data.trace.output
+    bound = float(np.max(np.abs(matrix))) or 1.0
+    common = {
+        "decimals": settings.decimals,
+        "row_title": t("axis_token"),
+        "col_title": t("axis_dim"),
+        "bound": bound,
+    }
+    tokens, dims = list(data.tokens), indices(settings.d_model, settings.base)
+
+    def draw(i: int) -> None:
+        k = i + 1  # rows computed so far
+        pending = np.broadcast_to(np.arange(n)[:, None] >= k, loop.output.shape)  # not yet
+        partial = np.where(pending, np.nan, loop.output)
+        left, right = st.columns(2)
+        with left:
+            title = t("loop_panel", k=k, n=n, row=tokens[i])
+            fig = heatmap(
+                partial,
+                tokens,
+                dims,
+                title=title,
+                focus_row=i,
+                forbidden=pending,
+                forbidden_text="…",
+                **common,
+            )
+            plot(fig, "fig_loop")
+        with right:
+            plot(heatmap(matrix, tokens, dims, title=t("matrix_panel"), **common), "fig_matrix")
+
+    player(t("loop_rows_done"), n, "loop_rows", draw, first=1)
+    diff = float(np.max(np.abs(loop.output - matrix)))
+    st.success(t("max_diff", diff=f"{diff:.1e}"))
+    st.caption(t("max_diff_zero") if diff == 0 else t("max_diff_why", diff=f"{diff:.1e}"))
+
+
+def timing_table(rows: list[dict]) -> None:
+    table = pd.DataFrame(rows).astype({"matrix": float, "loop": float, "python": float})
+    names = {"matrix": t("col_matrix"), "loop": t("col_loop"), "python": t("col_python")}
+    shown = pd.DataFrame({t("col_n"): table["n"]})
+    for name, column in names.items():
+        shown[column] = table[name].map(lambda s: "—" if np.isnan(s) else f"{s * 1e3:.3f} ms")
+    shown[t("col_speedup_loop")] = (table["loop"] / table["matrix"]).map("{:.0f}×".format)
+    shown[t("col_speedup_python")] = (table["python"] / table["matrix"]).map(
+        lambda r: "—" if np.isnan(r) else f"{r:.0f}×"
+    )
+    st.dataframe(shown, hide_index=True, width="stretch")
+    st.caption(t("timing_precision"))
+    series = {column: table[name] * 1e3 for name, column in names.items()}
+    plot(
+        line_chart(
+            table["n"], series, title=t("timing_title"), x_title=t("col_n"), y_title=t("time_axis")
+        ),
+        "fig_times",
+    )

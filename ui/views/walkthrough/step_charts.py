@@ -1,0 +1,174 @@
+"""The walkthrough's charts, one function per step (named in its row of steps.py): one heatmap, or
+Q, K, V side by side, or the heads; the matrices of the attention steps can be clicked
+(ui/figures/pickable.py)."""
+
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from ui.figures import pickable
+from ui.figures.charts import COLOURS, A_heatmap, heatmap
+from ui.figures.place import plot
+from ui.kit.i18n import t
+from ui.kit.number_text import index, indices, sub
+from ui.kit.session import CELL
+from ui.views.walkthrough import block as block_step
+
+
+@dataclass(frozen=True)
+class Charts:
+    """What every step's charts draw from: the trace, the settings, the head and the focus row,
+    with the two styles of heatmap (token × dimension, query × key)."""
+
+    step: str
+    data: object
+    settings: object
+    head: int
+    focus: int
+    by_token: dict
+    by_pair: dict
+
+    @classmethod
+    def of(cls, step: str, data, settings, head: int, focus: int) -> "Charts":
+        decimals = settings.decimals
+        by_token = {"decimals": decimals, "row_title": t("axis_token"), "col_title": t("axis_dim")}
+        by_pair = {
+            "decimals": decimals, "row_title": t("axis_query"), "col_title": t("axis_key"),
+            "focus_row": focus, "square": True, "outline": _clicked_outline(step, focus),
+        }  # fmt: skip
+        return cls(step, data, settings, head, focus, by_token, by_pair)
+
+    @property
+    def tokens(self) -> list:
+        return list(self.data.tokens)
+
+    @property
+    def forbidden(self):
+        return None if self.data.mask is None else ~self.data.mask
+
+    def columns(self, M) -> list:
+        return indices(M.shape[1], self.settings.base)
+
+    @property
+    def dims(self) -> list:
+        return indices(self.data.E.shape[1], self.settings.base)
+
+    @property
+    def head_name(self) -> str:
+        return f"{t('head')} {index(self.head, self.settings.base)}"
+
+
+def pickable_plot(fig, M, rows, cols, key: str) -> None:
+    """A chart whose cells can be clicked (where each cell is drawn on its own)."""
+    if pickable.can_pick(M):
+        plot(pickable.pickable(fig, M, rows, cols), key, pick=True)
+    else:
+        plot(fig, key)
+
+
+def _clicked_outline(step: str, focus: int):
+    """The clicked cell of this step's matrix, outlined (when it lies on the focus row)."""
+    cell = st.session_state.get(CELL)
+    if cell is None or cell[0] != step or cell[1] != focus:
+        return None
+    _, i, j = cell
+    return ((i, i + 1), (j, j + 1))
+
+
+def tokens(c: Charts) -> None:
+    plot(heatmap(c.data.E, c.tokens, c.dims, title=t("chart_E"), **c.by_token), "fig_x")
+
+
+def pe(c: Charts) -> None:
+    if c.data.PE is not None:  # (off: the step's note says so)
+        plot(heatmap(c.data.PE, c.tokens, c.dims, title="PE", **c.by_token), "fig_pe")
+
+
+def x_pe(c: Charts) -> None:
+    title = "X = E + PE" if c.data.PE is not None else t("chart_X_no_pe")
+    plot(heatmap(c.data.trace.X, c.tokens, c.dims, title=title, **c.by_token), "fig_xpe")
+
+
+def qkv(c: Charts) -> None:
+    """Q, K and V of one head on one colour scale, and the head's slices of W_Q, W_K, W_V."""
+    tr, head = c.data.trace, c.head
+    bound = float(max(np.abs(getattr(tr, name)[head]).max() for name in "QKV"))
+    for column, name in zip(st.columns(3), ("Q", "K", "V")):
+        M = getattr(tr, name)[head]
+        with column:
+            fig = heatmap(M, c.tokens, c.columns(M), title=f"{name} ({c.head_name})", bound=bound,
+                          title_colour=COLOURS[name], focus_row=c.focus, **c.by_token)  # fmt: skip
+            plot(fig, f"fig_{name}")
+    with st.expander(t("show_weights")):
+        for column, name in zip(st.columns(3), ("W_Q", "W_K", "W_V")):
+            width = c.data.d_v if name == "W_V" else c.data.d_k
+            W = getattr(c.data.W, name)[:, head * width : (head + 1) * width]
+            with column:
+                fig = heatmap(W, c.dims, c.columns(W), title=f"{name} ({c.head_name})",
+                              decimals=c.settings.decimals)  # fmt: skip
+                plot(fig, f"fig_{name}")
+
+
+def _score_map(c: Charts, field: str, forbidden=None) -> None:
+    """S, S ÷ √d_k or the masked scores of one head, each cell clickable."""
+    M = getattr(c.data.trace, field)[c.head]
+    fig = heatmap(M, c.tokens, c.tokens, title=t(f"chart_{c.step}"), forbidden=forbidden,
+                  **c.by_pair)  # fmt: skip
+    pickable_plot(fig, M, c.tokens, c.tokens, f"fig_{c.step}")
+
+
+def scores(c: Charts) -> None:
+    _score_map(c, "S")
+
+
+def scaled(c: Charts) -> None:
+    _score_map(c, "S_scaled")
+
+
+def mask(c: Charts) -> None:
+    _score_map(c, "S_masked", c.forbidden)
+    if c.forbidden is not None:
+        st.caption(t("masked_legend"))
+
+
+def softmax(c: Charts) -> None:
+    title = t("chart_softmax" if c.forbidden is None else "chart_softmax_masked")
+    A = c.data.trace.A[c.head]
+    fig = A_heatmap(A, c.tokens, title=title, forbidden=c.forbidden, **c.by_pair)
+    pickable_plot(fig, A, c.tokens, c.tokens, "fig_softmax")
+    st.caption(t("row_sum_note"))
+
+
+def av(c: Charts) -> None:
+    O, base = c.data.trace.O[c.head], c.settings.base
+    fig = heatmap(O, c.tokens, c.columns(O), title=f"O{sub(c.head + base)} = A V",
+                  title_colour=COLOURS["O"], focus_row=c.focus, outline=c.by_pair["outline"],
+                  **c.by_token)  # fmt: skip
+    pickable_plot(fig, O, c.tokens, c.columns(O), "fig_av")
+
+
+def heads(c: Charts) -> None:
+    """The heads' outputs side by side (the concat), the layer's output, and W_O."""
+    tr, base, d_v = c.data.trace, c.settings.base, c.data.d_v
+    concat_columns = [
+        f"{t('head_short')}{j // d_v + base}·{j % d_v + base}" for j in range(tr.concat.shape[1])
+    ]
+    left, right = st.columns(2)
+    with left:
+        title = t("chart_concat_1" if base else "chart_concat")
+        fig = heatmap(tr.concat, c.tokens, concat_columns, title=title, focus_row=c.focus,
+                      **c.by_token)  # fmt: skip
+        plot(fig, "fig_concat")
+    with right:
+        fig = heatmap(tr.output, c.tokens, c.dims, title=t("chart_output"), focus_row=c.focus,
+                      **c.by_token)  # fmt: skip
+        plot(fig, "fig_output")
+    with st.expander(t("show_weights")):
+        W_O = heatmap(c.data.W.W_O, concat_columns, c.dims, title="W_O",
+                      decimals=c.settings.decimals)  # fmt: skip
+        plot(W_O, "fig_W_O")
+
+
+def block(c: Charts) -> None:
+    block_step.draw_charts(c.data, c.settings, c.focus)

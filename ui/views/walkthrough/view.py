@@ -1,0 +1,224 @@
+"""The walkthrough's steps: for each, the formula, the shapes with numbers, figures and the row."""
+
+import streamlit as st
+import streamlit.components.v1 as components
+
+import core
+from ui.figures import pickable as cell_pick
+from ui.figures.charts import MAX_SIDE, MAX_TEXT_CELLS
+from ui.kit import reference_lines as code_lines
+from ui.kit.i18n import labeller, t
+from ui.kit.number_text import index, row_label
+from ui.kit.session import CELL, FOCUS_CHOSEN, ROOM_FOCUS, base
+from ui.kit.url import coded_choice, keep_in_url, url_choice
+from ui.room import student as room_student
+from ui.room.connection import from_room_view
+from ui.views.walkthrough import predict
+from ui.views.walkthrough import worked as worked_row
+from ui.views.walkthrough.steps import BY_NAME, draw, formula, shapes_line
+
+
+def backend_line(name: str) -> str:
+    """Which library computed these numbers; says so when a GPU sat idle because n was small."""
+    line = t("backend_note", backend=t(f"backend_{name}"))
+    if name == "numpy" and core.active_backend().name == "cupy":
+        line += f" · {t('backend_short', limit=core.GPU_FROM_N)}"
+    return line
+
+
+def step_navigation(visible_steps, projector: bool = False) -> str:
+    """Pipeline strip (one click to any step) plus Previous / Next; returns the current step.
+    In projector mode one compact band instead: Previous, the step with its formula, Next."""
+
+    def move(offset: int):
+        before = st.session_state["step"]
+        if from_room_view() and st.session_state.get("step") not in visible_steps:
+            st.session_state["step"] = before  # a teacher's press starts from the room's step
+        index = visible_steps.index(st.session_state["step"]) + offset
+        st.session_state["step"] = visible_steps[max(0, min(len(visible_steps) - 1, index))]
+
+    locked = room_student.locked()  # the teacher has everyone following
+    if projector:
+        return _projector_band(visible_steps, move, locked)
+
+    step = url_choice(
+        st.segmented_control,
+        t("pipeline"),
+        visible_steps,
+        "step",
+        visible_steps[0],
+        format_func=labeller("step"),
+        disabled=locked,
+    )
+    index = visible_steps.index(step)
+    band = st.container(
+        horizontal=True,
+        vertical_alignment="center",
+        horizontal_alignment="distribute",
+        key="step_band",
+    )  # fmt: skip  (a horizontal container stays one row on a phone; columns would stack)
+    band.button(
+        t("previous"), on_click=move, args=(-1,), disabled=locked or index == 0, key="prev_step"
+    )
+    band.caption(t("step_of", i=index + 1, n=len(visible_steps)), width="content")
+    band.button(
+        t("next"),
+        on_click=move,
+        args=(1,),
+        disabled=locked or index == len(visible_steps) - 1,
+        key="next_step",
+    )
+    return step
+
+
+def _projector_band(visible_steps, move, locked: bool = False) -> str:
+    step = st.session_state.get("step")  # a plain value here: no pipeline widget is drawn
+    if step not in visible_steps:
+        step = coded_choice("step", visible_steps, visible_steps[0])
+    st.session_state["step"] = step
+    keep_in_url("step", step, visible_steps[0])
+    index = visible_steps.index(step)
+    left, middle, right = st.columns([1, 10, 1], vertical_alignment="center")
+    left.button("◀", on_click=move, args=(-1,), disabled=locked or index == 0, key="prev_step")
+    middle.markdown(f"**{t(f'title_{step}')}** &nbsp; ${formula(step, base())}$")
+    last = len(visible_steps) - 1
+    right.button("▶", on_click=move, args=(1,), disabled=locked or index == last, key="next_step")
+    arrow_keys()
+    return step
+
+
+def arrow_keys() -> None:
+    """← and → press Previous and Next (a script in this page's own component; nothing fetched;
+    ignored while typing in a box)."""
+    components.html(ARROW_KEYS_SCRIPT, height=0)
+
+
+ARROW_KEYS_SCRIPT = """<script>
+const doc = window.parent.document;
+if (!doc.selfAttentionArrows) {
+  doc.selfAttentionArrows = true;
+  doc.addEventListener("keydown", (event) => {
+    // typing in a box, or a control that uses the arrows itself (a slider, a list, a radio);
+    // a button or a switch just pressed keeps its focus, and ← → still step
+    const el = doc.activeElement;
+    const textual = el?.tagName === "TEXTAREA" || el?.tagName === "SELECT" || el?.isContentEditable
+      || (el?.tagName === "INPUT" && !["checkbox", "button", "submit"].includes(el.type));
+    const own = "[role=slider],[role=listbox],[role=combobox],[role=radiogroup]";
+    const arrowsOwn = el?.closest?.(own);
+    const typing = textual || arrowsOwn;
+    if (typing || event.altKey || event.ctrlKey || event.metaKey) return;
+    const key = {ArrowLeft: ".st-key-prev_step button", ArrowRight: ".st-key-next_step button"};
+    const button = key[event.key] && doc.querySelector(key[event.key]);
+    if (button && !button.disabled) { event.preventDefault(); button.click(); }
+  });
+}
+</script>"""
+
+
+def default_focus(n: int, causal: bool) -> int:
+    """The last token; with the causal mask a middle row instead, which has keys masked after it
+    (the last row is the one row where the mask hides nothing)."""
+    return (n - 1) // 2 if causal else n - 1
+
+
+def _url_index(name: str, count: int, default: int) -> int:
+    try:
+        value = int(st.query_params.get(name, default))
+    except ValueError:
+        return default
+    return value if 0 <= value < count else default
+
+
+def _chose_focus() -> None:
+    st.session_state[FOCUS_CHOSEN] = True
+
+
+def row_controls(step: str, data, settings) -> tuple[int, int]:
+    """Head and focus-row pickers, shown on the steps where they change something. Both live in
+    the URL (head=, focus=: counted from 0, whatever the numbering shown). A clicked cell or the
+    teacher's view sets the focus row too."""
+    n, base, state = data.n, settings.base, st.session_state
+    n_heads = settings.n_heads
+    head, focus = 0, default_focus(n, settings.mask == "causal")
+    band = st.container(horizontal=True, vertical_alignment="bottom", key="row_band")
+    left, right = band, band
+    if BY_NAME[step].per_head:
+        if not isinstance(state.get("head"), int) or state["head"] >= n_heads:
+            state["head"] = _url_index("head", n_heads, 0)
+        head = left.segmented_control(
+            t("head"), range(n_heads), key="head", required=True,
+            format_func=lambda h: index(h, base),
+        )  # fmt: skip
+        head = 0 if head is None else head
+        keep_in_url("head", str(head), "0")
+    if BY_NAME[step].focus:
+        _settle_focus(step, n, focus)
+        focus = right.selectbox(
+            t("focus"), range(n), key="focus", on_change=_chose_focus, width=260,
+            format_func=lambda i: row_label(i, data.tokens[i], base),
+        )  # fmt: skip
+        keep_in_url("focus", str(focus), str(default_focus(n, settings.mask == "causal")))
+    return min(head, n_heads - 1), focus
+
+
+def _settle_focus(step: str, n: int, default: int) -> None:
+    """The focus row before its picker is drawn: the teacher's, a newly clicked cell's, the
+    URL's, or the default (which follows the mask until the learner picks a row)."""
+    state = st.session_state
+    following = state.pop(ROOM_FOCUS, None)
+    clicked = cell_pick.picked(state.get(f"fig_{step}"))
+    if following is not None and 0 <= following < n:
+        state["focus"], state[FOCUS_CHOSEN] = following, True
+    elif clicked is not None and clicked != state.get("_last_click") and clicked[0] < n:
+        state["focus"], state[FOCUS_CHOSEN] = clicked[0], True
+        state[CELL] = (step, *clicked)  # kept: the chart's own selection resets as it redraws
+    elif not isinstance(state.get("focus"), int) or state["focus"] >= n:
+        state["focus"] = _url_index("focus", n, default)
+        state[FOCUS_CHOSEN] = "focus" in st.query_params
+    elif not state.get(FOCUS_CHOSEN):
+        state["focus"] = default
+    state["_last_click"] = clicked
+
+
+def render(step: str, data, settings, head: int, focus: int) -> None:
+    """Formula, figures, shapes, explanation and (for the attention steps) the focus row. In
+    projector mode the band above holds the title and formula; the explanation, shapes and code
+    sit beside the chart (below the charts of the wide steps). With predict first, the step's
+    question comes before its result."""
+    if not settings.presentation:
+        st.subheader(t(f"title_{step}"))
+        st.latex(formula(step, settings.base))
+    if room_student.result_hidden():  # the class is answering the teacher's question
+        st.info(t("room_question_hides"), icon=":material/quiz:")
+        return
+    if st.session_state.get("predict") and not predict.gate(step, data, head, focus, settings.base):
+        code_lines.show(BY_NAME[step].symbols)  # the code, not what it gives
+        return
+    if not settings.presentation or BY_NAME[step].wide:
+        draw(step, data, settings, head, focus)
+        _notes(step, data, settings, head)
+    else:
+        chart, notes = st.columns([3, 2])
+        with chart:
+            draw(step, data, settings, head, focus)
+        with notes:
+            _notes(step, data, settings, head)
+    if BY_NAME[step].depth:
+        worked_row.clicked_cell(step, data, settings, head, focus)
+    if BY_NAME[step].row_story:
+        worked_row.focus_row(step, data, head, focus, settings)
+
+
+def _notes(step: str, data, settings, head: int) -> None:
+    """The code, the shapes with their numbers, and what the step means."""
+    code_lines.show(BY_NAME[step].symbols)
+    st.markdown(f"**{t('shape')}:** `{shapes_line(step, data, head, settings.base)}`")
+    explain_key = {"mask": f"explain_mask_{settings.mask}"}.get(step, f"explain_{step}")
+    if step in ("pe", "x_pe") and data.PE is None:
+        explain_key = "explain_pe_off"
+    st.info(t(explain_key))
+    if data.n > MAX_SIDE:
+        side = -(-data.n // -(-data.n // MAX_SIDE))  # cells per side after block averaging
+        st.caption(t("downsampled", n=data.n, m=side))
+    elif data.n > MAX_TEXT_CELLS:
+        st.caption(t("too_big_for_text", n=data.n))

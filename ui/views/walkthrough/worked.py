@@ -1,0 +1,64 @@
+"""Below a walkthrough step: the clicked cell's provenance, and the query row worked out with its
+real numbers."""
+
+import numpy as np
+import streamlit as st
+
+from ui.kit.escape import markdown_text
+from ui.kit.i18n import t
+from ui.kit.number_text import index, sub
+from ui.kit.session import CELL
+from ui.views.walkthrough import block as block_step
+from ui.views.walkthrough import cell_story as provenance
+from ui.views.walkthrough import row_story as arithmetic
+
+
+def clicked_cell(step: str, data, settings, head: int, focus: int) -> None:
+    """The provenance of the clicked cell of this step's matrix (when it is on the focus row)."""
+    cell = st.session_state.get(CELL)
+    if cell is None or cell[0] != step or cell[1] != focus:
+        st.caption(t("cell_hint"))
+        return
+    _, i, j = cell
+    base = settings.base
+    with st.container(border=True, key="cell_story"):
+        st.markdown(f"**{t('cell_title', i=index(i, base), j=index(j, base))}**")
+        lines = provenance.story(step, data.trace, head, i, j, settings.decimals, base)
+        st.markdown("\n".join(f"- {line}" for line in lines))
+
+
+def focus_row(step: str, data, head: int, i: int, settings) -> None:
+    """The focus token's row with its real numbers."""
+    tr, decimals, base = data.trace, settings.decimals, settings.base
+    title = t("focus_title", i=index(i, base), token=markdown_text(data.tokens[i]))
+    with st.expander(title, expanded=data.n <= 12):
+        if step == "block":
+            st.markdown(f"**{t('focus_block', i=index(i, base))}**")
+            lines = block_step.focus_lines(data, settings, i)
+            st.markdown("\n".join(f"- {line}" for line in lines))
+            return
+        A_row = tr.A[head, i]
+        keys = arithmetic.keys_to_show(A_row)
+        allowed_row = np.isfinite(tr.S_masked[head, i])
+        label = {"i": index(i, base), "si": sub(i + base)}
+        if step in ("scores", "scaled"):
+            st.markdown(f"**{t('focus_dot', **label)}**")
+            lines = arithmetic.dot_product_lines(
+                tr.Q[head, i], tr.K[head], keys, i, data.d_k, allowed_row, decimals, base=base
+            )
+        elif step == "mask":
+            st.markdown(f"**{t('focus_mask', **label)}**")
+            lines = arithmetic.mask_lines(
+                tr.S_scaled[head, i], allowed_row, keys, i, decimals, base=base
+            )
+        elif step == "softmax":
+            st.markdown(f"**{t('focus_softmax', **label)}**")
+            lines = arithmetic.softmax_lines(tr.S_masked[head, i], A_row, keys, decimals, base=base)
+        else:
+            st.markdown(f"**{t('focus_output', **label)}**")
+            lines = arithmetic.weighted_sum_lines(
+                A_row, tr.V[head], keys, i, tr.O[head, i], decimals, base=base
+            )
+        if len(keys) < data.n:
+            lines.append(t("focus_more", k=data.n - len(keys)))
+        st.markdown("\n".join(f"- {line}" for line in lines))
