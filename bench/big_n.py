@@ -15,6 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import core  # noqa: E402
+from measure import timing
 from ui.figures.charts import heatmap  # noqa: E402
 
 D_MODEL, HEADS = 512, 8
@@ -30,7 +31,7 @@ def main():
         X = core.embed([f"t{i}" for i in range(n)], D_MODEL, dtype="float32")
         mask = core.causal_mask(n)
         started = time.perf_counter()
-        peak = core.peak_bytes(
+        peak = timing.peak_bytes(
             lambda X=X, mask=mask: core.attention(
                 X, W, HEADS, mask, keep={"A", "output"}, heads=[0]
             )

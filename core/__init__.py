@@ -1,6 +1,8 @@
 """Self-attention, step by step: every intermediate of multi-head attention, in NumPy or CuPy.
 
-Pure computation: no Streamlit, no Plotly. See DESIGN.md for the public API.
+Pure computation: no Streamlit, no Plotly. The public API is ``__all__`` below; the engine lives
+here, the other computations of the same thing in core/variants/, the per-page maths in
+core/lessons/ and the trained models in core/pretrained/ (README, "Where things live").
 """
 
 from core import pretrained
@@ -21,7 +23,6 @@ from core.variants.loop import attention_loop
 from core.variants.recurrent import rnn_chain
 from core.variants.scalar import attention_scalar
 from core.weights import Weights, init_weights
-from measure.timing import growth_exponent, peak_bytes, time_side_by_side
 
 __all__ = [
     "pretrained",
@@ -50,8 +51,5 @@ __all__ = [
     "softmax_rows",
     "split_heads",
     "to_numpy",
-    "time_side_by_side",
-    "growth_exponent",
-    "peak_bytes",
     "tokenize",
 ]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.seeding import rng_for
+from core.seeding import rounded_weights
 
 EPS = 1e-5  # LayerNorm's ε, as in PyTorch's default
 FF_WIDTH = 4  # d_ff = 4 · d_model, as in the paper (2048 = 4 · 512)
@@ -49,8 +49,7 @@ def init_feed_forward(d_model: int, seed: int) -> FeedForward:
     d_ff = FF_WIDTH * d_model
 
     def draw(name, rows, cols):
-        W = rng_for("feed_forward", seed, name, rows, cols).normal(0.0, rows**-0.5, (rows, cols))
-        return np.round(W, 2)
+        return rounded_weights("feed_forward", seed, name, rows=rows, cols=cols)
 
     return FeedForward(
         W_1=draw("W_1", d_model, d_ff),

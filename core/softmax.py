@@ -31,6 +31,13 @@ def softmax_rows(Z, overwrite: bool = False, out=None):
     return E
 
 
+def softmax_along(Z, axis: int):
+    """softmax_rows along ``axis`` (attention's is the key axis, -1; the mistakes page also
+    takes it down the columns)."""
+    xp = array_namespace(Z)
+    return xp.moveaxis(softmax_rows(xp.moveaxis(Z, axis, -1)), -1, axis)
+
+
 CHUNKED_FROM = threads.PARALLEL_FROM  # entries; below this one pass over the whole array is enough
 
 

@@ -3,11 +3,9 @@
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
-import numpy as np
-
 from core.backend import asarray, like, same_library
 from core.config import AttentionConfig
-from core.seeding import rng_for
+from core.seeding import rounded_weights
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,8 +36,8 @@ def init_weights(config: AttentionConfig, n: int | None = None) -> Weights:
     d, h = config.d_model, config.n_heads
 
     def draw(name, rows, cols):
-        W = rng_for("weights", config.seed, name, rows, cols).normal(0.0, rows**-0.5, (rows, cols))
-        return asarray(np.round(W, 2).astype(config.dtype), n=n)
+        W = rounded_weights("weights", config.seed, name, rows=rows, cols=cols)
+        return asarray(W.astype(config.dtype), n=n)
 
     return Weights(
         W_Q=draw("W_Q", d, h * config.d_k),  # [d_model, h*d_k]

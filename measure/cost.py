@@ -6,9 +6,9 @@ from functools import lru_cache, partial
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 import core
+from measure import timing
 
 COST_NS = (64, 128, 256, 512, 1024, 2048, 4096)
 GPU_COST_NS = (*COST_NS, 8192)  # with a GPU the attention reaches n = 8192 ...
@@ -66,12 +66,12 @@ def measure(
             )
         if r == 0 and n <= loop_max_n:  # slow: timed in the first round only
             impls["loop"] = lambda X=X: core.attention_loop(X, W, n_heads)
-        times = core.time_side_by_side(impls, rounds=1, block=2, pause=0.0)
+        times = timing.time_side_by_side(impls, rounds=1, block=2, pause=0.0)
         for name, time in times.items():
             best[n][name] = min(time["best"], best[n][name]) if r else time["best"]
         if r == 0 and n <= CPU_MAX_N:
             keep_A = partial(core.attention, X, W, n_heads, keep={"A", "output"})
-            memory[n] = core.peak_bytes(keep_A) / 2**20
+            memory[n] = timing.peak_bytes(keep_A) / 2**20
     return {
         "n": list(ns),
         "memory": [memory.get(n, float("nan")) for n in ns],
@@ -107,16 +107,3 @@ def recorded_cost() -> dict | None:
         return json.loads(RECORDED_COST.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-
-
-def recorded_table(measured: dict, t) -> pd.DataFrame:
-    """n, CPU and GPU milliseconds and the GPU's speed-up, from a measure() result."""
-    cpu, gpu = np.asarray(measured["attention"]), np.asarray(measured["gpu"])
-    return pd.DataFrame(
-        {
-            "n": measured["n"],
-            t("co_col_cpu"): np.round(cpu * 1e3, 2),
-            t("co_col_gpu"): np.round(gpu * 1e3, 2),
-            t("co_col_ratio"): ["—" if np.isnan(ratio) else f"{ratio:.1f}×" for ratio in cpu / gpu],
-        }
-    )

@@ -7,8 +7,8 @@ from functools import partial
 
 import numpy as np
 
-import core
 from core.variants.flash import flash_attention, full_attention
+from measure import timing
 
 FLASH_NS = (256, 512, 1024, 2048)
 
@@ -20,7 +20,7 @@ def measure(ns=FLASH_NS, d_k: int = 64, tile: int = 64, on_step=lambda done, n: 
     for i, n in enumerate(ns):
         on_step(i / len(ns), n)
         Q, K, V = (rng.normal(size=(n, d_k)) for _ in range(3))
-        result["full"].append(core.peak_bytes(partial(full_attention, Q, K, V)) / 2**20)
+        result["full"].append(timing.peak_bytes(partial(full_attention, Q, K, V)) / 2**20)
         tiled = partial(flash_attention, Q, K, V, tile, tile)
-        result["tiled"].append(core.peak_bytes(tiled) / 2**20)
+        result["tiled"].append(timing.peak_bytes(tiled) / 2**20)
     return result

@@ -4,6 +4,7 @@ Run by measure/queue.py in a child process, like the cost page's measurement, so
 opening the page at once neither waits for it in every session nor times it under their load."""
 
 import core
+from measure import timing
 
 TIMING_NS = (4, 16, 64, 256)
 PYTHON_MAX_OPS = 3e6  # the pure-Python loop is skipped beyond this many multiply-adds
@@ -26,7 +27,7 @@ def measure(d_model: int, n_heads: int, ns=TIMING_NS, on_step=lambda done, n: No
         if ops <= PYTHON_MAX_OPS:
             X_list = core.to_numpy(X).tolist()
             impls["python"] = lambda X_list=X_list: core.attention_scalar(X_list, *W_lists, n_heads)
-        times = core.time_side_by_side(impls, rounds=2, block=2 if n <= 64 else 1, pause=0.0)
+        times = timing.time_side_by_side(impls, rounds=2, block=2 if n <= 64 else 1, pause=0.0)
         rows.append(
             {
                 "n": n,

@@ -7,14 +7,14 @@ from measure.cost import cost_ns, gpu_usable
 from ui.kit.errors import trace_or_stop
 from ui.kit.i18n import t
 from ui.kit.measure_panel import measured
+from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views.cost import charts as cost
 from ui.views.cost.paths import paths
 from ui.views.cost.training import generation, training
 
 settings = current()
-st.title(t("co_title"))
-st.markdown(t("co_intro"))
+page_header()
 data = trace_or_stop(settings)
 st.info(t("co_path", n_minus_1=data.n - 1))
 paths(data.n)

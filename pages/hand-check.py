@@ -3,14 +3,14 @@
 import streamlit as st
 
 from ui.kit.i18n import t
+from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views.hand_check import sections as hand_check
 from ui.views.hand_check import text as handcheck
 from ui.views.hand_check.text import HAND_TOKENS
 
 settings = current()
-st.title(t("hand_title"))
-st.markdown(t("hand_intro"))
+page_header()
 st.caption(t("hand_sidebar_note"))
 tokens = HAND_TOKENS[settings.lang]
 causal = hand_check.controls()

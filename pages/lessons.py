@@ -3,11 +3,12 @@
 import streamlit as st
 
 from ui.kit.i18n import t
+from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views import lessons
 
 settings = current()
 lessons.go_if_asked(settings.lang)
-st.title(t("lessons_title"))
+page_header()
 st.caption(t("lessons_intro"))
 lessons.show(settings.lang)

@@ -3,12 +3,12 @@
 import streamlit as st
 
 from ui.kit.i18n import t
+from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views import masks
 
 settings = current()
-st.title(t("mk_title"))
-st.markdown(t("mk_intro"))
+page_header()
 st.caption(t("own_mask_note"))
 batch = masks.batch_or_stop(settings)
 s = masks.padded_batch(batch, settings)

@@ -2,13 +2,12 @@
 
 import streamlit as st
 
-from ui.kit.i18n import t
+from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views import positional_encoding as pe
 
 settings = current()
-st.title(t("pe_title"))
-st.markdown(t("pe_intro"))
+page_header()
 st.latex(pe.FORMULA)
 PE, n, d = pe.matrix(settings.decimals, settings.base)
 pe.curves(PE, settings.base)

@@ -5,12 +5,12 @@ import streamlit as st
 
 from ui.kit.errors import trace_or_stop
 from ui.kit.i18n import t
+from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views import projections
 
 settings = current()
-st.title(t("pj_title"))
-st.markdown(t("pj_intro"))
+page_header()
 data = trace_or_stop(settings)
 st.latex(
     r"\begin{aligned} S &= X X^\top \\ S &= (X W_Q)(X W_K)^\top \\ &= X\,(W_Q W_K^\top)\,X^\top"

@@ -3,13 +3,12 @@ the softmax saturates and its gradient vanishes."""
 
 import streamlit as st
 
-from ui.kit.i18n import t
+from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views import scaling
 
 settings = current()
-st.title(t("sc_title"))
-st.markdown(t("sc_intro"))
+page_header()
 st.latex(
     r"\begin{aligned}\operatorname{Var}(q \cdot k) &= "
     r"\sum_{c=1}^{d_k} \operatorname{Var}(q_c k_c) = d_k"

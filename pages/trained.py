@@ -6,13 +6,13 @@ import streamlit as st
 
 from ui.kit.i18n import t
 from ui.kit.number_text import index
+from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views import trained
 
 settings = current()
 base = settings.base
-st.title(t("tr_title"))
-st.markdown(t("tr_intro"))
+page_header()
 st.caption(t("tr_sidebar_note"))
 model = trained.choose_model(settings.lang)
 example = trained.EXAMPLES[model]

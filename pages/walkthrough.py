@@ -6,6 +6,7 @@ import streamlit as st
 
 from ui.kit.errors import trace_or_stop
 from ui.kit.i18n import t
+from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views.walkthrough import export, predict
 from ui.views.walkthrough import formula_chips as formula_line
@@ -14,7 +15,7 @@ from ui.views.walkthrough.steps import NAMES
 
 settings = current()
 if not settings.presentation:  # a projector keeps its height for the step and its chart
-    st.title(t("app_title"))
+    page_header()
 data = trace_or_stop(settings)
 
 if not settings.presentation:

@@ -5,12 +5,7 @@ import math
 import numpy as np
 
 from core.checks import check_matmul
-
-
-def softmax_along(S: np.ndarray, axis: int) -> np.ndarray:
-    """Softmax along ``axis``; the right one for attention is the key axis (-1)."""
-    E = np.exp(S - S.max(axis=axis, keepdims=True))
-    return E / E.sum(axis=axis, keepdims=True)
+from core.softmax import softmax_along
 
 
 def softmax_wrong_axis(scaled: np.ndarray) -> np.ndarray:

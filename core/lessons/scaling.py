@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from core.softmax import softmax_rows
+
 
 def dot_products(d_k: int, samples: int, seed: int = 0) -> np.ndarray:
     """q . k for ``samples`` pairs of vectors with independent N(0, 1) entries: variance d_k."""
@@ -9,11 +11,6 @@ def dot_products(d_k: int, samples: int, seed: int = 0) -> np.ndarray:
     q = rng.standard_normal((samples, d_k))  # [samples, d_k]
     k = rng.standard_normal((samples, d_k))  # [samples, d_k]
     return np.einsum("sd,sd->s", q, k)  # [samples]
-
-
-def _softmax(S: np.ndarray) -> np.ndarray:
-    E = np.exp(S - S.max(axis=-1, keepdims=True))
-    return E / E.sum(axis=-1, keepdims=True)
 
 
 def softmax_sharpness(d_k: int, n_keys: int, scaled: bool, rows: int = 256, seed: int = 0):
@@ -26,7 +23,7 @@ def softmax_sharpness(d_k: int, n_keys: int, scaled: bool, rows: int = 256, seed
     q = rng.standard_normal((rows, 1, d_k))  # [rows, 1, d_k]
     K = rng.standard_normal((rows, n_keys, d_k))  # [rows, n_keys, d_k]
     S = (q @ K.transpose(0, 2, 1))[:, 0, :]  # [rows, n_keys]
-    A = _softmax(S / np.sqrt(d_k) if scaled else S)  # [rows, n_keys]
+    A = softmax_rows(S / np.sqrt(d_k) if scaled else S)  # [rows, n_keys]
     entropy = -np.sum(A * np.log(np.where(A > 0, A, 1.0)), axis=-1)  # [rows]
     gradient = jacobian_size(A)  # [rows]
     return float(A.max(axis=-1).mean()), float(entropy.mean()), float(gradient.mean())
@@ -47,7 +44,7 @@ def jacobian_size(A: np.ndarray) -> np.ndarray:
 def gradient_at_spread(spread: float, n_keys: int, rows: int = 4000, seed: int = 0) -> float:
     """Mean softmax gradient size over rows of N(0, spread²) scores: where a spread sits."""
     S = np.random.default_rng(seed).standard_normal((rows, n_keys)) * spread  # [rows, n_keys]
-    return float(jacobian_size(_softmax(S)).mean())
+    return float(jacobian_size(softmax_rows(S)).mean())
 
 
 def score_row(d_k: int, n_keys: int, seed: int = 0) -> np.ndarray:
@@ -56,11 +53,6 @@ def score_row(d_k: int, n_keys: int, seed: int = 0) -> np.ndarray:
     q = rng.standard_normal(d_k)  # [d_k]
     K = rng.standard_normal((n_keys, d_k))  # [n_keys, d_k]
     return K @ q
-
-
-def softmax(scores: np.ndarray) -> np.ndarray:
-    """Weights of one row of scores."""
-    return _softmax(np.asarray(scores, dtype=np.float64))
 
 
 def unscaled_gradient_larger(d_ks, unscaled, scaled) -> list[int]:

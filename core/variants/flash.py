@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.softmax import softmax_rows
+
 
 @dataclass(frozen=True)
 class TileStep:
@@ -85,7 +87,4 @@ def full_attention(Q, K, V, allowed=None):
     S = Q @ K.T / math.sqrt(Q.shape[1])  # [n, n]
     if allowed is not None:
         S = np.where(allowed, S, -np.inf)
-    top = S.max(axis=1, keepdims=True)
-    E = np.exp(S - np.where(np.isfinite(top), top, 0.0))
-    total = E.sum(axis=1, keepdims=True)
-    return (E / np.where(total > 0, total, 1.0)) @ V  # [n, d_v]
+    return softmax_rows(S) @ V  # [n, d_v]

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import core
 from core.lessons import mistakes, scaling
+from core.softmax import softmax_along
 
 
 @settings(max_examples=30, deadline=None)
@@ -109,7 +110,7 @@ def test_masking_after_softmax_breaks_the_row_sums_and_differs_from_the_loop():
 def test_dividing_by_sqrt_d_v_changes_the_weights_when_d_k_differs():
     Q, K = _scaled_example(d_k=8)
     S = Q @ K.T
-    right = mistakes.softmax_along(S / math.sqrt(8), axis=-1)
+    right = softmax_along(S / math.sqrt(8), axis=-1)
     assert np.abs(mistakes.scale_by_d_v(S, d_v=2) - right).max() > 0.05
     np.testing.assert_allclose(mistakes.scale_by_d_v(S, d_v=8), right)
 

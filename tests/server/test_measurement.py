@@ -21,13 +21,14 @@ import sys, threading
 from functools import partial
 import numpy as np
 sys.path.insert(0, {root!r})
+from measure import timing
 import core
 W = core.init_weights(core.AttentionConfig(d_model=8, n_heads=2, dtype="float32"))
 wrong = []
 def measure():
     for k in range(150):
         X = np.random.default_rng(k).normal(size=(64, 8)).astype(np.float32)
-        peak = core.peak_bytes(partial(core.attention, X, W, 2, keep={{"A", "output"}}))
+        peak = timing.peak_bytes(partial(core.attention, X, W, 2, keep={{"A", "output"}}))
         if peak < 2 * 64 * 64 * 4:  # less than the kept A: another thread stopped the count
             wrong.append(peak)
 def rerun():

@@ -4,7 +4,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui.figures.charts import HEAD_COLOURS
+from ui.figures.charts import HEAD_COLOURS, heatmap
 from ui.kit.i18n import t
 from ui.kit.number_text import index
 
@@ -89,8 +89,6 @@ def head_grid(
     ``title`` may use {h} for the head number (from ``base``); ``per_row`` defaults to as many
     as fit with their numbers readable.
     """
-    from ui.figures.charts import heatmap
-
     stack = np.asarray(stack)
     finite = stack[np.isfinite(stack)]
     bound = float(np.abs(finite).max()) if finite.size else 1.0

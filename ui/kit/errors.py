@@ -4,6 +4,7 @@ import streamlit as st
 
 import core
 from ui.kit.i18n import error_text, t
+from ui.kit.traces import trace_for
 
 
 def _keep_first_characters(box: str, mode: str, limit: int) -> None:
@@ -41,8 +42,6 @@ def show_input_error(error: core.InputError, box: str | None = None, mode: str =
 
 def trace_or_stop(settings):
     """The sidebar sentence's trace; on bad input, the message and nothing more on this page."""
-    from ui.kit.traces import trace_for
-
     try:
         data = trace_for(settings)
     except core.InputError as error:

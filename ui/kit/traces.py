@@ -8,6 +8,7 @@ import streamlit as st
 
 import core
 from core.backend import asarray
+from core.lessons.scaling import dot_products, softmax_sharpness
 from ui.kit.settings import MAX_CHARS, MAX_TOKENS, SETTINGS
 
 
@@ -174,16 +175,12 @@ SCALING_D_K = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def dot_product_samples(d_k: int, samples: int) -> np.ndarray:
-    from core.lessons.scaling import dot_products
-
     return dot_products(d_k, samples, seed=d_k)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def sharpness_curves(n_keys: int) -> dict:
     """(max weight, entropy, gradient) with and without scaling for every d_k in SCALING_D_K."""
-    from core.lessons.scaling import softmax_sharpness
-
     return {
         scaled: [softmax_sharpness(d_k, n_keys, scaled) for d_k in SCALING_D_K]
         for scaled in (False, True)

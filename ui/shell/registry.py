@@ -19,10 +19,15 @@ class PageEntry:
     charts: int  # charts it draws with the default settings (the e2e tests wait for them)
     query: str = ""  # extra URL settings for the e2e visit, e.g. "n_heads=4"
     unused: tuple = ()  # sidebar settings (URL keys) this page does not read: set aside there
+    intro: bool = True  # under its heading, its introduction (the title's key, _title -> _intro)
+
+    @property
+    def intro_key(self) -> str | None:
+        return self.title_key.removesuffix("_title") + "_intro" if self.intro else None
 
 
 PAGES = (
-    PageEntry("walkthrough", "", "page_walkthrough", "app_title", ":material/stairs:", "section_basics", 1),
+    PageEntry("walkthrough", "", "page_walkthrough", "app_title", ":material/stairs:", "section_basics", 1, intro=False),
     PageEntry("loop-vs-matrix", "loop-vs-matrix", "page_loop", "loop_title", ":material/repeat:", "section_basics", 3),
     PageEntry("hand-check", "hand-check", "page_hand", "hand_title", ":material/edit_note:", "section_basics", 0, unused=LAYER),
     PageEntry("multi-head", "multi-head", "page_multihead", "mh_title", ":material/view_column:", "section_deeper", 10, "n_heads=4"),
@@ -34,7 +39,7 @@ PAGES = (
     PageEntry("cost", "cost", "page_cost", "co_title", ":material/speed:", "section_deeper", 3),
     PageEntry("flash", "flash", "page_flash", "fl_title", ":material/grid_view:", "section_deeper", 4),
     PageEntry("trained", "trained", "page_trained", "tr_title", ":material/school:", "section_deeper", 9, unused=LAYER),
-    PageEntry("lessons", "lessons", "page_lessons", "lessons_title", ":material/menu_book:", "section_class", 0, unused=LAYER),
+    PageEntry("lessons", "lessons", "page_lessons", "lessons_title", ":material/menu_book:", "section_class", 0, unused=LAYER, intro=False),
     PageEntry("room", "room", "page_room", "room_title", ":material/groups:", "section_class", 0),
 )  # fmt: skip
 

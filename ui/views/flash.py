@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.variants.flash import flash_attention, rescales, showing_tile
+from ui.figures.axes import token_axes
 from ui.figures.charts import heatmap, line_chart
 from ui.figures.place import grid, plot
 from ui.kit.i18n import t
@@ -101,9 +102,7 @@ def _step(data, settings, step, index: int, count: int, tiles_per_row: int) -> N
     final = data.trace.O[0][step.rows[0] : step.rows[1]]
     bound = float(max(np.abs(final).max(), np.abs(step.partial).max())) or 1.0
     common = {
-        "decimals": dec,
-        "row_title": t("axis_token"),
-        "col_title": t("axis_dim"),
+        **token_axes(dec),
         "bound": bound,
     }
     dims, row_tokens = indices(final.shape[1], base), [tokens[i] for i in rows]

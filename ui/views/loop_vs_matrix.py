@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ui.figures.axes import token_axes
 from ui.figures.charts import heatmap, line_chart
 from ui.figures.place import plot
 from ui.kit.i18n import t
@@ -18,9 +19,7 @@ def rows_side_by_side(data, loop, settings) -> None:
     n, matrix = data.n, data.trace.output
     bound = float(np.max(np.abs(matrix))) or 1.0
     common = {
-        "decimals": settings.decimals,
-        "row_title": t("axis_token"),
-        "col_title": t("axis_dim"),
+        **token_axes(settings.decimals),
         "bound": bound,
     }
     tokens, dims = list(data.tokens), indices(settings.d_model, settings.base)

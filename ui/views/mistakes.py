@@ -7,6 +7,7 @@ import streamlit as st
 
 import core
 from core.lessons import mistakes
+from core.softmax import softmax_rows
 from ui.figures.charts import A_heatmap, heatmap
 from ui.figures.place import grid
 from ui.kit.i18n import t
@@ -63,7 +64,7 @@ def top(*matrices) -> float:
 
 def wrong_axis(S_scaled, tokens, dec: int) -> None:
     wrong = mistakes.softmax_wrong_axis(S_scaled)
-    right = mistakes.softmax_along(S_scaled, axis=-1)
+    right = softmax_rows(S_scaled)  # the engine's own softmax
     wrong_title, right_title = titles("softmax(S, axis=0)", "softmax(S, axis=1)")
     common = {"decimals": dec, "bound": top(wrong, right)}
     wrong_and_right(

@@ -4,16 +4,13 @@ wide head against several with the same weights."""
 import numpy as np
 import streamlit as st
 
+from ui.figures.axes import token_axes
 from ui.figures.charts import heatmap
 from ui.figures.place import head_bands, head_grid, plot
 from ui.kit import reference_lines as code_lines
 from ui.kit.i18n import t
 from ui.kit.number_text import index, indices, num
 from ui.kit.traces import TraceKey, sentence_trace
-
-
-def _common(decimals: int) -> dict:
-    return {"decimals": decimals, "row_title": t("axis_token"), "col_title": t("axis_dim")}
 
 
 def _A_args(data, decimals: int) -> dict:
@@ -39,7 +36,7 @@ def split(data, settings) -> None:
         language=None,
     )
     Q_all = data.trace.X @ data.W.W_Q  # [n, h·d_k]: computed here only to draw the split
-    common, base = _common(settings.decimals), settings.base
+    common, base = token_axes(settings.decimals), settings.base
     figure = heatmap(
         Q_all,
         tokens,
@@ -56,7 +53,7 @@ def split(data, settings) -> None:
 def every_head(data, settings) -> None:
     """Each head's A, each head's O, then the concat and the output."""
     tr, tokens, n, h, d_v = data.trace, list(data.tokens), data.n, settings.n_heads, data.d_v
-    common, base = _common(settings.decimals), settings.base
+    common, base = token_axes(settings.decimals), settings.base
     st.subheader(t("mh_weights_title"))
     st.caption(t("mh_weights_text"))
     weights = _A_args(data, settings.decimals)
@@ -97,7 +94,7 @@ def one_wide_head(data, settings) -> None:
         A = heatmap(single.trace.A[0], tokens, tokens, title=t("mh_one_head", d=d_model), **weights)
         plot(A, "mh_single")
     with right:
-        common = _common(settings.decimals)
+        common = token_axes(settings.decimals)
         title = t("mh_diff_title", h=h)
         columns = indices(d_model, settings.base)
         plot(heatmap(difference, tokens, columns, title=title, **common), "mh_diff")

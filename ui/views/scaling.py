@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from core.lessons import scaling
+from core.softmax import softmax_rows
 from ui.figures.charts import histograms, line_chart
 from ui.figures.place import grid, plot
 from ui.kit.i18n import t
@@ -49,7 +50,7 @@ def order_kept(d_k: int, base: int, decimals: int) -> None:
     st.markdown(t("sc_order_text"))
     raw = scaling.score_row(d_k, EXAMPLE_KEYS, seed=d_k)
     scaled = raw / math.sqrt(d_k)
-    w_raw, w_scaled = scaling.softmax(raw), scaling.softmax(scaled)
+    w_raw, w_scaled = softmax_rows(raw), softmax_rows(scaled)
     order = np.argsort(-raw, kind="stable")
     rank = np.empty(EXAMPLE_KEYS, dtype=int)
     rank[order] = np.arange(EXAMPLE_KEYS)
@@ -82,11 +83,11 @@ def order_kept(d_k: int, base: int, decimals: int) -> None:
 def relative(scaled: np.ndarray, keys: list[str], decimals: int) -> None:
     """Weights are shares of one row: a shift changes nothing, dropping a key changes all."""
     st.subheader(t("sc_relative_title"))
-    weights = scaling.softmax(scaled)
-    change = np.abs(scaling.softmax(scaled + SHIFT) - weights).max()
+    weights = softmax_rows(scaled)
+    change = np.abs(softmax_rows(scaled + SHIFT) - weights).max()
     best = int(np.argmax(scaled))
     rest = np.delete(np.arange(len(scaled)), best)
-    without = scaling.softmax(scaled[rest])
+    without = softmax_rows(scaled[rest])
     second = int(rest[np.argmax(without)])
     st.markdown(
         t(

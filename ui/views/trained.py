@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 import core
+from ui.figures.axes import pair_axes, token_axes
 from ui.figures.charts import COLOURS, A_heatmap, heatmap
 from ui.figures.place import grid
 from ui.kit.errors import show_input_error
@@ -199,11 +200,9 @@ def attention_and_heads(data: ModelTraces, view: View, decimals: int, base: int)
         A,
         pieces,
         title=t("tr_A", layer=L, head=H),
-        decimals=decimals,
         focus_row=q,
         outline=((q, q + 1), (k, k + 1)),
-        row_title=t("axis_query"),
-        col_title=t("axis_key"),
+        **pair_axes(decimals),
     )
     who = heatmap(
         a_qk,
@@ -250,7 +249,7 @@ def layer_head_matrices(
 ) -> None:
     """Q, K, V (one colour range), then S/√d_k and O, of one head."""
     dims = indices(trace.Q.shape[2], base)
-    by_piece = {"decimals": decimals, "row_title": t("axis_token"), "col_title": t("axis_dim")}
+    by_piece = token_axes(decimals)
     bound = float(max(np.abs(getattr(trace, name)[head]).max() for name in "QKV"))
     projections = [
         (
@@ -278,10 +277,6 @@ def layer_head_matrices(
     )
     grid(projections, per_row=3)
     grid([(S, "tr_S"), (O, "tr_O")], per_row=2)
-
-
-def pair_axes(decimals: int) -> dict:
-    return {"decimals": decimals, "row_title": t("axis_query"), "col_title": t("axis_key")}
 
 
 def word_order(model: str, pair: tuple[str, str], view: View, decimals: int) -> None:

@@ -2,10 +2,12 @@
 recorded one, labelled as such), and the recorded GPU table."""
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 import core
-from measure.cost import gpu_from_n, gpu_usable, recorded_cost, recorded_gpu, recorded_table
+from measure import timing
+from measure.cost import gpu_from_n, gpu_usable, recorded_cost, recorded_gpu
 from ui.figures.charts import line_chart
 from ui.figures.place import grid
 from ui.kit.i18n import t
@@ -15,7 +17,7 @@ def measured_charts(ns, result: dict) -> None:
     """The fitted exponents, time and memory against n, and (with a GPU) where it starts to win."""
     big = [i for i, n in enumerate(ns) if 512 <= n <= 4096]
     fit = {
-        name: core.growth_exponent([ns[i] for i in big], [result[name][i] for i in big])
+        name: timing.growth_exponent([ns[i] for i in big], [result[name][i] for i in big])
         for name in ("attention", "memory", "rnn")
     }
     st.success(
@@ -94,3 +96,16 @@ def recorded_charts() -> bool:
     )
     measured_charts(recorded["result"]["n"], recorded["result"])
     return True
+
+
+def recorded_table(measured: dict, t) -> pd.DataFrame:
+    """n, CPU and GPU milliseconds and the GPU's speed-up, from a measure() result."""
+    cpu, gpu = np.asarray(measured["attention"]), np.asarray(measured["gpu"])
+    return pd.DataFrame(
+        {
+            "n": measured["n"],
+            t("co_col_cpu"): np.round(cpu * 1e3, 2),
+            t("co_col_gpu"): np.round(gpu * 1e3, 2),
+            t("co_col_ratio"): ["—" if np.isnan(ratio) else f"{ratio:.1f}×" for ratio in cpu / gpu],
+        }
+    )

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import core
+from ui.figures.axes import token_axes
 from ui.figures.charts import heatmap
 from ui.figures.place import grid
 from ui.kit.escape import markdown_text
@@ -50,9 +51,7 @@ def training(data, settings) -> None:
     st.success(t("co_same", diff=f"{np.abs(full - incremental).max():.1e}"))
     st.caption(t("co_teacher_forcing"))
     common = {
-        "decimals": settings.decimals,
-        "row_title": t("axis_token"),
-        "col_title": t("axis_dim"),
+        **token_axes(settings.decimals),
         "bound": float(max(np.abs(full).max(), np.abs(incremental).max())) or 1.0,
     }
     dims = indices(settings.d_model, base)
@@ -78,11 +77,7 @@ def generation(data, settings) -> None:
     tokens, base, n = list(data.tokens), settings.base, data.n
     st.markdown(t("co_gen_text"))
     K, V = data.trace.K[0], data.trace.V[0]  # head 0
-    common = {
-        "decimals": settings.decimals,
-        "row_title": t("axis_token"),
-        "col_title": t("axis_dim"),
-    }
+    common = token_axes(settings.decimals)
 
     def draw(step: int) -> None:
         if step == 0:

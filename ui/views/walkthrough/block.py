@@ -8,6 +8,7 @@ import numpy as np
 import streamlit as st
 
 from core.block import EPS, block, init_feed_forward
+from ui.figures.axes import token_axes
 from ui.figures.charts import heatmap
 from ui.figures.place import grid
 from ui.kit.escape import markdown_text
@@ -61,10 +62,8 @@ def draw_charts(data, settings, focus: int) -> None:
                     dims,
                     title=t(f"block_chart_{name}"),
                     bound=bound,
-                    decimals=settings.decimals,
-                    row_title=t("axis_token"),
-                    col_title=t("axis_dim"),
                     focus_row=focus,
+                    **token_axes(settings.decimals),
                 ),
                 f"fig_block_{name}",
             )

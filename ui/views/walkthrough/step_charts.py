@@ -8,6 +8,7 @@ import numpy as np
 import streamlit as st
 
 from ui.figures import pickable
+from ui.figures.axes import pair_axes, token_axes
 from ui.figures.charts import COLOURS, A_heatmap, heatmap
 from ui.figures.place import plot
 from ui.kit.i18n import t
@@ -31,12 +32,9 @@ class Charts:
 
     @classmethod
     def of(cls, step: str, data, settings, head: int, focus: int) -> "Charts":
-        decimals = settings.decimals
-        by_token = {"decimals": decimals, "row_title": t("axis_token"), "col_title": t("axis_dim")}
-        by_pair = {
-            "decimals": decimals, "row_title": t("axis_query"), "col_title": t("axis_key"),
-            "focus_row": focus, "square": True, "outline": _clicked_outline(step, focus),
-        }  # fmt: skip
+        by_token = token_axes(settings.decimals)
+        by_pair = pair_axes(settings.decimals, focus_row=focus, square=True,
+                            outline=_clicked_outline(step, focus))  # fmt: skip
         return cls(step, data, settings, head, focus, by_token, by_pair)
 
     @property
