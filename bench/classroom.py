@@ -30,8 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench import room_store  # noqa: E402
-from bench.server import serving  # noqa: E402
-from bench.session import connect  # noqa: E402
+from tests.support.servers import serving  # noqa: E402
+from tests.support.session import connect  # noqa: E402
 from ui.shell.registry import PAGES as REGISTRY  # noqa: E402
 
 LINK = "lang=zh&sentence=这+部+电影+很+好看&mask=causal&step=softmax"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.classroom import PAGES, everyone_reruns, open_learners, report_renders  # noqa: E402
-from bench.server import free_port  # noqa: E402
+from tests.support.servers import free_port  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -120,13 +120,13 @@ def crossover(results: dict):
 
 
 def cost_page(results: dict):
-    from measure.cost import GPU_COST_NS, measure
+    from measure.cost import GPU_COST_NS, measure_cost
 
     print("4. The cost page's measurement on both backends (d_model 512, 8 heads)")
     use(None)
     ns = GPU_COST_NS[:3] if DRY_RUN else GPU_COST_NS
     started = time.perf_counter()
-    measured = measure(ns, 512, 8)
+    measured = measure_cost(ns, 512, 8)
     results["cost_page"] = {**measured, "seconds": time.perf_counter() - started}
     for i, n in enumerate(measured["n"]):
         print(

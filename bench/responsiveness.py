@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.server import serving  # noqa: E402
+from tests.support.servers import serving  # noqa: E402
 
 
 def sentences(count: int, n: int = 12) -> list[str]:

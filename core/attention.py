@@ -30,7 +30,7 @@ def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, head
     simple = X.ndim == 2 and (mask is None or mask.ndim == 2) and heads is None
     small = X.shape[0] <= REFERENCE_UP_TO_N and n_heads * X.shape[0] ** 2 < threads.PARALLEL_FROM
     if not (simple and set(FIELDS) <= set(keep) and small):
-        return fast.attention(X, weights, n_heads, mask, keep=keep, heads=heads)
+        return fast.attention_blocked(X, weights, n_heads, mask, keep=keep, heads=heads)
     weights, mask = weights.like(X), like(mask, X)  # computed where X lives
     validate(X, weights, n_heads, mask)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is checked step by step

@@ -41,7 +41,7 @@ def _head_blocks(heads, n_rows: int, itemsize: int, max_heads: int):
         yield block[0], block[-1] + 1
 
 
-def attention(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, heads=None):
+def attention_blocked(X, weights: Weights, n_heads: int, mask=None, *, keep=FIELDS, heads=None):
     """Multi-head self-attention of X; returns an AttentionTrace holding the fields in ``keep``.
 
     ``heads`` limits the per-head fields to those heads (the output still uses every head when

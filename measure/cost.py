@@ -30,7 +30,7 @@ def cost_ns() -> tuple:
 ROUNDS = 3  # passes over every n; a burst of load from elsewhere then spoils one n's round only
 
 
-def measure(
+def measure_cost(
     ns, d_model: int, n_heads: int, on_step=lambda done, n: None, loop_max_n: int | None = None
 ) -> dict:
     """Best seconds per pass of attention (on the CPU, and on the GPU when one is usable), the RNN

@@ -13,7 +13,9 @@ from measure import timing
 FLASH_NS = (256, 512, 1024, 2048)
 
 
-def measure(ns=FLASH_NS, d_k: int = 64, tile: int = 64, on_step=lambda done, n: None) -> dict:
+def measure_flash_memory(
+    ns=FLASH_NS, d_k: int = 64, tile: int = 64, on_step=lambda done, n: None
+) -> dict:
     """Peak MB of the full computation and of the tiled one at each n, one head, float64."""
     rng = np.random.default_rng(0)
     result = {"n": list(ns), "full": [], "tiled": []}

@@ -10,7 +10,9 @@ TIMING_NS = (4, 16, 64, 256)
 PYTHON_MAX_OPS = 3e6  # the pure-Python loop is skipped beyond this many multiply-adds
 
 
-def measure(d_model: int, n_heads: int, ns=TIMING_NS, on_step=lambda done, n: None) -> list[dict]:
+def measure_loop_times(
+    d_model: int, n_heads: int, ns=TIMING_NS, on_step=lambda done, n: None
+) -> list[dict]:
     """Best seconds per pass of matrix, per-token loop and pure Python at each n (NaN = skipped)."""
     rows = []
     config = core.AttentionConfig(d_model=d_model, n_heads=n_heads)

@@ -8,7 +8,7 @@ crash CPython (a segmentation fault) while other threads allocate NumPy arrays. 
 page's timing table has the same shape, and the flash page's memory chart uses tracemalloc too.
 So, for every job in JOBS:
 
-- a press asks ``MEASUREMENTS.request(key, session)``; a measurement of the same settings that is
+- a press asks ``QUEUE.request(key, session)``; a measurement of the same settings that is
   queued, running, or finished less than ``FRESH_S`` ago is joined instead of repeated;
 - one worker thread runs the queued measurements one after another, each in a child process
   (``python -m measure.queue``), where tracemalloc and the timed loops touch nothing of the
@@ -32,10 +32,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FRESH_S = 600  # a result is reused for this long, for the same settings
 NICE = 10  # the child yields the CPU to the server's reruns
-JOBS = {  # job -> the module whose measure(**args) it runs
-    "cost": "measure.cost",
-    "loop_times": "measure.loop_times",
-    "flash_memory": "measure.flash_memory",
+JOBS = {  # job -> the function it runs, as module:function
+    "cost": "measure.cost:measure_cost",
+    "loop_times": "measure.loop_times:measure_loop_times",
+    "flash_memory": "measure.flash_memory:measure_flash_memory",
 }
 
 
@@ -67,7 +67,8 @@ class Measurement:
 
 
 def run_in_child(job: str, args: dict, on_step):
-    """Run JOBS[job].measure(**args) in a child process; ``on_step(done, n)`` for its progress."""
+    """Run the function JOBS[job] names, with ``args``, in a child process; ``on_step(done, n)``
+    for its progress."""
     order = json.dumps({"job": job, "args": args})
     with tempfile.TemporaryFile("w+") as errors:  # a file: a full stderr pipe would stall the child
         child = subprocess.Popen(
@@ -92,7 +93,7 @@ def run_in_child(job: str, args: dict, on_step):
     return result
 
 
-class Measurements:
+class MeasurementQueue:
     """Single-flight measurements keyed by their settings (see the module's docstring)."""
 
     def __init__(self, run=run_in_child):
@@ -106,7 +107,7 @@ class Measurements:
         self, key: tuple, job: str, args: dict, session: str, fresh_s: float = FRESH_S
     ) -> Measurement:
         """The measurement of ``key`` that ``session`` shares: a fresh one, or a new one queued
-        (``JOBS[job].measure(**args)``, reused for ``fresh_s`` seconds once done)."""
+        (the function ``JOBS[job]`` names, reused for ``fresh_s`` seconds once done)."""
         with self._lock:
             measurement = self._by_key.get(key)
             if measurement is None or not measurement.fresh(time.time()):
@@ -158,7 +159,7 @@ class Measurements:
             measurement.event.set()
 
 
-MEASUREMENTS = Measurements()  # one per server process
+QUEUE = MeasurementQueue()  # one per server process
 
 
 def main(argv) -> None:
@@ -166,7 +167,8 @@ def main(argv) -> None:
     ({"done", "n"}), then {"result": ...}."""
     os.nice(NICE)
     order = json.loads(argv[0])
-    measure = importlib.import_module(JOBS[order["job"]]).measure
+    module, _, name = JOBS[order["job"]].partition(":")
+    measure = getattr(importlib.import_module(module), name)
 
     def report(done, n):
         print(json.dumps({"done": done, "n": n}), flush=True)

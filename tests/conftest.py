@@ -1,12 +1,11 @@
-"""Shared by every test: the repository on sys.path, and a stand-in GPU backend."""
+"""Shared by every test: the repository's root, and a stand-in GPU backend. (pytest puts the
+repository on the path: pyproject.toml's pythonpath.)"""
 
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 @pytest.fixture

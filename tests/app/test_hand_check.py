@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from core.lessons import hand_example
-from tests.app.helpers import page_text, run_app
-from tests.app.test_handcheck_logic import by_hand
+from tests.support.app import page_text, run_app
+from tests.support.oracles import by_hand
 
 
 def _table(at, caption_index):

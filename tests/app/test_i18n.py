@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from core.errors import MESSAGES
-from tests.app.helpers import PAGE_FILES, run_app
-from tests.conftest import ROOT
+from tests.support import ROOT
+from tests.support.app import PAGE_FILES, run_app
 from ui.kit.i18n import ERRORS, LANGS, STRINGS, STRINGS_DIR, pick, t
 
 SOURCES = [

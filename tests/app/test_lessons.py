@@ -1,43 +1,13 @@
-"""/lessons: every item opens its page with the tutorial example's exact settings, its link says
-the same, and a lesson opens as a room whose students follow the teacher's page and view."""
+"""The lessons page in AppTest: every lesson listed in both languages, an item opens its example,
+the t4 item and the one after it, and a lesson opened as a room."""
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.tokens import tokenize
-from tests.app.helpers import page_text, run_app
-from tests.conftest import ROOT
+from tests.support import ROOT
+from tests.support.app import page_text, run_app
 from ui.kit.i18n import t
-from ui.kit.settings import BY_URL
-from ui.shell.registry import PAGES
-from ui.views.lessons import LESSONS, LIKE, url
-
-SCRIPTS = {page.script for page in PAGES}
-
-
-def test_every_item_names_a_page_and_valid_settings():
-    for lesson in LESSONS:
-        for item in lesson.items:
-            assert item.page in SCRIPTS, item
-            for name, value in item.params:
-                if name in BY_URL:
-                    assert BY_URL[name].valid(value), (item.key, name, value)
-
-
-def test_the_issues_examples_are_all_there():
-    params = [dict(item.params) for lesson in LESSONS for item in lesson.items]
-    assert {"tr_text": "这 部 电影 很 好看", "tr_focus": "好看", "tr_key": "电影"}.items() <= next(
-        p for p in params if p.get("tr_focus")
-    ).items()
-    like = next(p for p in params if p.get("sentence") == LIKE)
-    assert tokenize(LIKE)[int(like["focus"])] == "学习"
-    t4 = next(p for p in params if p.get("d_model") == "64")
-    assert len(tokenize(t4["sentence"])) == 4 and t4["n_heads"] == "1" and t4["base"] == "1"
-    loves = {
-        (p["sentence"], p["pe"]) for p in params if p.get("sentence") in ("我喜欢你", "你喜欢我")
-    }
-    assert loves == {(s, pe) for s in ("我喜欢你", "你喜欢我") for pe in ("true", "false")}
-    assert any(item.page == "hand-check" for lesson in LESSONS for item in lesson.items)
+from ui.views.lessons import LESSONS, LIKE
 
 
 @pytest.mark.parametrize("lang, title", [("en", "Lessons"), ("zh", "课程")])
@@ -76,12 +46,6 @@ def test_an_item_after_the_t4_one_goes_back_to_the_default_layer():
     at.switch_page("pages/lessons.py").run()
     at.button(key="go_matrices_1").click().run()
     assert at.session_state["d_model"] == 8 and at.session_state["base_toggle"] is False
-
-
-def test_links_carry_the_same_settings():
-    item = LESSONS[1].items[5]
-    link = url(item, "zh")
-    assert link.startswith("/?lang=zh&sentence=") and "step=softmax" in link and "focus=2" in link
 
 
 def test_a_lesson_opens_as_a_room_and_a_student_follows_its_page():

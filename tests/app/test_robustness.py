@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.app.helpers import chart_titled, decode, page_text, run_app
+from tests.support.app import chart_titled, decode, page_text, run_app
 
 NAN_ON_SCREEN = re.compile(r"\b(nan|NaN|inf)\b")
 

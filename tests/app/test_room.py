@@ -4,7 +4,7 @@ following, asking, answering, revealing, wrong codes, and the key kept off stude
 import re
 
 import ui.kit.browser
-from tests.app.helpers import charts, decode, page_text, run_app
+from tests.support.app import charts, decode, page_text, run_app
 from ui.room import connection as room
 
 

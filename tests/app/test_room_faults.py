@@ -9,7 +9,7 @@ import pytest
 import classroom.store
 import ui.kit.browser
 import ui.room.connection
-from tests.app.helpers import charts, page_text, run_app
+from tests.support.app import charts, page_text, run_app
 from tests.support.servers import RedisServer
 from ui.views.walkthrough.steps import NAMES as STEPS
 

@@ -3,7 +3,7 @@ languages; on the walkthrough every setting applies."""
 
 import pytest
 
-from tests.app.helpers import run_app
+from tests.support.app import run_app
 from ui.kit.settings import LAYER
 from ui.shell.registry import PAGES
 

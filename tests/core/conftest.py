@@ -1,7 +1,6 @@
 """Backends the core tests run on: NumPy, array-api-strict to catch NumPy-only calls, and CuPy
 where a GPU is usable."""
 
-import numpy as np
 import pytest
 
 import core
@@ -21,16 +20,3 @@ def _namespaces():
 @pytest.fixture(params=list(_namespaces()), scope="session")
 def xp(request):
     return _namespaces()[request.param]
-
-
-def on(xp, array):
-    """A host array (or None) moved to namespace ``xp``."""
-    return None if array is None else xp.asarray(np.asarray(array))
-
-
-def weights_on(xp, weights: core.Weights) -> core.Weights:
-    return core.Weights(**{name: on(xp, core.to_numpy(W)) for name, W in vars(weights).items()})
-
-
-def host(array):
-    return core.to_numpy(array)

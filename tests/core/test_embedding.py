@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 import core
-from tests.conftest import ROOT
+from tests.support import ROOT
 
 TOKENS = ["电影", "好看", "<b>", "the"]
 

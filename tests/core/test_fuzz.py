@@ -149,7 +149,7 @@ def test_attention_from_any_finite_input_is_a_true_softmax_or_an_overflow_refusa
         lambda X, W: core.attention(X[None], W, 1),  # a batch of one: the fast path
         lambda X, W: core.attention(X, W, 1, keep={"A", "output"}),  # fewer fields: the fast path
         lambda X, W: core.attention(X, W, 1, heads=[0]),
-        lambda X, W: core.fast.attention(X, W, 1),
+        lambda X, W: core.fast.attention_blocked(X, W, 1),
     ],
 )
 def test_the_fast_path_refuses_overflowing_scores_too(call):

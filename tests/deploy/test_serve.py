@@ -11,9 +11,9 @@ import urllib.request
 
 import pytest
 
-from bench.server import free_port
-from tests.conftest import ROOT
+from tests.support import ROOT
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium
+from tests.support.servers import free_port
 
 
 def _get(url: str) -> tuple[int, str]:

@@ -9,9 +9,9 @@ from urllib.parse import urlparse
 
 import pytest
 
-from bench.server import free_port
-from tests.conftest import ROOT
+from tests.support import ROOT
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium
+from tests.support.servers import free_port
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
@@ -23,7 +23,7 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.e2e)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def app_url(tmp_path_factory):
     port = free_port()
     rooms = tmp_path_factory.mktemp("rooms") / "rooms.sqlite3"  # this run's own room store
@@ -64,7 +64,7 @@ def app_url(tmp_path_factory):
     log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser():
     require_chromium()
     from playwright.sync_api import sync_playwright

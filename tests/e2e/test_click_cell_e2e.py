@@ -4,18 +4,13 @@ worked-out panel shows that cell's provenance with the real numbers."""
 import numpy as np
 import pytest
 
-import core
+from tests.support.traces import sentence_attention
 
 CELL_CENTRE = """([i, j]) => {
   const gd = document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')[0];
   const L = gd._fullLayout, box = gd.getBoundingClientRect();
   return [box.left + L.xaxis._offset + L.xaxis.l2p(j), box.top + L.yaxis._offset + L.yaxis.l2p(i)];
 }"""
-
-
-def _trace(tokens):
-    X = core.embed(tokens, 8) + core.positional_encoding(len(tokens), 8)
-    return core.attention(X, core.init_weights(core.AttentionConfig()), 2)
 
 
 def _click(s, i, j):
@@ -35,7 +30,7 @@ def test_clicking_a_softmax_cell_shows_its_provenance(session, lang, title):
     story.wait_for(timeout=15000)
     text = story.inner_text()
     assert title in text
-    tr = _trace(["a", "b", "c", "d"])
+    tr = sentence_attention(["a", "b", "c", "d"])
     q, k = tr.Q[0, 1], tr.K[0, 2]
     assert f"{q @ k:.4f}".replace("-", "−") in text  # s_12 = q_1 · k_2
     assert f"{tr.A[0, 1, 2]:.4f}" in text  # a_12, the clicked weight
@@ -59,7 +54,7 @@ def test_clicking_an_output_cell_shows_the_weighted_sum(session):
     story = s.page.locator(".st-key-cell_story")
     story.wait_for(timeout=15000)
     text = story.inner_text()
-    tr = _trace(["a", "b", "c"])
+    tr = sentence_attention(["a", "b", "c"])
     assert "o₁[2]" in text
     assert f"{tr.O[0, 0, 1]:.2f}".replace("-", "−") in text
     expected = float(np.dot(tr.A[0, 0], tr.V[0][:, 1]))

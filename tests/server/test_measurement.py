@@ -11,16 +11,15 @@ from pathlib import Path
 
 import numpy as np
 
-from measure.queue import Measurements, run_in_child
+from measure.queue import MeasurementQueue, run_in_child
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"ns": [64, 128, 256, 512], "d_model": 8, "n_heads": 2, "loop_max_n": 64}
 
 CONCURRENT_PEAK_BYTES = """
-import sys, threading
+import threading
 from functools import partial
 import numpy as np
-sys.path.insert(0, {root!r})
 from measure import timing
 import core
 W = core.init_weights(core.AttentionConfig(d_model=8, n_heads=2, dtype="float32"))
@@ -28,7 +27,7 @@ wrong = []
 def measure():
     for k in range(150):
         X = np.random.default_rng(k).normal(size=(64, 8)).astype(np.float32)
-        peak = timing.peak_bytes(partial(core.attention, X, W, 2, keep={{"A", "output"}}))
+        peak = timing.peak_bytes(partial(core.attention, X, W, 2, keep={"A", "output"}))
         if peak < 2 * 64 * 64 * 4:  # less than the kept A: another thread stopped the count
             wrong.append(peak)
 def rerun():
@@ -45,7 +44,8 @@ def test_peak_bytes_from_many_session_threads_at_once_does_not_crash():
     # died with SIGSEGV, or, when it lived, another thread's stop cut a count short; it runs in
     # a child so that a crash fails only this test
     child = subprocess.run(
-        [sys.executable, "-c", CONCURRENT_PEAK_BYTES.format(root=str(ROOT))],
+        [sys.executable, "-c", CONCURRENT_PEAK_BYTES],
+        cwd=ROOT,  # (python -c puts the working folder on the path)
         capture_output=True,
         text=True,
         timeout=300,
@@ -93,7 +93,7 @@ def test_a_class_pressing_measure_at_once_shares_one_measurement_in_a_child_proc
         runs.append(args)
         return run_in_child(job, args, on_step)
 
-    measurements = Measurements(run=counted)
+    measurements = MeasurementQueue(run=counted)
     got = _press_together(measurements, [(("cost", 8, 2), SMALL)], sessions_per_key=24)
     assert len(got) == 24 and len(runs) == 1  # one measurement, waited for by all 24
     shared = {id(m) for m in got.values()}
@@ -126,7 +126,7 @@ def test_different_settings_are_measured_one_at_a_time():
             with lock:
                 running[0] -= 1
 
-    measurements = Measurements(run=one_at_a_time)
+    measurements = MeasurementQueue(run=one_at_a_time)
     keys = [(("cost", d, 2), {**SMALL, "d_model": d}) for d in (4, 8, 16)]
     got = _press_together(measurements, keys, sessions_per_key=4)
     assert most[0] == 1
@@ -143,7 +143,7 @@ def test_a_result_is_measured_again_once_it_is_stale_and_a_failure_is_reported()
             raise RuntimeError("child exited with 1")
         return {"n": args["ns"]}
 
-    measurements = Measurements(run=run)
+    measurements = MeasurementQueue(run=run)
     first = measurements.request("k", "cost", {"ns": [1]}, "a", fresh_s=0.3)
     assert first.event.wait(5) and measurements.latest("k") is first
     assert measurements.request("k", "cost", {"ns": [1]}, "b", fresh_s=0.3) is first
@@ -159,7 +159,7 @@ def test_a_result_is_measured_again_once_it_is_stale_and_a_failure_is_reported()
 
 
 def test_the_loop_pages_timing_table_is_measured_in_a_child_too():
-    measurements = Measurements()
+    measurements = MeasurementQueue()
     args = {"d_model": 8, "n_heads": 2, "ns": [4, 16]}
     measurement = measurements.request(("loop_times",), "loop_times", args, "a")
     assert measurement.event.wait(120) and measurement.state == "done", measurement.error
@@ -177,7 +177,7 @@ def test_the_queue_says_how_many_run_before_a_measurement():
         release.wait(10)
         return {}
 
-    measurements = Measurements(run=run)
+    measurements = MeasurementQueue(run=run)
     first = measurements.request("a", "cost", {}, "s1")
     assert started.wait(5)
     second = measurements.request("b", "cost", {}, "s2")
@@ -188,6 +188,6 @@ def test_the_queue_says_how_many_run_before_a_measurement():
 
 
 def test_a_failing_child_reports_its_error():
-    measurement = Measurements().request(("bad",), "cost", {"ns": [64], "d_model": 0}, "s")
+    measurement = MeasurementQueue().request(("bad",), "cost", {"ns": [64], "d_model": 0}, "s")
     assert measurement.event.wait(60) and measurement.state == "failed"
     assert "exited with" in measurement.error

@@ -1,13 +1,57 @@
-"""Real servers for the tests, on free loopback ports, stopped after."""
+"""Real servers on free loopback ports, stopped after: the app (for the e2e tests, the deploy
+tests and the benchmarks) and a redis-server of the tests' own."""
 
 import shutil
 import socket
 import subprocess
+import sys
 import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
-from bench.server import free_port
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def serving(*options: str):
+    """Yield (port, process) of `streamlit run app.py` on 127.0.0.1, once it answers /health."""
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(ROOT / "app.py"),
+            f"--server.port={port}",
+            "--server.address=127.0.0.1",
+            "--server.headless=true",
+            *options,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(200):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.2)
+        yield port, server
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
 
 
 class RedisServer:

@@ -6,7 +6,7 @@ import time
 import streamlit as st
 
 from measure import cost
-from measure.queue import MEASUREMENTS
+from measure.queue import QUEUE
 from ui.kit.i18n import t
 from ui.kit.session import anonymous_id
 
@@ -23,7 +23,7 @@ def _follow(measurement) -> None:
     bar = st.progress(0.0)
     note = st.empty()
     while not measurement.event.wait(POLL_S):
-        ahead = MEASUREMENTS.queued_before(measurement)
+        ahead = QUEUE.queued_before(measurement)
         if ahead:
             note.caption(t("co_queued", ahead=ahead))
         else:
@@ -39,14 +39,14 @@ def measured(ns, d_model: int, n_heads: int) -> dict | None:
     key = ("cost", d_model, n_heads, tuple(ns), cost.LOOP_MAX_N)
     args = {"ns": list(ns), "d_model": d_model, "n_heads": n_heads, "loop_max_n": cost.LOOP_MAX_N}
     if st.button(t("co_measure"), key="co_measure", type="primary"):
-        st.session_state[key] = MEASUREMENTS.request(key, "cost", args, anonymous_id())
+        st.session_state[key] = QUEUE.request(key, "cost", args, anonymous_id())
     measurement = st.session_state.get(key)
     if measurement is not None and measurement.state in ("queued", "running"):
         _follow(measurement)
     if measurement is None or measurement.state != "done":
         if measurement is not None and measurement.state == "failed":
             st.error(t("co_failed", error=measurement.error), icon=":material/error:")
-        measurement = MEASUREMENTS.latest(key)  # measured by another learner, still fresh
+        measurement = QUEUE.latest(key)  # measured by another learner, still fresh
     if measurement is None:
         return None
     ago = time.time() - measurement.finished_at
@@ -67,7 +67,7 @@ def arriving(key: tuple, job: str, args: dict, show) -> None:
     """``show(result)`` of a measurement this page asks for by itself and keeps as long as the
     server runs. Until it is done the page finishes without it, and a fragment looks again every
     second, then reruns the page once to draw it."""
-    measurement = MEASUREMENTS.request(key, job, args, anonymous_id(), fresh_s=float("inf"))
+    measurement = QUEUE.request(key, job, args, anonymous_id(), fresh_s=float("inf"))
     if measurement.state == "done":
         show(measurement.result)
         return

@@ -1,11 +1,21 @@
-"""Figure builders without Streamlit: escaping, axes, masked cells, downsampling, payload size."""
+"""The figure builders (ui/figures/): labels, scales, masks, marks, payload size, the palette, and
+how many head panels fit a row."""
 
 import json
 
 import numpy as np
 
-from tests.app.helpers import decode
+from tests.support.app import decode
 from ui.figures.charts import MAX_SIDE, block_mean, heatmap
+from ui.figures.place import panels_per_row
+
+
+def _leaves(node):
+    for child in getattr(node, "children", {}).values():
+        if getattr(child, "children", None):
+            yield from _leaves(child)
+        else:
+            yield child
 
 
 def test_token_labels_are_escaped_and_positions_keep_repeats_apart():
@@ -208,3 +218,11 @@ def test_clickable_cells_keep_the_axes_at_the_cells_edges():
     # the invisible click targets must not pad the ranges (a hole between the bar and the cells)
     assert layout["xaxis"]["range"] == [-0.5, 2.5]
     assert layout["yaxis"]["range"] == [1.5, -0.5]  # reversed: the first row on top
+
+
+def test_head_panels_per_row_leave_room_for_their_numbers():
+    assert panels_per_row(4, 2) == 2  # 4 heads of Q_h [5 × 2]: 2 and 2, not 4 of ~70 px
+    assert panels_per_row(4, 5) == 2  # A_h [5 × 5]
+    assert panels_per_row(3, 12) == 1  # wide panels: one a row
+    assert panels_per_row(8, 1) == 4
+    assert panels_per_row(1, 2) == 1

@@ -1,5 +1,5 @@
-"""AppTest for the scaling page's statements: the gradient note against its own curve, one colour
-per series across the charts, the kept order, numbering and decimals, Chinese chart text."""
+"""The scaling page: measured variance close to d_k, the gradient note, one colour for unscaled,
+and the worked row's order."""
 
 import math
 import re
@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.app.helpers import chart_titled, charts, decode, page_text, run_app
+from tests.support.app import chart_titled, charts, decode, page_text, run_app
 
 D_K = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 
@@ -77,3 +77,19 @@ def test_the_worked_row_keeps_its_order_numbered_from_one_with_three_decimals():
     text = page_text(at)
     assert f"same before and after: {order}. Key {best} has the largest score" in text
     assert "changes the weights by at most 0.000" in text
+
+
+def test_scaling_page_measures_variance_close_to_d_k():
+    import re
+
+    at = run_app("scaling", lang="en")
+    assert not at.exception
+    for d_k in (64, 512):
+        at.select_slider(key="sc_d_k").set_value(d_k).run()
+        message = at.success[0].value
+        raw, scaled = (float(v) for v in re.findall(r"= ([0-9.]+) \(theory", message))
+        assert abs(raw - d_k) < 5 * d_k * (3 / 20000) ** 0.5  # five standard errors
+        assert abs(scaled - 1) < 5 * (3 / 20000) ** 0.5
+    grad = chart_titled(at, "mean size of the softmax gradient")["data"]
+    without, with_scaling = (decode(trace["y"]) for trace in grad)
+    assert without[-1] < with_scaling[-1] / 3  # d_k = 512: the unscaled gradient has vanished

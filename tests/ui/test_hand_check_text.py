@@ -1,7 +1,7 @@
-"""The hand check's chosen example, its per-token loop, worked rows, answers and the printed
-worksheet (HTML printed to PDF by headless Chromium, read back with pdftotext)."""
+"""The hand check's text (ui/views/hand_check/text.py and worksheet.py): the chosen example, its
+per-token loop against a loop by hand, worked rows, answers, and the printed worksheet (HTML
+printed to PDF by headless Chromium, read back with pdftotext)."""
 
-import math
 import os
 import shutil
 import subprocess
@@ -10,34 +10,40 @@ import numpy as np
 import pytest
 
 from core.lessons import hand_example
+from tests.support.oracles import by_hand
 from ui.views.hand_check import text as handcheck
 from ui.views.hand_check.worksheet import worksheet_html
 
 TOKENS = {"en": ("I", "love", "you"), "zh": ("我", "喜欢", "你")}
 
 
-def by_hand(M, causal=False):
-    """Attention for three tokens the slow way: lists, loops, math.exp; no NumPy, no core."""
-    X, W_Q, W_K, W_V = (M[name].tolist() for name in ("X", "W_Q", "W_K", "W_V"))
+# the example worked by hand in tests/core/test_hand_example.py (d_k = 2, so ÷√2)
+HAND_EXAMPLE = {
+    "X": np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
+    "W_Q": np.eye(2),
+    "W_K": np.eye(2),
+    "W_V": np.array([[1.0, 2.0], [3.0, 4.0]]),
+}
 
-    def mat(A, B):
-        return [
-            [sum(A[i][r] * B[r][c] for r in range(len(B))) for c in range(len(B[0]))]
-            for i in range(len(A))
-        ]
 
-    Q, K, V = mat(X, W_Q), mat(X, W_K), mat(X, W_V)
-    d_k, S, A, O = len(Q[0]), [], [], []
-    for i in range(3):
-        keys = range(i + 1) if causal else range(3)
-        s = [sum(Q[i][c] * K[j][c] for c in range(d_k)) for j in range(3)]
-        top = max(s[j] for j in keys) / math.sqrt(d_k)
-        e = [math.exp(s[j] / math.sqrt(d_k) - top) if j in keys else 0.0 for j in range(3)]
-        a = [x / sum(e) for x in e]
-        S.append(s)
-        A.append(a)
-        O.append([sum(a[j] * V[j][c] for j in range(3)) for c in range(len(V[0]))])
-    return np.array(S), np.array(A), np.array(O)
+def _print_to_pdf(html_file, pdf_file):
+    subprocess.run(
+        [
+            "/usr/bin/chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-pdf-header-footer",
+            f"--print-to-pdf={pdf_file}",
+            html_file.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
 
 
 @pytest.mark.parametrize("d_v", hand_example.D_V_CHOICES)
@@ -143,15 +149,6 @@ def test_parse_matrix_cells(text, ok):
         assert problem.text == text
 
 
-# the example worked by hand in tests/core/test_hand_example.py (d_k = 2, so ÷√2)
-HAND_EXAMPLE = {
-    "X": np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
-    "W_Q": np.eye(2),
-    "W_K": np.eye(2),
-    "W_V": np.array([[1.0, 2.0], [3.0, 4.0]]),
-}
-
-
 def test_worksheet_of_another_example_has_its_hand_worked_numbers():
     trace = handcheck.hand_trace(HAND_EXAMPLE)
     blocks = handcheck.worksheet_blocks(HAND_EXAMPLE, trace, ("a", "b", "c"), 4, 0, "en")
@@ -179,26 +176,6 @@ def test_worksheet_html_escapes_text_and_puts_the_key_on_its_own_page():
     assert "答案与计算过程" in key and "答案与计算过程" not in questions
     assert "0.40" in key and "0.40" not in questions  # the weights only in the key
     assert "http" not in page.lower()  # nothing fetched when it opens
-
-
-def _print_to_pdf(html_file, pdf_file):
-    subprocess.run(
-        [
-            "/usr/bin/chromium",
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-pdf-header-footer",
-            f"--print-to-pdf={pdf_file}",
-            html_file.as_uri(),
-        ],
-        capture_output=True,
-        timeout=120,
-        check=True,
-    )
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

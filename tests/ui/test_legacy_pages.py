@@ -4,7 +4,7 @@ Outside tests/app, whose conftest starts every run past the first visit."""
 
 from streamlit.runtime.pages_manager import PagesManager
 
-from tests.conftest import ROOT
+from tests.support import ROOT
 from ui.shell.legacy_pages import past_the_first_visit
 
 

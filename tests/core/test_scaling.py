@@ -1,11 +1,14 @@
-"""The numbers behind the scaling page's notes: the softmax gradient's hump, the kept order."""
+"""core/lessons/scaling.py: dot-product variance grows like d_k, the core's scaled scores have
+variance close to 1, and scaling keeps the softmax from saturating; the notes the page prints."""
 
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import core
 from core.lessons import scaling
 from core.softmax import softmax_rows
 
@@ -61,3 +64,38 @@ def test_dividing_by_root_d_k_keeps_the_order(d_k, seed):
     assert np.argmax(w_raw) == np.argmax(w_scaled) == np.argmax(raw)
     np.testing.assert_allclose([w_raw.sum(), w_scaled.sum()], 1.0)
     np.testing.assert_allclose(softmax_rows(scaled + 5.0), w_scaled, atol=1e-12)
+
+
+@pytest.mark.parametrize("d_k", [1, 4, 64, 512])
+def test_dot_product_variance_grows_like_d_k(d_k):
+    samples = 40_000
+    s = scaling.dot_products(d_k, samples, seed=d_k)
+    # Var(q.k) = d_k for N(0, 1) entries; the sample variance has a standard error of about
+    # d_k * sqrt(2 / samples) (times a small kurtosis factor): allow five of them.
+    tolerance = 5 * d_k * math.sqrt(3 / samples)
+    assert abs(s.var() - d_k) < tolerance
+
+
+@pytest.mark.parametrize("d_k", [1, 4, 64, 512])
+def test_the_cores_scaled_scores_have_variance_close_to_1(d_k):
+    # the core's own S/√d_k, not the samples above divided again: n tokens with N(0, 1) entries
+    # and identity projections, so q_i = k_i = x_i and S_ij (i != j) is a dot product of
+    # independent vectors. The n² pairs share rows, so the spread of their variance is about
+    # 2/sqrt(n) (0.045 here); 0.25 still tells 1 from 1/d_k (0.25 at d_k = 4) or from d_k
+    n = 2000
+    X = np.random.default_rng(d_k).normal(size=(n, d_k)).astype(np.float32)
+    eye = np.eye(d_k, dtype=np.float32)
+    trace = core.attention(X, core.Weights(eye, eye, eye, eye), 1, keep={"S_scaled"})
+    off_diagonal = trace.S_scaled[0][~np.eye(n, dtype=bool)]
+    assert abs(off_diagonal.var(dtype=np.float64) - 1) < 0.25
+
+
+def test_scaling_keeps_the_softmax_from_saturating():
+    top_raw, entropy_raw, grad_raw = scaling.softmax_sharpness(512, 16, scaled=False)
+    top, entropy, grad = scaling.softmax_sharpness(512, 16, scaled=True)
+    assert top_raw > 0.9 and top < 0.6  # unscaled: nearly one-hot
+    assert entropy_raw < 0.3 < entropy < math.log(16)
+    assert grad_raw < grad / 3  # saturated softmax: the gradient all but vanishes
+    assert scaling.softmax_sharpness(1, 16, scaled=False) == scaling.softmax_sharpness(
+        1, 16, scaled=True
+    )  # sqrt(1) = 1: nothing changes

@@ -1,6 +1,6 @@
-"""Property tests: matrix attention equals the per-token loop and obeys its invariants."""
-
-import math
+"""Properties of core.attention on every path (reference, fast, threaded) and backend: the matrix
+form equals the per-token loop, weights are a masked row softmax, each intermediate is what its
+name says, and the fast path gives the reference's numbers."""
 
 import numpy as np
 import pytest
@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 import core
 import core.fast
 import core.reference
-from tests.core.conftest import host, on, weights_on
+from tests.support.backends import host, on, weights_on
+from tests.support.oracles import reference
 
 MASK_KINDS = ("none", "causal", "padding", "random")
 
@@ -47,36 +48,9 @@ def problems(draw):
     return X, W, n_heads, d_k, mask
 
 
-def reference(X, W, n_heads, mask) -> dict:
-    """Every intermediate from X and W_Q, W_K, W_V, W_O alone, one head at a time, with a softmax
-    written out here: the oracle shares nothing with the core but NumPy's matmul and exp."""
-    d_k, d_v = W.W_Q.shape[1] // n_heads, W.W_V.shape[1] // n_heads
-    fields = {name: [] for name in ("Q", "K", "V", "S", "S_scaled", "S_masked", "A", "O")}
-    for h in range(n_heads):
-        Q = X @ W.W_Q[:, h * d_k : (h + 1) * d_k]  # [..., n, d_k]
-        K = X @ W.W_K[:, h * d_k : (h + 1) * d_k]
-        V = X @ W.W_V[:, h * d_v : (h + 1) * d_v]  # [..., n, d_v]
-        S = Q @ np.swapaxes(K, -1, -2)  # [..., n, n]
-        scaled = S / math.sqrt(d_k)
-        allowed = np.ones(S.shape, bool) if mask is None else np.broadcast_to(mask, S.shape)
-        masked = np.where(allowed, scaled, -np.inf)
-        row_has_key = allowed.any(axis=-1, keepdims=True)
-        top = np.where(row_has_key, masked.max(axis=-1, keepdims=True), 0.0)
-        E = np.exp(masked - top)  # exp(-inf) = 0 for forbidden keys
-        total = E.sum(axis=-1, keepdims=True)
-        A = E / np.where(total > 0, total, 1)  # a row with no allowed key stays all zero
-        for name, value in zip(fields, (Q, K, V, S, scaled, masked, A, A @ V), strict=True):
-            fields[name].append(value)
-    trace = {name: np.stack(values, axis=-3) for name, values in fields.items()}
-    trace["concat"] = np.concatenate(fields["O"], axis=-1)  # heads side by side
-    trace["output"] = trace["concat"] @ W.W_O
-    trace["X"] = X
-    return trace
-
-
 PATHS = {
     "reference": lambda *args: core.reference.attention(*args),  # one sentence, [n, n] masks
-    "fast": lambda *args: core.fast.attention(*args),
+    "fast": lambda *args: core.fast.attention_blocked(*args),
     "core.attention": lambda *args: core.attention(*args),  # chooses one of the two
 }
 
@@ -169,8 +143,8 @@ def test_the_fused_pass_on_every_core_gives_the_references_numbers(problem, data
         mock.patch.object(threads, "PARALLEL_FROM", 1),
         mock.patch.object(threads, "ROW_BYTES", data.draw(st.sampled_from([1, 24, 200]))),
     ):
-        threaded = core.fast.attention(X, W, n_heads, mask, keep=keep)
-    whole = core.fast.attention(X, W, n_heads, mask)  # whole-array passes, this thread
+        threaded = core.fast.attention_blocked(X, W, n_heads, mask, keep=keep)
+    whole = core.fast.attention_blocked(X, W, n_heads, mask)  # whole-array passes, this thread
     for name in core.FIELDS:
         value = getattr(threaded, name)
         if name not in keep:
@@ -203,7 +177,7 @@ def test_float32_agrees_with_float64(problem):
 def test_keeping_fewer_fields_or_heads_changes_no_number(xp, problem, data):
     X, W, n_heads, _, mask = problem
     args = (on(xp, X), weights_on(xp, W), n_heads, on(xp, mask))
-    full = core.fast.attention(*args)
+    full = core.fast.attention_blocked(*args)
     keep = data.draw(st.sets(st.sampled_from(core.FIELDS), min_size=1))
     heads = data.draw(st.one_of(st.none(), st.sets(st.integers(0, n_heads - 1), min_size=1)))
     part = core.attention(*args, keep=keep, heads=heads)
@@ -229,7 +203,7 @@ def test_computing_head_by_head_under_a_memory_budget_changes_no_number(xp, prob
     args = (on(xp, X), weights_on(xp, W), n_heads, on(xp, mask))
     whole = core.attention(*args)
     with mock.patch.object(core.fast, "BLOCK_BYTES", 1):  # forces one head per block
-        blocked = core.fast.attention(*args)
+        blocked = core.fast.attention_blocked(*args)
     for name in core.FIELDS:
         np.testing.assert_array_equal(
             host(getattr(blocked, name)), host(getattr(whole, name)), err_msg=name

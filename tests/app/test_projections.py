@@ -1,4 +1,5 @@
-"""AppTest for the projections page: its matrices and statements against NumPy, same inputs."""
+"""The projections page: X Xᵀ and Q Kᵀ against NumPy on one colour range, the diagonal's
+statement, the lookup's weights, numbering and decimals."""
 
 import math
 
@@ -6,7 +7,7 @@ import numpy as np
 import pytest
 
 import core
-from tests.app.helpers import chart_titled, charts, decode, page_text, run_app
+from tests.support.app import chart_titled, charts, decode, page_text, run_app
 from ui.shell.registry import by_script
 
 
@@ -24,6 +25,10 @@ def _inputs(sentence: str, d_model=8, n_heads=2, head=0):
 def _softmax(row):
     e = np.exp(row - row.max())
     return e / e.sum()
+
+
+def _diagonal_rows(S):
+    return [all(S[i, i] >= S[i, j] for j in range(len(S))) for i in range(len(S))]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -64,10 +69,6 @@ def test_both_panels_match_numpy_and_share_one_colour_range(lang):
     bars = chart_titled(at, "Weight on itself" if lang == "en" else "留给自己的权重")["data"]
     np.testing.assert_allclose(decode(bars[0]["y"]), np.diag(A_X), atol=1e-12)
     np.testing.assert_allclose(decode(bars[1]["y"]), np.diag(A_QK), atol=1e-12)
-
-
-def _diagonal_rows(S):
-    return [all(S[i, i] >= S[i, j] for j in range(len(S))) for i in range(len(S))]
 
 
 def test_the_diagonal_statement_follows_the_numbers():

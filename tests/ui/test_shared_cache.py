@@ -1,13 +1,10 @@
-"""The cache every session shares: one build per distinct call, bounded, and never changed."""
+"""ui/kit/shared_cache.py: identical concurrent calls build once; keys follow values; bounded."""
 
-import json
 import threading
 import time
 
 import numpy as np
 
-from tests.app.helpers import run_app
-from ui.figures.charts import heatmap
 from ui.kit.shared_cache import shared
 
 
@@ -50,20 +47,3 @@ def test_keys_follow_the_values_and_the_cache_stays_bounded():
     assert total.cache_len() == 3  # the oldest was dropped
     total(a)
     assert len(builds) == 5  # ... and is rebuilt when asked for again
-
-
-def test_heatmaps_are_shared_and_projector_mode_copies_them():
-    M = np.array([[0.5, -1.0], [2.0, 0.25]])
-    first = heatmap(M, ["a", "b"], ["a", "b"], title="S")
-    assert heatmap(M.copy(), ["a", "b"], ["a", "b"], title="S") is first
-    assert heatmap(M, ["a", "b"], ["a", "c"], title="S") is not first
-
-    big = run_app(big="true")  # projector mode enlarges fonts on its own copy
-    normal = run_app()
-    assert not big.exception and not normal.exception
-
-    def fonts(at):
-        return [json.loads(c.proto.spec)["layout"].get("font", {}) for c in at.get("plotly_chart")]
-
-    assert fonts(big) and all(f.get("size") == 17 for f in fonts(big))
-    assert all(f.get("size") != 17 for f in fonts(normal))

@@ -1,12 +1,11 @@
-"""AppTest for the positional-encoding page: the PE matrix against the formula worked out here one
-entry at a time, its grouped sine and cosine columns, the default waves, and the word-order
-lesson (我喜欢你 / 你喜欢我) against an attention written out here."""
+"""The positional-encoding page: the matrix and its formula, the waves' colours, numbering from 1,
+and 我喜欢你 against 你喜欢我 with and without PE."""
 
 import math
 
 import numpy as np
 
-from tests.app.helpers import chart_titled, decode, run_app
+from tests.support.app import chart_titled, decode, run_app
 
 OKABE_ITO = {"#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#000000"}
 
@@ -16,6 +15,29 @@ def pe_entry(pos: int, column: int, d: int) -> float:
     two_i = column - column % 2
     angle = pos / 10000 ** (two_i / d)
     return math.sin(angle) if column % 2 == 0 else math.cos(angle)
+
+
+def output_rows(tokens, positional: bool, d_model=8, n_heads=2, seed=0) -> np.ndarray:
+    """Self-attention's output rows, written out here: sinusoidal PE from the formula, softmax
+    row by row, heads side by side, then W_O (the app's embeddings and weights)."""
+    import core
+
+    n = len(tokens)
+    X = core.to_numpy(core.embed(tokens, d_model, seed)).astype(np.float64)
+    if positional:
+        X = X + np.array([[pe_entry(p, c, d_model) for c in range(d_model)] for p in range(n)])
+    config = core.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=seed)
+    W = core.init_weights(config, n=n)
+    W_Q, W_K, W_V, W_O = (core.to_numpy(getattr(W, name)) for name in ("W_Q", "W_K", "W_V", "W_O"))
+    d_k = d_model // n_heads
+    heads = []
+    for h in range(n_heads):
+        cols = slice(h * d_k, (h + 1) * d_k)
+        Q, K, V = X @ W_Q[:, cols], X @ W_K[:, cols], X @ W_V[:, cols]
+        S = Q @ K.T / math.sqrt(d_k)
+        A = np.exp(S - S.max(axis=1, keepdims=True))
+        heads.append((A / A.sum(axis=1, keepdims=True)) @ V)
+    return np.concatenate(heads, axis=1) @ W_O
 
 
 def test_the_matrix_groups_sines_before_cosines_and_holds_the_formula():
@@ -67,29 +89,6 @@ def test_numbering_from_one_labels_positions_and_columns_from_one():
     assert any("row 1 is pos = 0" in c.value for c in at.caption)
     entry = next(m.value for m in at.markdown if m.value.startswith("angle = 3 /"))
     assert f"= {math.sin(3 / 10000 ** (4 / 64)):.3f};" in entry  # three decimals, as set
-
-
-def output_rows(tokens, positional: bool, d_model=8, n_heads=2, seed=0) -> np.ndarray:
-    """Self-attention's output rows, written out here: sinusoidal PE from the formula, softmax
-    row by row, heads side by side, then W_O (the app's embeddings and weights)."""
-    import core
-
-    n = len(tokens)
-    X = core.to_numpy(core.embed(tokens, d_model, seed)).astype(np.float64)
-    if positional:
-        X = X + np.array([[pe_entry(p, c, d_model) for c in range(d_model)] for p in range(n)])
-    config = core.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=seed)
-    W = core.init_weights(config, n=n)
-    W_Q, W_K, W_V, W_O = (core.to_numpy(getattr(W, name)) for name in ("W_Q", "W_K", "W_V", "W_O"))
-    d_k = d_model // n_heads
-    heads = []
-    for h in range(n_heads):
-        cols = slice(h * d_k, (h + 1) * d_k)
-        Q, K, V = X @ W_Q[:, cols], X @ W_K[:, cols], X @ W_V[:, cols]
-        S = Q @ K.T / math.sqrt(d_k)
-        A = np.exp(S - S.max(axis=1, keepdims=True))
-        heads.append((A / A.sum(axis=1, keepdims=True)) @ V)
-    return np.concatenate(heads, axis=1) @ W_O
 
 
 def test_wo_xi_huan_ni_rows_are_only_permuted_without_positional_encoding():

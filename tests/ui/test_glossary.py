@@ -2,15 +2,14 @@
 
 test_i18n.py checks that every string exists in both languages with the same placeholders and
 that the rendered Chinese pages show no stray English; these checks read every Chinese string
-itself, rendered or not: glossary variants, English words, half-width punctuation, numbering.
-"""
+itself, rendered or not: glossary variants, English words, half-width punctuation, numbering."""
 
 import re
 import tomllib
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.support import ROOT
 from ui.kit.i18n import ERRORS, STRINGS
 
 GLOSSARY = tomllib.loads((ROOT / "assets" / "glossary.toml").read_text("utf-8"))
@@ -26,24 +25,12 @@ def _chinese() -> dict:
 
 
 CHINESE = _chinese()
+
+
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+
+
 CJK = r"\u3400-\u9fff\uf900-\ufaff"
-
-
-# --- 1. one term per concept ----------------------------------------------------------------
-
-
-def test_the_glossary_gives_one_term_per_concept():
-    terms = {}
-    for concept, entry in GLOSSARY.items():
-        assert {"en", "zh"} <= set(entry) <= {"en", "zh", "not", "note"}, concept
-        assert entry["zh"] not in terms, f"{concept} and {terms.get(entry['zh'])}: same term"
-        terms[entry["zh"]] = concept
-    for concept, entry in GLOSSARY.items():  # a variant is never another concept's term
-        for variant in entry.get("not", []):
-            assert variant not in terms, (
-                f"{concept} forbids {variant!r}, the term of {terms[variant]}"
-            )
 
 
 def unglossed(text: str) -> list[tuple[str, str, str]]:
@@ -55,25 +42,6 @@ def unglossed(text: str) -> list[tuple[str, str, str]]:
         if variant in text
     ]
 
-
-def test_no_chinese_string_uses_a_forbidden_variant():
-    bad = [
-        f"{key}: {variant!r} for {concept}, say {term!r}"
-        for key, forms in CHINESE.items()
-        for form in forms
-        for variant, concept, term in unglossed(form)
-    ]
-    assert not bad, "\n".join(bad)
-
-
-def test_the_glossary_terms_are_the_ones_the_strings_use():
-    """Each concept's term occurs in some Chinese string: the glossary describes this app."""
-    text = "\n".join(form for forms in CHINESE.values() for form in forms)
-    unused = [concept for concept, entry in GLOSSARY.items() if entry["zh"] not in text]
-    assert not unused, f"glossary terms no string uses: {unused}"
-
-
-# --- 2. no English words ------------------------------------------------------------------
 
 # Names and notation a Chinese learner meets as they are: library, model and file names, function
 # names printed in formulas, units, and the textbook's English beside its Chinese term.
@@ -107,13 +75,6 @@ def offending(check) -> dict:
     }
 
 
-def test_chinese_strings_have_no_english_words():
-    bad = offending(lambda form: sorted(english_words(form)))
-    assert not bad, f"English words in Chinese strings: {bad}"
-
-
-# --- 3. full-width punctuation ----------------------------------------------------------------
-
 HALF_WIDTH = ",:;()?!"
 
 
@@ -132,25 +93,54 @@ def half_width_next_to_chinese(text: str) -> list[str]:
     return [text[max(m.start() - 3, 0) : m.end() + 3] for m in re.finditer(pattern, text)]
 
 
-def test_chinese_prose_uses_full_width_punctuation():
-    bad = offending(half_width_next_to_chinese)
-    assert not bad, f"half-width punctuation in Chinese prose: {bad}"
-
-
-# --- 4. rows, columns, heads, layers are labelled; only steps are counted ------------------
-
-
 def ordinal_labels(text: str) -> list[str]:
     """'第 {i} 行' and the like: an ordinal around a number that may be counted from 0."""
     return re.findall(r"第 ?\{[^{}]*\} ?(?!步)[" + CJK + "]", text)
 
 
+def test_the_glossary_gives_one_term_per_concept():
+    terms = {}
+    for concept, entry in GLOSSARY.items():
+        assert {"en", "zh"} <= set(entry) <= {"en", "zh", "not", "note"}, concept
+        assert entry["zh"] not in terms, f"{concept} and {terms.get(entry['zh'])}: same term"
+        terms[entry["zh"]] = concept
+    for concept, entry in GLOSSARY.items():  # a variant is never another concept's term
+        for variant in entry.get("not", []):
+            assert variant not in terms, (
+                f"{concept} forbids {variant!r}, the term of {terms[variant]}"
+            )
+
+
+def test_no_chinese_string_uses_a_forbidden_variant():
+    bad = [
+        f"{key}: {variant!r} for {concept}, say {term!r}"
+        for key, forms in CHINESE.items()
+        for form in forms
+        for variant, concept, term in unglossed(form)
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_glossary_terms_are_the_ones_the_strings_use():
+    """Each concept's term occurs in some Chinese string: the glossary describes this app."""
+    text = "\n".join(form for forms in CHINESE.values() for form in forms)
+    unused = [concept for concept, entry in GLOSSARY.items() if entry["zh"] not in text]
+    assert not unused, f"glossary terms no string uses: {unused}"
+
+
+def test_chinese_strings_have_no_english_words():
+    bad = offending(lambda form: sorted(english_words(form)))
+    assert not bad, f"English words in Chinese strings: {bad}"
+
+
+def test_chinese_prose_uses_full_width_punctuation():
+    bad = offending(half_width_next_to_chinese)
+    assert not bad, f"half-width punctuation in Chinese prose: {bad}"
+
+
 def test_numbers_that_follow_the_numbering_setting_are_labels_not_ordinals():
     bad = offending(ordinal_labels)
     assert not bad, f"say 查询行 {{i}} / 列 {{j}} / 头 {{h}}, not 第 {{i}} 行: {bad}"
-
-
-# --- The checks can fail ------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

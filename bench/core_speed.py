@@ -5,7 +5,7 @@
 2. per-token loop and pure-Python scalar loop vs the matrix form, n in {3, 8, 32, 128}.
 3. growth exponents of time and peak memory in n.
 
-Run: .venv/bin/python bench/core.py [--quick]
+Run: .venv/bin/python bench/core_speed.py [--quick]
 """
 
 import sys

@@ -1,4 +1,4 @@
-"""Helpers for AppTest: run the app, read a Plotly chart's data back as NumPy."""
+"""Helpers for AppTest: run the app, read a Plotly chart's data back as NumPy, find a widget."""
 
 import base64
 import json
@@ -6,7 +6,7 @@ import json
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import ROOT
+from tests.support import ROOT
 from ui.shell.registry import PAGES as REGISTRY
 
 PAGE_FILES = {page.script: f"pages/{page.script}.py" for page in REGISTRY}
@@ -64,3 +64,24 @@ def has_chart(prefix: str):
     return lambda at: any(
         spec["layout"].get("title", {}).get("text", "").startswith(prefix) for spec in charts(at)
     )
+
+
+def slider(at: AppTest, key: str):
+    return next(s for s in at.slider if s.key == key)
+
+
+def player_button(at: AppTest, key: str):
+    """A step-through player's play button (ui/kit/player.py)."""
+    return next(b for b in at.button if b.key == f"{key}_button")
+
+
+def colour_range(spec: dict) -> tuple[float, float]:
+    """A heatmap's (zmin, zmax): charts drawn on one colour range share it."""
+    trace = spec["data"][0]
+    return trace["zmin"], trace["zmax"]
+
+
+def chart_range(at: AppTest, key: str) -> tuple[float, float]:
+    """The colour range of the chart drawn with widget key ``key``."""
+    index = [chart.key for chart in at.get("plotly_chart")].index(key)
+    return colour_range(charts(at)[index])

@@ -1,11 +1,10 @@
-"""AppTest for the trained page: it opens on 这 部 电影 很 好看 looking at 好看 → 电影, leads with A
-and the layer × head map (checked against the model's traces computed here), keeps Q, K, V, S
-and O in an expander, and a link sets the model, sentence, layer, head and pieces."""
+"""The trained page: the e5 and MiniLM attention maps, links, numbering, and what it says when a
+model is missing or a sentence too long."""
 
 import numpy as np
 import pytest
 
-from tests.app.helpers import chart_titled, charts, decode, run_app
+from tests.support.app import chart_titled, charts, decode, run_app
 
 SENTENCE = "这 部 电影 很 好看"
 

@@ -1,4 +1,5 @@
-"""Downloads: every intermediate as .npz and zipped CSV, tokens literal, numbers exact."""
+"""Downloads (ui/views/walkthrough/export.py): every intermediate as .npz and zipped CSV, tokens
+literal, numbers exact."""
 
 import csv
 import io
@@ -7,7 +8,6 @@ import zipfile
 import numpy as np
 
 import core
-from tests.app.helpers import run_app
 from ui.kit.traces import SentenceTrace, _host_trace, _host_weights
 from ui.views.walkthrough.export import to_csv_zip, to_npz
 
@@ -55,10 +55,3 @@ def test_csv_zip_has_one_file_per_matrix_and_head_with_literal_tokens():
     with zipfile.ZipFile(io.BytesIO(to_csv_zip(data))) as archive:
         masked = archive.read("S_masked_head0.csv").decode()
     assert "-inf" in masked
-
-
-def test_the_walkthrough_offers_both_downloads():
-    at = run_app(lang="zh")
-    assert not at.exception
-    labels = [b.label for b in at.get("download_button")]
-    assert "全部矩阵（.npz）" in labels and "全部矩阵（CSV 文件，zip 压缩）" in labels

@@ -1,0 +1,160 @@
+"""The cost page: path lengths, the measured and recorded growth (with and without a GPU), and
+training in one pass against decoding one token at a time."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from tests.support.app import (
+    chart_range,
+    chart_titled,
+    charts,
+    decode,
+    page_text,
+    run_app,
+    slider,
+)
+from tests.support.oracles import simulated_cnn_layers
+
+
+def test_cost_page_training_pass_equals_incremental_decoding():
+    at = run_app("cost", lang="en", sentence="one two three four five six")
+    assert not at.exception
+    message = next(s.value for s in at.success if "Largest" in s.value)
+    assert float(message.rsplit(":", 1)[1]) < 1e-12
+    assert "5 sequential steps" in page_text(at)
+
+
+def test_cost_page_measures_with_progress_and_fits_exponents(monkeypatch):
+
+    import measure.cost
+
+    monkeypatch.setattr(measure.cost, "LOOP_MAX_N", 128)
+    at = run_app("cost", lang="en")
+    at.button(key="co_measure").click()
+    at.run(timeout=300)
+    assert not at.exception
+    fit = next(s.value for s in at.success if "Fitted growth" in s.value)
+    _, memory_exp, _ = (float(v) for v in re.findall(r"n\^([0-9]+\.[0-9]+)", fit))
+    assert 1.3 < memory_exp < 2.3  # keeping A makes memory quadratic (counted, not timed)
+    # how the times grow is wall-clock: bench/classroom.py's measure storm prints the exponents
+    spec = chart_titled(at, "seconds per pass")
+    for line in spec["data"]:
+        y = decode(line["y"]).astype(float)
+        assert np.all(y[np.isfinite(y)] > 0) and np.isfinite(y).sum() >= 2, line["name"]
+    assert "shared by 1 learner" in page_text(at)  # one press: this session's own measurement
+
+
+def test_cost_page_without_a_gpu_shows_the_recorded_gpu_comparison():
+    import json
+
+    import core
+    from measure.cost import RECORDED_GPU
+
+    if core.active_backend().name == "cupy":
+        pytest.skip("this machine has a GPU: the page measures it instead")
+    recorded = json.loads(RECORDED_GPU.read_text(encoding="utf-8"))["cost_page"]
+    for lang, no_gpu, ratio_column in (
+        ("en", "no usable GPU", "GPU speed-up"),
+        ("zh", "没有可用的 GPU", "GPU 加速倍数"),
+    ):
+        at = run_app("cost", lang=lang)
+        assert not at.exception
+        assert no_gpu in page_text(at)
+        table = next(d.value for d in at.dataframe if ratio_column in d.value.columns)
+        assert list(table["n"]) == recorded["n"]
+        expected = [f"{cpu / gpu:.1f}×" for cpu, gpu in zip(recorded["attention"], recorded["gpu"])]
+        assert list(table[ratio_column]) == expected
+    first_win = next(
+        n
+        for i, n in enumerate(recorded["n"])
+        if all(g < c for g, c in zip(recorded["gpu"][i:], recorded["attention"][i:]))
+    )
+    assert f"from n = {first_win} on" in page_text(run_app("cost", lang="en"))
+
+
+def test_cost_page_with_a_gpu_times_both_backends_and_names_the_crossover(monkeypatch, gpu_app):
+    import measure.cost
+    from measure.queue import QUEUE
+
+    monkeypatch.setattr(measure.cost, "GPU_COST_NS", (256, 512, 1024))
+    monkeypatch.setattr(measure.cost, "LOOP_MAX_N", 64)
+    # measured in this process: a child process would not see the stand-in GPU
+    monkeypatch.setattr(
+        QUEUE,
+        "run",
+        lambda job, args, on_step: measure.cost.measure_cost(**args, on_step=on_step),
+    )
+    at = run_app("cost", lang="en")
+    assert "no usable GPU" not in page_text(at)
+    at.button(key="co_measure").click()
+    at.run(timeout=300)
+    assert not at.exception
+    spec = chart_titled(at, "seconds per pass")
+    lines = {trace["name"]: decode(trace["y"]) for trace in spec["data"]}
+    cpu, gpu = lines["attention on the CPU (NumPy)"], lines["attention on the GPU (CuPy)"]
+    assert list(decode(spec["data"][0]["x"])) == [256, 512, 1024]
+    assert np.all(np.isfinite(cpu)) and np.all(np.isfinite(gpu)) and np.all(gpu > 0)
+    wins = gpu < cpu
+    first = next((n for i, n in enumerate([256, 512, 1024]) if wins[i:].all()), None)
+    expected = "not faster" if first is None else f"faster than the CPU from n = {first} on"
+    assert expected in page_text(at)
+
+
+def test_cost_page_shows_the_recorded_result_before_anyone_measures():
+    from measure.cost import RECORDED_COST
+
+    recorded = json.loads(RECORDED_COST.read_text(encoding="utf-8"))["result"]
+    for lang, label in (
+        ("en", "Recorded on this app's reference machine"),
+        ("zh", "本应用的参考机器上记录的结果"),
+    ):
+        at = run_app("cost", lang=lang, d_model=16)  # settings nobody measured in this process
+        assert not at.exception
+        assert any(label in i.value for i in at.info)
+        spec = chart_titled(at, "seconds per pass" if lang == "en" else "每次计算的秒数")
+        attention = decode(spec["data"][0]["y"]).astype(float)
+        np.testing.assert_allclose(attention, recorded["attention"], rtol=1e-12)
+
+
+def test_cost_page_path_lengths_follow_n_and_k():
+    at = run_app("cost", lang="en", sentence="one two three four five six")
+    table = at.dataframe[0].value
+    assert list(table["sequential steps (layers)"]) == [1, simulated_cnn_layers(6, 3), 5]
+    at.number_input(key="co_paths_n").set_value(100).run()
+    at.number_input(key="co_paths_k").set_value(5).run()
+    table = at.dataframe[0].value
+    assert list(table["sequential steps (layers)"]) == [1, simulated_cnn_layers(100, 5), 99]
+    spec = chart_titled(at, "Steps")
+    xs = [int(x) for x in decode(spec["data"][0]["x"])]
+    lines = {trace["name"]: [int(y) for y in decode(trace["y"])] for trace in spec["data"]}
+    assert 100 in xs and xs == sorted(xs)
+    assert lines["CNN, kernel k = 5"] == [simulated_cnn_layers(x, 5) for x in xs]
+    assert lines["RNN"] == [x - 1 for x in xs] and set(lines["self-attention"]) == {1}
+
+
+def test_cost_page_training_targets_are_the_inputs_shifted_by_one():
+    at = run_app("cost", lang="en", sentence="the cat sat down", base=1)
+    table = next(d.value for d in at.dataframe if "target (next token)" in d.value.columns)
+    assert list(table["row"]) == ["1", "2", "3"]
+    assert list(table["input"]) == ["the", "cat", "sat"]
+    assert list(table["target (next token)"]) == ["cat", "sat", "down"]
+    assert list(table["what the row sees (causal mask)"]) == ["the", "the cat", "the cat sat"]
+    assert "teacher forcing" in page_text(at)
+    assert chart_range(at, "co_full") == chart_range(at, "co_incr")
+    assert slider(at, "co_step").value == 1
+    at.slider(key="co_step").set_value(3).run()
+    text = page_text(at)
+    assert "Step 3: the new input row is “sat”, the token the model produced at step 2." in text
+    assert "K and V caches after step 3 (head 1): 3 of 4 rows" in text
+    assert len(decode(chart_titled(at, "K cache")["data"][0]["z"])) == 3
+
+
+def test_cost_page_chinese_charts_say_huancun_and_teacher_forcing():
+    at = run_app("cost", lang="zh")
+    titles = [spec["layout"]["title"]["text"] for spec in charts(at)]
+    assert "K 缓存" in titles and "V 缓存" in titles
+    assert not any("cache" in title for title in titles)
+    assert "教师强制" in page_text(at)
