@@ -12,6 +12,8 @@ import time
 import tracemalloc
 from collections.abc import Callable
 
+import numpy as np
+
 
 def time_side_by_side(
     impls: dict[str, Callable], rounds: int = 5, block: int = 3, pause: float = 0.1
@@ -52,8 +54,6 @@ def peak_bytes(call: Callable) -> int:
 
 def growth_exponent(ns, values) -> float:
     """Slope of log(value) against log(n): value ~ n^slope."""
-    import numpy as np
-
     slope, _ = np.polyfit(np.log(ns), np.log(values), 1)
     return float(slope)
 

@@ -14,7 +14,7 @@ from ui.kit.i18n import ERRORS, LANGS, STRINGS, STRINGS_DIR, pick, t
 SOURCES = [
     ROOT / "app.py",
     *sorted((ROOT / "pages").glob("*.py")),
-    *sorted((ROOT / "ui").glob("*.py")),
+    *sorted((ROOT / "ui").rglob("*.py")),
 ]
 
 
@@ -55,6 +55,18 @@ def test_no_key_is_defined_in_two_files():
         for key in tomllib.loads(path.read_text("utf-8")):
             assert key not in seen, f"{key} in both {seen.get(key)} and {path.name}"
             seen[key] = path.name
+
+
+def test_a_key_in_two_files_stops_the_app_at_start(tmp_path, monkeypatch):
+    import pytest
+
+    import ui.kit.i18n as i18n
+
+    for name in ("a.toml", "b.toml"):
+        (tmp_path / name).write_text('same = { en = "x", zh = "x" }\n', encoding="utf-8")
+    monkeypatch.setattr(i18n, "STRINGS_DIR", tmp_path)
+    with pytest.raises(KeyError, match="'same' is defined in a.toml and in b.toml"):
+        i18n._strings()
 
 
 def test_a_number_before_a_noun_takes_its_plural_form():

@@ -45,6 +45,7 @@ SERIES = {  # one colour per named series on every chart
 }
 LINE_COLOURS = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, BLACK)  # line charts, in order
 MASK_COLOURS = {"allowed": BLUE, "forbidden": MASKED_GREY}  # a 0/1 mask: two colours only
+MASK_SCALE = [[0, MASKED_GREY], [0.5, MASKED_GREY], [0.5, BLUE], [1, BLUE]]  # 0 grey, 1 blue
 
 
 def ink(colour: str | None) -> str | None:
@@ -123,6 +124,13 @@ def heatmap(
     if cells.small and cells.hidden.any():
         fig.add_trace(_mask_overlay(cells, forbidden_text))
     _frame(fig, cells, row_labels, col_labels, title, title_colour, col_title, square, row_title)
+    _marks(fig, cells, square, focus_row, outline, column_bands, row_notes)
+    return fig
+
+
+def _marks(fig, cells, square: bool, focus_row, outline, column_bands, row_notes) -> None:
+    """The focus row's band, the outline, the column bands and the row notes, with the margins
+    and the colour bar's place that they leave."""
     shapes, notes, margin = [], [], {"l": 10, "r": 10, "t": 40, "b": 10}
     with_notes = row_notes is not None and cells.with_text
     for marks in (
@@ -145,7 +153,6 @@ def heatmap(
         margin["r"] = NOTE_ROOM
     fig.data[0].colorbar = _colour_bar(bar_above, with_notes)
     fig.update_layout(shapes=shapes, annotations=notes, margin=margin)
-    return fig
 
 
 def _colour_bar(above: bool, beside_notes: bool) -> dict:
@@ -454,12 +461,7 @@ def mask_heatmap(
         cells.reduced,
         zmin=0,
         zmax=1,
-        colorscale=[
-            [0, MASK_COLOURS["forbidden"]],
-            [0.5, MASK_COLOURS["forbidden"]],
-            [0.5, MASK_COLOURS["allowed"]],
-            [1, MASK_COLOURS["allowed"]],
-        ],
+        colorscale=MASK_SCALE,
         showscale=False,
         hoverinfo="skip",
     )
@@ -471,16 +473,7 @@ def mask_heatmap(
         trace.texttemplate = "%{text}"
     fig = SharedFigure(trace)
     for name, label in zip(("allowed", "forbidden"), legend):
-        fig.add_trace(
-            go.Scatter(
-                x=[None],
-                y=[None],
-                mode="markers",
-                name=plotly_text(label),
-                marker={"symbol": "square", "size": 14, "color": MASK_COLOURS[name]},
-                showlegend=True,
-            )
-        )
+        fig.add_trace(_swatch(label, MASK_COLOURS[name]))
     _frame(fig, cells, row_labels, col_labels, title, None, col_title, False, row_title)
     fig.update_layout(
         legend={
@@ -494,6 +487,13 @@ def mask_heatmap(
         height=fig.layout.height + 30,
     )
     return fig
+
+
+def _swatch(label: str, colour: str) -> go.Scatter:
+    """A legend entry only: a square of ``colour`` named ``label``."""
+    marker = {"symbol": "square", "size": 14, "color": colour}
+    return go.Scatter(x=[None], y=[None], mode="markers", name=plotly_text(label), marker=marker,
+                      showlegend=True)  # fmt: skip
 
 
 def A_heatmap(A, tokens, *, title: str, decimals: int = 2, forbidden=None, **options):
@@ -538,16 +538,8 @@ def line_chart(
     colours, dashes = list(colours or ()), list(dashes or ())
     for i, (name, ys) in enumerate(series.items()):
         colour = colours[i] if i < len(colours) else LINE_COLOURS[i % len(LINE_COLOURS)]
-        fig.add_trace(
-            go.Scatter(
-                x=xs,
-                y=list(ys),
-                mode="lines+markers",
-                name=plotly_text(name),
-                line={"color": colour, "dash": dashes[i] if i < len(dashes) else "solid"},
-                marker={"color": colour, **({"size": marker_size} if marker_size else {})},
-            )
-        )
+        dash = dashes[i] if i < len(dashes) else "solid"
+        fig.add_trace(_line(xs, ys, name, colour, dash, marker_size))
     fig.update_layout(
         title={"text": plotly_text(title), "x": 0},
         height=380,
@@ -566,6 +558,12 @@ def line_chart(
         legend={"orientation": "h", "y": -0.25},
     )
     return fig
+
+
+def _line(xs, ys, name: str, colour: str, dash: str, marker_size: int | None) -> go.Scatter:
+    marker = {"color": colour, **({"size": marker_size} if marker_size else {})}
+    return go.Scatter(x=xs, y=list(ys), mode="lines+markers", name=plotly_text(name),
+                      line={"color": colour, "dash": dash}, marker=marker)  # fmt: skip
 
 
 @shared(max_entries=40)

@@ -24,14 +24,22 @@ def _load(path: Path) -> dict:
         return tomllib.load(file)
 
 
-# key -> {language code: text, or {"count", "one", "other"} for plural forms}, from one TOML file
-# per page group (assets/strings/*.toml; errors.toml holds what each InputError code says)
-STRINGS = {
-    key: entry
-    for path in sorted(STRINGS_DIR.glob("*.toml"))
-    if path.stem != "errors"
-    for key, entry in _load(path).items()
-}
+def _strings() -> dict:
+    """key -> {language code: text, or {"count", "one", "other"} for plural forms}, from one TOML
+    file per page group (assets/strings/*.toml; errors.toml holds what each InputError code
+    says). A key defined in two files stops the app here: neither may win by file order."""
+    strings, where = {}, {}
+    for path in sorted(STRINGS_DIR.glob("*.toml")):
+        if path.stem == "errors":
+            continue
+        for key, entry in _load(path).items():
+            if key in where:
+                raise KeyError(f"string {key!r} is defined in {where[key]} and in {path.name}")
+            strings[key], where[key] = entry, path.name
+    return strings
+
+
+STRINGS = _strings()
 ERRORS = _load(STRINGS_DIR / "errors.toml")
 
 

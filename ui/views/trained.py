@@ -216,6 +216,13 @@ def attention_and_heads(data: ModelTraces, view: View, decimals: int, base: int)
         outline=((layer, layer + 1), (head, head + 1)),
     )
     grid([(A_figure, "tr_A"), (who, "tr_who")], per_row=2)
+    what_they_say(pieces, A, a_qk, view, decimals, base)
+
+
+def what_they_say(pieces, A, a_qk, view: View, decimals: int, base: int) -> None:
+    """The focus row's strongest key and the chosen weight, then the strongest head for it."""
+    q, k = view.q, view.k
+    L, H = index(view.layer, base), index(view.head, base)
     top = int(np.argmax(A[q]))
     names = {"q": markdown_text(pieces[q]), "k": markdown_text(pieces[k])}
     st.markdown(
