@@ -90,20 +90,21 @@ def gpu_from_n(result: dict):
     return next((n for i, (n, _) in enumerate(both) if all(win for _, win in both[i:])), None)
 
 
+def _recorded(path) -> dict | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
 @lru_cache(maxsize=1)
 def recorded_gpu() -> dict | None:
     """What bench/gpu_timing.py measured on a GPU machine (assets/gpu_timings.json), if present."""
-    try:
-        return json.loads(RECORDED_GPU.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    return _recorded(RECORDED_GPU)
 
 
 @lru_cache(maxsize=1)
 def recorded_cost() -> dict | None:
     """The cost page's measurement recorded once on the app's reference machine (made by
     ``python -m bench.record_cost``), shown until someone measures here; None if absent."""
-    try:
-        return json.loads(RECORDED_COST.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    return _recorded(RECORDED_COST)

@@ -5,7 +5,7 @@ from the model's weights. The view lives in the URL (ui/views/trained.py lists i
 import streamlit as st
 
 from ui.kit.i18n import t
-from ui.kit.number_text import index
+from ui.kit.number_text import shown_index
 from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views import trained
@@ -25,7 +25,7 @@ trained.pieces_table(sentence, data)
 st.subheader(t("tr_attention_title"))
 view = trained.view_controls(data, example, base, sentence)
 trained.attention_and_heads(data, view, settings.decimals, base)
-L, H = index(view.layer, base), index(view.head, base)
+L, H = shown_index(view.layer, base), shown_index(view.head, base)
 with st.expander(t("tr_matrices", layer=L, head=H), icon=":material/calculate:"):
     st.caption(t("tr_bias_note"))
     pieces = list(data.pieces)

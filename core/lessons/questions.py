@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.lessons.number_text import num
+
 KINDS = ("shape", "score_cell", "top_key", "masked_cells", "row_sum")
 STEP_KINDS = {  # what can be asked at each walkthrough step, the step's own question first
     "qkv": ("shape",),
@@ -32,7 +34,7 @@ class Question:
 
 
 def _fmt(x: float) -> str:
-    return f"{x:.2f}".replace("-", "−")
+    return num(x, 2)
 
 
 def _vector(v) -> str:

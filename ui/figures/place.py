@@ -6,7 +6,7 @@ import streamlit as st
 
 from ui.figures.charts import HEAD_COLOURS, heatmap
 from ui.kit.i18n import t
-from ui.kit.number_text import index
+from ui.kit.number_text import shown_index
 
 PROJECTOR_HEIGHT = 410  # px: a chart under the projector band fits a 1280 x 720 screen
 DENSE_COLUMNS = 8  # wider heatmaps print numbers too small on a phone: there they hide (style.py)
@@ -53,7 +53,7 @@ def head_bands(n_heads: int, width: int, base: int = 0) -> list[tuple]:
             h * width,
             (h + 1) * width,
             HEAD_COLOURS[h % len(HEAD_COLOURS)],
-            f"{t('head')} {index(h, base)}",
+            f"{t('head')} {shown_index(h, base)}",
         )
         for h in range(n_heads)
     ]
@@ -100,7 +100,7 @@ def head_grid(
                 M,
                 row_labels,
                 col_labels,
-                title=title.format(h=index(h, base)),
+                title=title.format(h=shown_index(h, base)),
                 title_colour=HEAD_COLOURS[h % len(HEAD_COLOURS)],
                 **heatmap_args,
             ),

@@ -1,12 +1,9 @@
-"""Numbers as the page prints them: true minus signs, no "−0.00", brackets in products."""
+"""Numbers as the page prints them: true minus signs, no "−0.00" (core/lessons/number_text.py),
+subscripts, brackets in products, positions from 0 or 1."""
 
+from core.lessons.number_text import num
 
-def num(value: float, decimals: int) -> str:
-    """A number as printed on the page, with a true minus sign."""
-    text = f"{value:.{decimals}f}"
-    if float(text) == 0:
-        text = text.lstrip("-")  # no "−0.00"
-    return text.replace("-", "−")
+__all__ = ["num", "sub", "factor", "sum_notes", "shown_index", "row_label", "indices"]
 
 
 _SUB = str.maketrans("0123456789,", "₀₁₂₃₄₅₆₇₈₉,")
@@ -28,7 +25,7 @@ def sum_notes(M, decimals: int, axis: int = 1) -> list[str]:
     return [f"Σ={num(total, decimals)}" for total in M.sum(axis=axis)]
 
 
-def index(i: int, base: int) -> str:
+def shown_index(i: int, base: int) -> str:
     """Position i (counted from 0 in the code) as the page numbers it: from 0 or from 1."""
     return str(i + base)
 

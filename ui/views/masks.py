@@ -12,7 +12,7 @@ from ui.figures.place import grid
 from ui.kit import reference_lines as code_lines
 from ui.kit.errors import show_input_error
 from ui.kit.i18n import DEFAULT_BATCH, labeller, t
-from ui.kit.number_text import index, indices, row_label
+from ui.kit.number_text import indices, row_label, shown_index
 from ui.kit.traces import BATCH_MASKS, TraceKey, batch_trace
 from ui.kit.url import url_choice
 
@@ -62,7 +62,7 @@ def padded_batch(batch, settings) -> int:
 
 def three_masks(batch, s: int, base: int) -> None:
     tokens = list(batch.tokens[s])
-    st.subheader(t("mk_masks_title", s=index(s, base)))
+    st.subheader(t("mk_masks_title", s=shown_index(s, base)))
     masks = {
         "padding": batch.masks["padding"][s],
         "causal": batch.masks["causal"],
@@ -82,7 +82,7 @@ def three_masks(batch, s: int, base: int) -> None:
 def masked_scores_and_weights(batch, s: int, settings) -> None:
     tokens, forbidden, n = list(batch.tokens[s]), ~batch.allowed[s], len(batch.tokens[s])
     dec = settings.decimals
-    st.subheader(t("mk_result_title", head=index(0, settings.base)))
+    st.subheader(t("mk_result_title", head=shown_index(0, settings.base)))
     code_lines.show(("S_masked", "A"))
     S_masked = heatmap(
         batch.trace.S_masked[s, 0],
@@ -95,7 +95,7 @@ def masked_scores_and_weights(batch, s: int, settings) -> None:
     A = A_heatmap(batch.trace.A[s, 0], tokens, title="A", decimals=dec, forbidden=forbidden)
     grid([(S_masked, "mk_masked"), (A, "mk_weights")], per_row=2)
     if batch.lengths[s] == 0:
-        st.warning(t("mk_empty_row", s=index(s, settings.base)))
+        st.warning(t("mk_empty_row", s=shown_index(s, settings.base)))
     elif batch.lengths[s] < n:
         st.info(t("mk_padded_rows"))
 

@@ -53,8 +53,15 @@ def titles(what_wrong: str, what_right: str) -> tuple[str, str]:
     return t("ms_wrong_title", what=what_wrong), t("ms_right_title", what=what_right)
 
 
-def wrong_and_right(wrong, right, name: str) -> None:
-    grid([(wrong, f"ms_{name}_wrong"), (right, f"ms_{name}_right")], per_row=2)
+def wrong_and_right(name: str, what: tuple[str, str], wrong, right, draw) -> None:
+    """The wrong result beside the right one, on one colour range, each titled by what it
+    computes: ``draw(M, title, bound, side)`` makes each figure (side "wrong" or "right")."""
+    bound, named = top(wrong, right), titles(*what)
+    panels = [
+        (draw(M, title, bound, side), f"ms_{name}_{side}")
+        for M, title, side in zip((wrong, right), named, ("wrong", "right"))
+    ]
+    grid(panels, per_row=2)
 
 
 def top(*matrices) -> float:
@@ -65,13 +72,10 @@ def top(*matrices) -> float:
 def wrong_axis(S_scaled, tokens, dec: int) -> None:
     wrong = mistakes.softmax_wrong_axis(S_scaled)
     right = softmax_rows(S_scaled)  # the engine's own softmax
-    wrong_title, right_title = titles("softmax(S, axis=0)", "softmax(S, axis=1)")
-    common = {"decimals": dec, "bound": top(wrong, right)}
     wrong_and_right(
-        A_heatmap(wrong, tokens, title=wrong_title, **common),
-        A_heatmap(right, tokens, title=right_title, **common),
-        "axis",
-    )
+        "axis", ("softmax(S, axis=0)", "softmax(S, axis=1)"), wrong, right,
+        lambda M, title, bound, _: A_heatmap(M, tokens, title=title, decimals=dec, bound=bound),
+    )  # fmt: skip
     rows, columns = (t("ms_sep").join(sum_notes(wrong, dec, axis=a)) for a in (1, 0))
     check_says(t("ms_col_sums", rows=rows, sums=columns), t("ms_axis_hint"))
 
@@ -84,25 +88,22 @@ def missing_transpose(Q, K, tokens, dec: int, base: int) -> None:
         check_says(shape_finding(error), t("ms_transpose_hint", n=n, d_k=d_k))
         return
     check_says(t("ms_transpose_fits", n=n), t("ms_transpose_hint", n=n, d_k=d_k))
-    wrong_title, right_title = titles("Q K", "Q Kᵀ")
-    common = {"decimals": dec, "bound": top(QK, Q @ K.T)}
-    wrong_and_right(
-        heatmap(QK, tokens, indices(d_k, base), title=wrong_title, **common),
-        heatmap(Q @ K.T, tokens, tokens, title=right_title, **common),
-        "tr",
-    )
+    columns = {"wrong": indices(d_k, base), "right": tokens}  # Q K's columns are dimensions
+
+    def draw(M, title, bound, side):
+        return heatmap(M, tokens, columns[side], title=title, decimals=dec, bound=bound)
+
+    wrong_and_right("tr", ("Q K", "Q Kᵀ"), QK, Q @ K.T, draw)
 
 
 def mask_after_softmax(numbers: dict, tokens, dec: int) -> None:
     wrong, right, forbidden = numbers["wrong_order"], numbers["right_order"], ~numbers["causal"]
     st.markdown(t("ms_order_text", diff=num(float(np.abs(wrong - right).max()), dec)))
-    wrong_title, right_title = titles(t("ms_order_wrong"), t("ms_order_right"))
-    common = {"decimals": dec, "forbidden": forbidden, "bound": top(wrong, right)}
     wrong_and_right(
-        A_heatmap(wrong, tokens, title=wrong_title, **common),
-        A_heatmap(right, tokens, title=right_title, **common),
-        "order",
-    )
+        "order", (t("ms_order_wrong"), t("ms_order_right")), wrong, right,
+        lambda M, title, bound, _: A_heatmap(M, tokens, title=title, decimals=dec,
+                                             forbidden=forbidden, bound=bound),
+    )  # fmt: skip
     rows = t("ms_sep").join(sum_notes(wrong, dec))
     check_says(t("ms_order_check", rows=rows), t("ms_order_hint"))
 
@@ -112,13 +113,11 @@ def d_k_and_d_v(numbers: dict, data, settings) -> None:
     wrong, right, tokens = numbers["wrong_dv"], numbers["right_dv"], list(data.tokens)
     diff = num(float(np.abs(wrong - right).max()), settings.decimals)
     st.markdown(t("ms_dv_text", d_k=d_k, d_v=d_v, diff=diff))
-    wrong_title, right_title = titles(f"softmax(S / √{d_v})", f"softmax(S / √{d_k})")
-    common = {"scale": "unit", "decimals": settings.decimals, "bound": top(wrong, right)}
     wrong_and_right(
-        heatmap(wrong, tokens, tokens, title=wrong_title, **common),
-        heatmap(right, tokens, tokens, title=right_title, **common),
-        "dv",
-    )
+        "dv", (f"softmax(S / √{d_v})", f"softmax(S / √{d_k})"), wrong, right,
+        lambda M, title, bound, _: heatmap(M, tokens, tokens, title=title, scale="unit",
+                                           decimals=settings.decimals, bound=bound),
+    )  # fmt: skip
     try:
         core.check_matmul((n, h * d_v), (h * d_k, settings.d_model), "concat", "W_O")
     except core.InputError as error:

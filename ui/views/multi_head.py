@@ -9,7 +9,7 @@ from ui.figures.charts import heatmap
 from ui.figures.place import head_bands, head_grid, plot
 from ui.kit import reference_lines as code_lines
 from ui.kit.i18n import t
-from ui.kit.number_text import index, indices, num
+from ui.kit.number_text import indices, num, shown_index
 from ui.kit.traces import TraceKey, sentence_trace
 
 
@@ -67,7 +67,7 @@ def every_head(data, settings) -> None:
         tr.concat,
         tokens,
         indices(h * d_v, base),
-        title=t("mh_concat", first=index(0, base)),
+        title=t("mh_concat", first=shown_index(0, base)),
         column_bands=bands,
         **common,
     )

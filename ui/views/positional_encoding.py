@@ -13,7 +13,7 @@ from ui.figures.charts import heatmap, line_chart
 from ui.figures.place import plot
 from ui.kit.errors import show_input_error
 from ui.kit.i18n import current_lang, t
-from ui.kit.number_text import index, indices, num
+from ui.kit.number_text import indices, num, shown_index
 from ui.kit.traces import TraceKey, sentence_trace
 from ui.kit.url import url_choice
 
@@ -62,7 +62,7 @@ def matrix(decimals: int, base: int) -> tuple[np.ndarray, int, int]:
     figure = heatmap(
         PE[:, order],
         indices(n, base),
-        [index(c, base) for c in order],
+        [shown_index(c, base) for c in order],
         title=t("pe_matrix", n=n, d=d),
         decimals=decimals,
         row_title=t("pe_position"),
@@ -77,7 +77,7 @@ def matrix(decimals: int, base: int) -> tuple[np.ndarray, int, int]:
 
 
 def dim_label(c: int, base: int, lang: str | None = None) -> str:
-    return t("pe_dim_label", lang, dim=index(c, base), fn="sin" if c % 2 == 0 else "cos")
+    return t("pe_dim_label", lang, dim=shown_index(c, base), fn="sin" if c % 2 == 0 else "cos")
 
 
 def curves(PE: np.ndarray, base: int) -> None:
@@ -85,7 +85,7 @@ def curves(PE: np.ndarray, base: int) -> None:
     n, d = PE.shape
     st.subheader(t("pe_curves_title"))
     lang = current_lang()
-    st.markdown(t("pe_curves_text", first=index(0, base)))
+    st.markdown(t("pe_curves_text", first=shown_index(0, base)))
     dims = st.multiselect(
         t("pe_dims"),
         range(d),
@@ -166,8 +166,8 @@ def word_order(settings) -> None:
         rows.append(
             {
                 "token": token,
-                t("pe_row_a"): index(row_a, settings.base),
-                t("pe_row_b"): index(row_b, settings.base),
+                t("pe_row_a"): shown_index(row_a, settings.base),
+                t("pe_row_b"): shown_index(row_b, settings.base),
                 t("pe_diff_off"): num(diff[False], settings.decimals),
                 t("pe_diff_on"): num(diff[True], settings.decimals),
             }

@@ -11,7 +11,7 @@ from ui.figures.charts import MAX_TEXT_CELLS, A_heatmap, SharedFigure, heatmap
 from ui.figures.place import grid, plot
 from ui.kit.escape import markdown_text, plotly_text
 from ui.kit.i18n import t
-from ui.kit.number_text import index, num, row_label, sub
+from ui.kit.number_text import num, row_label, shown_index, sub
 from ui.kit.shared_cache import shared
 
 NO_PROJECTION = "#CC79A7"  # Okabe-Ito reddish purple: scores of X with itself
@@ -30,7 +30,10 @@ def head_picker(data, settings) -> int:
     if heads == 1:
         return 0
     pick = st.columns([1, 3])[0].selectbox(
-        t("pj_head"), range(heads), format_func=lambda h: index(h, settings.base), key="pj_head"
+        t("pj_head"),
+        range(heads),
+        format_func=lambda h: shown_index(h, settings.base),
+        key="pj_head",
     )
     return int(pick)
 
@@ -50,7 +53,7 @@ def scores_side_by_side(data, pair, settings, head: int) -> None:
         "col_title": t("pj_axis_key"),
         "square": True,
     }
-    h = index(head, settings.base)
+    h = shown_index(head, settings.base)
     grid(
         [
             (heatmap(pair.S_X, names, names, title=t("pj_S_X"), **common), "pj_S_X"),
@@ -120,7 +123,11 @@ def _diagonal_of_X(data, pair, base: int, decimals: int) -> str:
 
 def weights_side_by_side(data, pair, settings, head: int) -> None:
     """Both softmaxes, and the weight each token keeps on itself."""
-    names, decimals, h = labels(data, settings.base), settings.decimals, index(head, settings.base)
+    names, decimals, h = (
+        labels(data, settings.base),
+        settings.decimals,
+        shown_index(head, settings.base),
+    )
     st.subheader(t("pj_weights_title"))
     self_X, self_QK = projections.self_weights(pair.A_X), projections.self_weights(pair.A_QK)
     st.markdown(

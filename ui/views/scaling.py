@@ -12,7 +12,7 @@ from core.softmax import softmax_rows
 from ui.figures.charts import histograms, line_chart
 from ui.figures.place import grid, plot
 from ui.kit.i18n import t
-from ui.kit.number_text import index, num
+from ui.kit.number_text import num, shown_index
 from ui.kit.traces import SCALING_D_K, dot_product_samples, sharpness_curves
 
 UNSCALED = "#D55E00"  # Okabe-Ito vermillion: "without scaling" in every chart of the page
@@ -54,7 +54,7 @@ def order_kept(d_k: int, base: int, decimals: int) -> None:
     order = np.argsort(-raw, kind="stable")
     rank = np.empty(EXAMPLE_KEYS, dtype=int)
     rank[order] = np.arange(EXAMPLE_KEYS)
-    keys = [index(j, base) for j in range(EXAMPLE_KEYS)]
+    keys = [shown_index(j, base) for j in range(EXAMPLE_KEYS)]
     table = pd.DataFrame(
         {
             t("sc_col_key"): [*keys, t("sc_sum_row")],

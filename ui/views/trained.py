@@ -16,7 +16,7 @@ from ui.figures.place import grid
 from ui.kit.errors import show_input_error
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
-from ui.kit.number_text import index, indices, num, row_label
+from ui.kit.number_text import indices, num, row_label, shown_index
 from ui.kit.traces import ModelTraces, model_traces
 from ui.kit.url import keep_in_url, url_choice
 
@@ -170,7 +170,7 @@ def view_controls(data: ModelTraces, example: Example, base: int, sentence: str)
         stale = st.session_state.get(key, 0) >= limit
         _seed(key, seed, fresh=stale or (changed and key in (FOCUS, KEY)))
     left, right = st.columns(2)
-    number = {"format_func": lambda i: index(i, base)}
+    number = {"format_func": lambda i: shown_index(i, base)}
     layer = left.select_slider(t("tr_layer"), range(n_layers), key=LAYER, **number)
     head = right.select_slider(t("tr_head"), range(n_heads), key=HEAD, **number)
     left, right = st.columns(2)
@@ -178,7 +178,7 @@ def view_controls(data: ModelTraces, example: Example, base: int, sentence: str)
     q = left.selectbox(t("tr_query"), range(n), key=FOCUS, help=t("tr_query_help"), **piece)
     k = right.selectbox(t("tr_key"), range(n), key=KEY, help=t("tr_key_help"), **piece)
     for key, value in ((LAYER, layer), (HEAD, head), (FOCUS, q), (KEY, k)):
-        keep_in_url(key, index(value, base), index(defaults[key], base))
+        keep_in_url(key, shown_index(value, base), shown_index(defaults[key], base))
     return View(layer, head, q, k)
 
 
@@ -195,7 +195,7 @@ def attention_and_heads(data: ModelTraces, view: View, decimals: int, base: int)
     A = data.traces[layer].A[head]  # [n, n]
     a_qk = data.A[:, :, q, k]  # [layers, heads]
     layers, heads = a_qk.shape
-    L, H = index(layer, base), index(head, base)
+    L, H = shown_index(layer, base), shown_index(head, base)
     A_figure = A_heatmap(
         A,
         pieces,
@@ -222,7 +222,7 @@ def attention_and_heads(data: ModelTraces, view: View, decimals: int, base: int)
 def what_they_say(pieces, A, a_qk, view: View, decimals: int, base: int) -> None:
     """The focus row's strongest key and the chosen weight, then the strongest head for it."""
     q, k = view.q, view.k
-    L, H = index(view.layer, base), index(view.head, base)
+    L, H = shown_index(view.layer, base), shown_index(view.head, base)
     top = int(np.argmax(A[q]))
     names = {"q": markdown_text(pieces[q]), "k": markdown_text(pieces[k])}
     st.markdown(
@@ -241,8 +241,8 @@ def what_they_say(pieces, A, a_qk, view: View, decimals: int, base: int) -> None
     strongest = t(
         "tr_strongest",
         **names,
-        layer=index(best_layer, base),
-        head=index(best_head, base),
+        layer=shown_index(best_layer, base),
+        head=shown_index(best_head, base),
         weight=num(a_qk.max(), decimals),
         n=len(pieces),
         even=num(1 / len(pieces), decimals),

@@ -12,7 +12,7 @@ from ui.figures.charts import heatmap
 from ui.figures.place import grid
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
-from ui.kit.number_text import index, indices
+from ui.kit.number_text import indices, shown_index
 from ui.kit.player import player
 from ui.kit.traces import TraceKey, sentence_trace
 
@@ -31,7 +31,7 @@ def shifted_targets(tokens, base: int) -> pd.DataFrame:
     token one position later."""
     return pd.DataFrame(
         {
-            t("co_col_row"): [index(i, base) for i in range(len(tokens) - 1)],
+            t("co_col_row"): [shown_index(i, base) for i in range(len(tokens) - 1)],
             t("co_col_sees"): [" ".join(tokens[: i + 1]) for i in range(len(tokens) - 1)],
             t("co_col_input"): list(tokens[:-1]),
             t("co_col_target"): list(tokens[1:]),
@@ -86,7 +86,7 @@ def generation(data, settings) -> None:
             source = t("co_gen_fed_back", prev=step)  # steps are counted from 1
         st.markdown(t("co_gen_step", t=step + 1, token=markdown_text(tokens[step]), source=source))
         st.markdown(_generated_so_far(tokens, step))
-        st.caption(t("co_cache", t=step + 1, rows=step + 1, n=n, head=index(0, base)))
+        st.caption(t("co_cache", t=step + 1, rows=step + 1, n=n, head=shown_index(0, base)))
         caches = [
             (
                 heatmap(

@@ -12,7 +12,7 @@ import core
 from core.lessons import hand_example
 from ui.kit.errors import show_input_error
 from ui.kit.i18n import labeller, t
-from ui.kit.number_text import index, indices, num, row_label
+from ui.kit.number_text import indices, num, row_label, shown_index
 from ui.views.hand_check import text as handcheck
 from ui.views.hand_check.worksheet import worksheet_html
 
@@ -68,11 +68,13 @@ def matrices_or_stop(tokens, base: int) -> dict:
             matrices[name] = values
     if problem is not None:
         key = "cell_not_finite" if problem.finite_but_not else "cell_not_number"
-        label = tokens[problem.row] if problem.matrix == "X" else f"d{index(problem.row, base)}"
+        label = (
+            tokens[problem.row] if problem.matrix == "X" else f"d{shown_index(problem.row, base)}"
+        )
         where = {
             "matrix": problem.matrix,
-            "row": index(problem.row, base),
-            "col": index(problem.col, base),
+            "row": shown_index(problem.row, base),
+            "col": shown_index(problem.col, base),
         }
         st.error(t(key, label=label, text=problem.text, **where))
         st.stop()
@@ -159,22 +161,27 @@ def answer(trace, steps, tokens, settings) -> None:
     elif check.right:
         st.success(t("answer_correct") + space + t("answer_ok", k=len(expected), tol=0.01))
     else:
-        d = settings.decimals
-        lines = [
-            t("answer_off", j=index(j, base), typed=f"{v:g}", expected=num(e, d), diff=num(x, d))
-            for j, v, e, x in check.wrong
-        ]
-        heading = (
-            t("answer_incorrect") + space + t("answer_wrong", bad=len(check.wrong), k=len(expected))
+        worked = handcheck.worked_row(
+            steps[row], tokens, trace, settings.decimals, base, settings.lang
         )
-        worked = handcheck.worked_row(steps[row], tokens, trace, d, base, settings.lang)
-        st.error(
-            heading
-            + "\n\n"
-            + "\n".join(f"- {line}" for line in lines)
-            + f"\n\n{t('answer_worked')} **{worked[0]}**\n\n"
-            + "\n".join(f"- {line}" for line in worked[1:])
-        )
+        st.error(_wrong_answer(check, len(expected), worked, settings, space))
+
+
+def _wrong_answer(check, k: int, worked: list, settings, space: str) -> str:
+    """Which entries are off and by how much, then the row worked out."""
+    d, base = settings.decimals, settings.base
+    lines = [
+        t("answer_off", j=shown_index(j, base), typed=f"{v:g}", expected=num(e, d), diff=num(x, d))
+        for j, v, e, x in check.wrong
+    ]
+    heading = t("answer_incorrect") + space + t("answer_wrong", bad=len(check.wrong), k=k)
+    return (
+        heading
+        + "\n\n"
+        + "\n".join(f"- {line}" for line in lines)
+        + f"\n\n{t('answer_worked')} **{worked[0]}**\n\n"
+        + "\n".join(f"- {line}" for line in worked[1:])
+    )
 
 
 def worksheet(matrices, trace, tokens, settings) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 import core
 from core.lessons import hand_example
 from ui.kit.i18n import t
-from ui.kit.number_text import factor, index, indices, num, row_label, sub
+from ui.kit.number_text import factor, indices, num, row_label, shown_index, sub
 
 N = 3  # tokens in the hand example
 HAND_TOKENS = {"en": ("I", "love", "you"), "zh": ("我", "喜欢", "你")}
@@ -129,7 +129,7 @@ def worksheet_blocks(matrices, trace, tokens, decimals: int, base: int, lang: st
     steps, d_v = steps_of(trace), trace.V.shape[-1]
     causal = not all(all(step.allowed) for step in steps)
     token_rows = [row_label(i, token, base) for i, token in enumerate(tokens)]
-    d_rows = [index(r, base) for r in range(matrices["X"].shape[1])]
+    d_rows = [shown_index(r, base) for r in range(matrices["X"].shape[1])]
     setup = t("ws_setup", lang, d_k=trace.Q.shape[-1], d_v=d_v, mask=t(f"ws_mask_{causal}", lang))
     blocks = [("h", t("ws_header", lang)), ("p", setup)]
     for name in MATRIX_NAMES:

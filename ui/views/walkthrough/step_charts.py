@@ -12,7 +12,7 @@ from ui.figures.axes import pair_axes, token_axes
 from ui.figures.charts import COLOURS, A_heatmap, heatmap
 from ui.figures.place import plot
 from ui.kit.i18n import t
-from ui.kit.number_text import index, indices, sub
+from ui.kit.number_text import indices, shown_index, sub
 from ui.kit.session import CELL
 from ui.views.walkthrough import block as block_step
 
@@ -54,7 +54,7 @@ class Charts:
 
     @property
     def head_name(self) -> str:
-        return f"{t('head')} {index(self.head, self.settings.base)}"
+        return f"{t('head')} {shown_index(self.head, self.settings.base)}"
 
 
 def pickable_plot(fig, M, rows, cols, key: str) -> None:

@@ -8,7 +8,7 @@ from ui.figures import pickable as cell_pick
 from ui.figures.charts import MAX_SIDE, MAX_TEXT_CELLS
 from ui.kit import reference_lines as code_lines
 from ui.kit.i18n import labeller, t
-from ui.kit.number_text import index, row_label
+from ui.kit.number_text import row_label, shown_index
 from ui.kit.session import CELL, FOCUS_CHOSEN, ROOM_FOCUS, base
 from ui.kit.url import coded_choice, keep_in_url, url_choice
 from ui.room import student as room_student
@@ -147,7 +147,7 @@ def row_controls(step: str, data, settings) -> tuple[int, int]:
             state["head"] = _url_index("head", n_heads, 0)
         head = left.segmented_control(
             t("head"), range(n_heads), key="head", required=True,
-            format_func=lambda h: index(h, base),
+            format_func=lambda h: shown_index(h, base),
         )  # fmt: skip
         head = 0 if head is None else head
         keep_in_url("head", str(head), "0")

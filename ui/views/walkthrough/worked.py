@@ -6,7 +6,7 @@ import streamlit as st
 
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
-from ui.kit.number_text import index, sub
+from ui.kit.number_text import shown_index, sub
 from ui.kit.session import CELL
 from ui.views.walkthrough import block as block_step
 from ui.views.walkthrough import cell_story as provenance
@@ -22,7 +22,7 @@ def clicked_cell(step: str, data, settings, head: int, focus: int) -> None:
     _, i, j = cell
     base = settings.base
     with st.container(border=True, key="cell_story"):
-        st.markdown(f"**{t('cell_title', i=index(i, base), j=index(j, base))}**")
+        st.markdown(f"**{t('cell_title', i=shown_index(i, base), j=shown_index(j, base))}**")
         lines = provenance.story(step, data.trace, head, i, j, settings.decimals, base)
         st.markdown("\n".join(f"- {line}" for line in lines))
 
@@ -30,17 +30,17 @@ def clicked_cell(step: str, data, settings, head: int, focus: int) -> None:
 def focus_row(step: str, data, head: int, i: int, settings) -> None:
     """The focus token's row with its real numbers."""
     tr, decimals, base = data.trace, settings.decimals, settings.base
-    title = t("focus_title", i=index(i, base), token=markdown_text(data.tokens[i]))
+    title = t("focus_title", i=shown_index(i, base), token=markdown_text(data.tokens[i]))
     with st.expander(title, expanded=data.n <= 12):
         if step == "block":
-            st.markdown(f"**{t('focus_block', i=index(i, base))}**")
+            st.markdown(f"**{t('focus_block', i=shown_index(i, base))}**")
             lines = block_step.focus_lines(data, settings, i)
             st.markdown("\n".join(f"- {line}" for line in lines))
             return
         A_row = tr.A[head, i]
         keys = arithmetic.keys_to_show(A_row)
         allowed_row = np.isfinite(tr.S_masked[head, i])
-        label = {"i": index(i, base), "si": sub(i + base)}
+        label = {"i": shown_index(i, base), "si": sub(i + base)}
         if step in ("scores", "scaled"):
             st.markdown(f"**{t('focus_dot', **label)}**")
             lines = arithmetic.dot_product_lines(
