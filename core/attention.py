@@ -14,7 +14,7 @@ from core.weights import Weights
 # learner types: h·n² < 2^20, n up to 362 with 8 heads), core/reference.py runs as written, and the
 # walkthrough shows the very lines that computed its numbers. Larger problems, batches, and callers
 # who keep fewer fields or heads go through core/fast.py, which computes the same numbers (bit for
-# bit on NumPy, tests/core/test_attention_properties.py) on every core.
+# bit on NumPy, tests/core/test_attention.py) on every core.
 REFERENCE_UP_TO_N = 512
 
 

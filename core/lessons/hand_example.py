@@ -1,6 +1,6 @@
 """The hand check's chosen n = 3 example, and attention for it one query token at a time.
 
-The numbers were chosen, not drawn (tests/app/test_handcheck_logic.py checks each property):
+The numbers were chosen, not drawn (tests/ui/test_hand_check_text.py checks each property):
 d_k = 4, so dividing by √d_k is halving; the scores S = Q Kᵀ are small whole numbers; no row of A
 is uniform and none puts more than 0.9 on one key; every exponent needed, a scaled score minus its
 row's largest, is 0, −0.5 or −1, so three values of e read from a table do all the softmax work.

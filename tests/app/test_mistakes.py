@@ -46,7 +46,7 @@ def test_mistakes_page_shows_each_wrong_result_and_its_check():
     wrong = decode(chart_titled(at, "Wrong: softmax(S, axis=0)")["data"][0]["z"])
     np.testing.assert_allclose(wrong.sum(axis=0), 1.0, atol=1e-5)
     assert np.abs(wrong.sum(axis=1) - 1).max() > 0.01
-    text = page_text(at)  # the checks' findings, in neutral panels (tests/app/test_panels.py)
+    text = page_text(at)  # the checks' findings, in neutral panels (_panels, below)
     assert "Q [5, 4] @ K [5, 4]: inner dimensions 4 and 5 differ" in text
     assert "concat [5, 16] @ W_O [8, 8]" in text  # d_v mixed up with d_k
     order = decode(chart_titled(at, "Wrong: mask(softmax(S))")["data"][0]["z"])

@@ -11,7 +11,7 @@ app.py, until ``st.navigation`` has run once. The product keeps the folder's nam
   server is after its first session (AppTest builds a new one for every run; the tests and the
   responsiveness bench use it).
 
-tests/test_legacy_pages.py fails once Streamlit no longer has this mode: then this goes.
+tests/ui/test_legacy_pages.py fails once Streamlit no longer has this mode: then this goes.
 """
 
 from contextlib import contextmanager
