@@ -1,0 +1,48 @@
+"""The next token from a decoder's logits, step by step as the generate page shows it:
+logits → ÷ T → softmax → keep the top k, then the smallest set reaching p → renormalise → pick
+(the argmax, or a draw from a seeded generator)."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.softmax import softmax_rows
+
+
+@dataclass(frozen=True)
+class NextToken:
+    order: np.ndarray  # token ids, most likely first
+    scaled: np.ndarray  # [vocab] logits ÷ T
+    p: np.ndarray  # [vocab] softmax(logits ÷ T)
+    kept: np.ndarray  # [vocab] bool: inside top-k and top-p
+    q: np.ndarray  # [vocab] p renormalised over the kept tokens (0 elsewhere)
+
+
+def next_token(logits, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0) -> NextToken:
+    """The distribution the next token is drawn from. ``temperature`` 0 keeps only the argmax;
+    ``top_k`` 0 keeps every token; ``top_p`` 1 keeps every token."""
+    logits = np.asarray(logits, dtype=np.float64)
+    order = np.argsort(-logits, kind="stable")
+    if temperature <= 0:
+        scaled = np.where(np.arange(logits.size) == order[0], 0.0, -np.inf)
+    else:
+        scaled = logits / temperature
+    p = softmax_rows(scaled)
+    kept = np.zeros(logits.size, bool)
+    ranked = p[order]
+    count = logits.size if top_k <= 0 else min(top_k, logits.size)
+    if temperature <= 0:
+        count = 1  # T → 0: the argmax alone
+    if top_p < 1.0:  # the smallest set, most likely first, whose total reaches p
+        reach = int(np.searchsorted(np.cumsum(ranked), top_p, side="left")) + 1
+        count = min(count, reach)
+    kept[order[:count]] = True
+    q = np.where(kept, p, 0.0)
+    return NextToken(order, scaled, p, kept, q / q.sum())
+
+
+def pick(dist: NextToken, rng: np.random.Generator | None = None) -> int:
+    """The most likely kept token (``rng`` None: greedy), or a draw from ``dist.q``."""
+    if rng is None:
+        return int(dist.order[0])
+    return int(rng.choice(dist.q.size, p=dist.q))

@@ -1,0 +1,208 @@
+"""Gemma 3 270M, a trained decoder, in NumPy: the weights read from the GGUF parts where pip put
+them, one small function per piece of the layer, and decoding with a K/V cache.
+
+How this layer differs from the walkthrough's textbook one, each in its own function below:
+RMSNorm (weights stored as 1 + w) in place of LayerNorm, before and after both halves; one K/V
+head shared by four query heads (multi-query), head_dim 256 so 4 × 256 ≠ d_model 640; RMSNorm on
+each q and k (QK-norm); RoPE rotating q and k (base 10 000 on the local layers, 1 000 000 on the
+global ones); a causal mask with a 512-token window on the local layers (five local, then one
+global); the scale 1/√256; GeGLU (tanh GELU) as the feed-forward; the embedding × √640 in, and
+the same embedding matrix as the LM head out.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.pretrained.bpe import BPETokenizer
+from core.pretrained.gguf_file import GGUFFile
+
+GLOBAL_EVERY = 6  # layers 5, 11, 17 see every earlier token; the others a window
+LOCAL_ROPE_BASE = 10_000.0
+
+
+@dataclass(frozen=True)
+class GemmaConfig:
+    d_model: int  # 640
+    n_layers: int  # 18
+    n_heads: int  # 4 query heads
+    n_kv_heads: int  # 1 K/V head, shared
+    head_dim: int  # 256
+    d_ff: int  # 2048
+    eps: float
+    window: int  # 512 on the local layers
+    rope_base: float  # 1 000 000 on the global layers
+    context: int  # 32 768
+
+    def is_local(self, layer: int) -> bool:
+        return (layer + 1) % GLOBAL_EVERY != 0
+
+
+@dataclass(frozen=True)
+class Layer:
+    attn_norm: np.ndarray  # [d_model] 1 + w
+    W_Q: np.ndarray  # [n_heads · head_dim, d_model]  (rows: outputs, as stored)
+    W_K: np.ndarray  # [n_kv · head_dim, d_model]
+    W_V: np.ndarray  # [n_kv · head_dim, d_model]
+    q_norm: np.ndarray  # [head_dim]
+    k_norm: np.ndarray  # [head_dim]
+    W_O: np.ndarray  # [d_model, n_heads · head_dim]
+    post_attn_norm: np.ndarray  # [d_model]
+    ffn_norm: np.ndarray  # [d_model]
+    W_gate: np.ndarray  # [d_ff, d_model]
+    W_up: np.ndarray  # [d_ff, d_model]
+    W_down: np.ndarray  # [d_model, d_ff]
+    post_ffn_norm: np.ndarray  # [d_model]
+
+
+@dataclass
+class KVCache:
+    """Each layer's K and V for the positions seen so far: [n_kv, t, head_dim] each."""
+
+    K: list = field(default_factory=list)
+    V: list = field(default_factory=list)
+
+    @property
+    def length(self) -> int:
+        return 0 if not self.K else self.K[0].shape[1]
+
+    @property
+    def nbytes(self) -> int:
+        return sum(k.nbytes + v.nbytes for k, v in zip(self.K, self.V))
+
+
+@dataclass(frozen=True)
+class DecoderTrace:
+    ids: tuple  # the new positions' token ids
+    positions: np.ndarray  # [n] their positions in the whole sequence
+    logits: np.ndarray  # [n, vocab] the next token's scores at each new position
+    A: list  # per layer [n_heads, n, t]: each new query's weights over every key so far
+    cache: KVCache  # K and V of every position so far (the input's cache, grown)
+
+
+def rms_norm(x, weight, eps: float):
+    """x / √(mean(x²) + ε) · weight, over the last axis (the weight stored as 1 + w)."""
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * weight
+
+
+def rope(x, positions, base: float):
+    """Rotate each pair (x_i, x_{i + d/2}) of x [.., n, d] by the angle position / base^(2i/d)."""
+    d = x.shape[-1]
+    inverse = base ** (-np.arange(0, d, 2, dtype=np.float64) / d)  # [d/2]
+    angle = positions[:, None].astype(np.float64) * inverse  # [n, d/2]
+    cos = np.concatenate([np.cos(angle)] * 2, axis=-1).astype(np.float32)  # [n, d]
+    sin = np.concatenate([np.sin(angle)] * 2, axis=-1).astype(np.float32)
+    half = d // 2
+    rotated = np.concatenate([-x[..., half:], x[..., :half]], axis=-1)  # rotate_half
+    return x * cos + rotated * sin
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def allowed(q_positions, k_positions, window: int | None):
+    """[n, t] True where query i may read key j: j ≤ i, and i − j < window on a local layer."""
+    gap = q_positions[:, None] - k_positions[None, :]
+    return (gap >= 0) & (gap < window) if window else gap >= 0
+
+
+def softmax_rows(S):
+    E = np.exp(S - S.max(axis=-1, keepdims=True))  # every row keeps its own key: no −∞ row
+    return E / E.sum(axis=-1, keepdims=True)
+
+
+class Gemma:
+    """``encode``/``pieces``/``decode`` (the tokenizer) and ``forward(ids, cache)``."""
+
+    def __init__(self, config: GemmaConfig, embedding, layers, final_norm, tokenizer):
+        self.config, self.E, self.layers = config, embedding, layers
+        self.final_norm, self.tokenizer = final_norm, tokenizer
+
+    def encode(self, text: str) -> list[int]:
+        return self.tokenizer.encode(text)
+
+    def pieces(self, text: str):
+        return self.tokenizer.pieces(text)
+
+    def decode(self, ids) -> str:
+        return self.tokenizer.decode(ids)
+
+    def attend(self, i: int, x, positions, cache: KVCache):
+        """One layer's attention for the new rows x [n, d_model]: (its output [n, d_model], A)."""
+        c, w = self.config, self.layers[i]
+        n = x.shape[0]
+        q = (x @ w.W_Q.T).reshape(n, c.n_heads, c.head_dim).transpose(1, 0, 2)  # [h, n, hd]
+        k = (x @ w.W_K.T).reshape(n, c.n_kv_heads, c.head_dim).transpose(1, 0, 2)  # [1, n, hd]
+        v = (x @ w.W_V.T).reshape(n, c.n_kv_heads, c.head_dim).transpose(1, 0, 2)
+        base = LOCAL_ROPE_BASE if c.is_local(i) else c.rope_base
+        q = rope(rms_norm(q, w.q_norm, c.eps), positions, base)  # QK-norm, then RoPE
+        k = rope(rms_norm(k, w.k_norm, c.eps), positions, base)
+        if len(cache.K) > i:
+            cache.K[i] = np.concatenate([cache.K[i], k], axis=1)
+            cache.V[i] = np.concatenate([cache.V[i], v], axis=1)
+        else:
+            cache.K.append(k)
+            cache.V.append(v)
+        K, V = cache.K[i], cache.V[i]  # [1, t, hd]: every query head reads the one K/V head
+        S = q @ K.transpose(0, 2, 1) / math.sqrt(c.head_dim)  # [h, n, t]
+        keys = np.arange(K.shape[1])
+        mask = allowed(positions, keys, c.window if c.is_local(i) else None)  # [n, t]
+        A = softmax_rows(np.where(mask, S, -np.inf))  # [h, n, t]
+        O = (A @ V).transpose(1, 0, 2).reshape(n, c.n_heads * c.head_dim)  # [n, h · hd]
+        return O @ w.W_O.T, A
+
+    def feed_forward(self, i: int, x):
+        """GeGLU: down(gelu(gate(x)) · up(x)), the same for every row."""
+        w = self.layers[i]
+        return (gelu_tanh(x @ w.W_gate.T) * (x @ w.W_up.T)) @ w.W_down.T
+
+    def forward(self, ids, cache: KVCache | None = None) -> DecoderTrace:
+        """The new tokens ``ids`` after whatever ``cache`` holds (None: a new sequence): every
+        layer runs on the new rows only, reading the cached K and V of the earlier ones."""
+        c = self.config
+        cache = KVCache() if cache is None else KVCache(list(cache.K), list(cache.V))
+        positions = np.arange(cache.length, cache.length + len(ids))
+        h = self.E[np.asarray(ids)] * np.float32(math.sqrt(c.d_model))  # [n, d_model]
+        weights = []
+        for i, w in enumerate(self.layers):
+            out, A = self.attend(i, rms_norm(h, w.attn_norm, c.eps), positions, cache)
+            h = h + rms_norm(out, w.post_attn_norm, c.eps)
+            ff = self.feed_forward(i, rms_norm(h, w.ffn_norm, c.eps))
+            h = h + rms_norm(ff, w.post_ffn_norm, c.eps)
+            weights.append(A)
+        logits = rms_norm(h, self.final_norm, c.eps) @ self.E.T  # [n, vocab]: the tied LM head
+        return DecoderTrace(tuple(ids), positions, logits, weights, cache)
+
+
+def read_gemma(paths) -> Gemma:
+    """Gemma 3 from a GGUF in parts: its config, tokenizer and weights (float32)."""
+    f = GGUFFile(paths)
+    m = f.meta
+    config = GemmaConfig(
+        d_model=int(m["gemma3.embedding_length"]), n_layers=int(m["gemma3.block_count"]),
+        n_heads=int(m["gemma3.attention.head_count"]),
+        n_kv_heads=int(m["gemma3.attention.head_count_kv"]),
+        head_dim=int(m["gemma3.attention.key_length"]), d_ff=int(m["gemma3.feed_forward_length"]),
+        eps=float(m["gemma3.attention.layer_norm_rms_epsilon"]),
+        window=int(m["gemma3.attention.sliding_window"]),
+        rope_base=float(m["gemma3.rope.freq_base"]), context=int(m["gemma3.context_length"]),
+    )  # fmt: skip
+    names = {
+        "attn_norm": "attn_norm", "W_Q": "attn_q", "W_K": "attn_k", "W_V": "attn_v",
+        "q_norm": "attn_q_norm", "k_norm": "attn_k_norm", "W_O": "attn_output",
+        "post_attn_norm": "post_attention_norm", "ffn_norm": "ffn_norm", "W_gate": "ffn_gate",
+        "W_up": "ffn_up", "W_down": "ffn_down", "post_ffn_norm": "post_ffw_norm",
+    }  # fmt: skip
+    layers = [
+        Layer(**{field: f.tensor(f"blk.{i}.{name}.weight") for field, name in names.items()})
+        for i in range(config.n_layers)
+    ]
+    tokenizer = BPETokenizer(
+        list(m["tokenizer.ggml.tokens"]), m["tokenizer.ggml.scores"].tolist(),
+        m["tokenizer.ggml.token_type"].tolist(), int(m["tokenizer.ggml.bos_token_id"]),
+        int(m["tokenizer.ggml.eos_token_id"]),
+    )  # fmt: skip
+    embedding = f.tensor("token_embd.weight")
+    return Gemma(config, embedding, layers, f.tensor("output_norm.weight"), tokenizer)

@@ -1,0 +1,141 @@
+"""A GGUF file read where its parts lie: the header, the metadata and each tensor, from part files
+that are one file cut in pieces (memory-mapped, never joined, nothing written). llama.cpp's own
+``gguf`` package dequantises the tensors.
+
+GGUF, version 3: "GGUF", the version, the tensor and key counts; key-value pairs (typed values,
+arrays of them); for each tensor its name, dimensions (fastest first), type and offset; then, from
+the next multiple of ``general.alignment``, the tensors' bytes.
+"""
+
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+_SCALARS = {  # value type -> struct format
+    0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d",
+}  # fmt: skip
+_STRING, _ARRAY = 8, 9
+_NUMPY = {0: np.uint8, 1: np.int8, 2: np.uint16, 3: np.int16, 4: np.uint32, 5: np.int32,
+          6: np.float32, 7: np.bool_, 10: np.uint64, 11: np.int64, 12: np.float64}  # fmt: skip
+
+
+class Parts:
+    """Byte ranges of several files read as if they were one."""
+
+    def __init__(self, paths):
+        self.maps = [np.memmap(Path(p), dtype=np.uint8, mode="r") for p in paths]
+        self.starts = np.cumsum([0] + [len(m) for m in self.maps])
+
+    @property
+    def size(self) -> int:
+        return int(self.starts[-1])
+
+    def read(self, offset: int, size: int) -> np.ndarray:
+        """``size`` bytes from ``offset``: a view into one part, or a copy across two."""
+        part = int(np.searchsorted(self.starts, offset, side="right")) - 1
+        start = offset - int(self.starts[part])
+        if start + size <= len(self.maps[part]):
+            return self.maps[part][start : start + size]
+        pieces, left = [], size
+        while left > 0:
+            chunk = self.maps[part][start : start + left]
+            pieces.append(chunk)
+            left -= len(chunk)
+            part, start = part + 1, 0
+        return np.concatenate(pieces)
+
+
+class _Cursor:
+    """Reads the header from a bytes copy of the file's start (grown if the header is longer)."""
+
+    def __init__(self, parts: Parts, first: int = 1 << 24):
+        self.parts, self.at = parts, 0
+        self.buffer = parts.read(0, min(first, parts.size)).tobytes()
+
+    def take(self, size: int) -> bytes:
+        while self.at + size > len(self.buffer):
+            grown = min(2 * len(self.buffer), self.parts.size)
+            self.buffer = self.parts.read(0, grown).tobytes()
+        out = self.buffer[self.at : self.at + size]
+        self.at += size
+        return out
+
+    def scalar(self, kind: int):
+        fmt = "<" + _SCALARS[kind]
+        return struct.unpack(fmt, self.take(struct.calcsize(fmt)))[0]
+
+    def string(self) -> str:
+        return self.take(self.scalar(10)).decode("utf-8", errors="replace")
+
+    def value(self, kind: int):
+        if kind == _STRING:
+            return self.string()
+        if kind == _ARRAY:
+            item, count = self.scalar(4), self.scalar(10)
+            if item in _NUMPY:  # numbers: one read for the whole array
+                dtype = np.dtype(_NUMPY[item]).newbyteorder("<")
+                return np.frombuffer(self.take(count * dtype.itemsize), dtype=dtype).copy()
+            return [self.value(item) for _ in range(count)]
+        return self.scalar(kind)
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    name: str
+    shape: tuple  # NumPy order: slowest first (GGUF lists the fastest first)
+    kind: int  # GGML quantisation type
+    offset: int  # from the start of the whole file
+
+
+class GGUFFile:
+    """The metadata (``meta``) and tensors (``tensor(name)``, float32) of a GGUF in parts."""
+
+    def __init__(self, paths):
+        self.parts = Parts(paths)
+        cursor = _Cursor(self.parts)
+        if cursor.take(4) != b"GGUF":
+            raise ValueError("not a GGUF file")
+        version, n_tensors, n_keys = cursor.scalar(4), cursor.scalar(10), cursor.scalar(10)
+        if version < 2:
+            raise ValueError(f"GGUF version {version} is too old")
+        self.meta = {}
+        for _ in range(n_keys):
+            key = cursor.string()
+            self.meta[key] = cursor.value(cursor.scalar(4))
+        infos = []
+        for _ in range(n_tensors):
+            name = cursor.string()
+            dims = [cursor.scalar(10) for _ in range(cursor.scalar(4))]
+            infos.append((name, tuple(reversed(dims)), cursor.scalar(4), cursor.scalar(10)))
+        alignment = int(self.meta.get("general.alignment", 32))
+        data = -(-cursor.at // alignment) * alignment
+        self.tensors = {
+            name: TensorInfo(name, shape, kind, data + offset) for name, shape, kind, offset in infos
+        }
+
+    def raw(self, name: str) -> tuple[np.ndarray, int]:
+        """A tensor's bytes, shaped [rows, bytes per row], and its type."""
+        from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType  # (llama.cpp's tables)
+
+        info = self.tensors[name]
+        block, block_bytes = GGML_QUANT_SIZES[GGMLQuantizationType(info.kind)]
+        row = info.shape[-1] // block * block_bytes
+        rows = int(np.prod(info.shape[:-1], dtype=np.int64))
+        return self.parts.read(info.offset, rows * row).reshape(rows, row), info.kind
+
+    def tensor(self, name: str) -> np.ndarray:
+        """A tensor dequantised to float32, in NumPy's order (a GGUF [640, 1024] is [1024, 640]),
+        a block of rows at a time: the transient copies stay small beside the result."""
+        from gguf.constants import GGMLQuantizationType
+        from gguf.quants import dequantize
+
+        data, kind = self.raw(name)
+        shape = self.tensors[name].shape
+        out = np.empty((data.shape[0], shape[-1]), dtype=np.float32)
+        step = max(1, (8 << 20) // max(1, 4 * shape[-1]))  # about 8 MB of float32 a block
+        for start in range(0, data.shape[0], step):
+            block = dequantize(data[start : start + step], GGMLQuantizationType(kind))
+            out[start : start + step] = block.reshape(-1, shape[-1])
+        return out.reshape(shape)
