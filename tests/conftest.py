@@ -23,3 +23,18 @@ def gpu_stand_in(monkeypatch):
     core.active_backend.cache_clear()
     yield backend_module.GPU_FROM_N
     core.active_backend.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def gemma():
+    """Gemma 3 270M, loaded once for the whole test session (about 5 s and 1.1 GB)."""
+    import os
+
+    import core
+
+    try:
+        return core.load_decoder()
+    except core.InputError as error:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI installs the model's packages (requirements-models.txt): {error}")
+        pytest.skip(str(error))

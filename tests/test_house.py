@@ -16,13 +16,8 @@ from tests.support import ROOT
 
 PACKAGES = ("ui", "measure", "classroom", "core")
 LAYERS = {"kit", "figures", "shell", "room", "views"}  # ui's own, as pyproject.toml orders them
-OPTIONAL = {
-    "cupy",
-    "array_api_compat",
-    "jieba",
-    "redis",
-    "traceback",
-}  # optional, or slow: where used
+# optional packages (or a slow one), imported where they are used
+OPTIONAL = {"cupy", "array_api_compat", "jieba", "redis", "gguf", "traceback"}
 
 
 def _python_files(*folders):

@@ -27,8 +27,9 @@ class BPETokenizer:
     _whole: re.Pattern = field(init=False, repr=False)
 
     def __post_init__(self):
-        self._ids = {t: i for i, t in enumerate(self.vocabulary) if self.types[i] in (NORMAL, USER)}
-        self._bytes = {int(t[3:5], 16): i for i, t in enumerate(self.vocabulary) if self.types[i] == BYTE}
+        kinds = list(enumerate(self.vocabulary))
+        self._ids = {t: i for i, t in kinds if self.types[i] in (NORMAL, USER)}
+        self._bytes = {int(t[3:5], 16): i for i, t in kinds if self.types[i] == BYTE}
         whole = sorted((t for i, t in enumerate(self.vocabulary) if self.types[i] == USER), key=len)
         self._whole = re.compile("|".join(re.escape(t) for t in reversed(whole)))
 

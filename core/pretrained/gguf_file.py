@@ -112,7 +112,7 @@ class GGUFFile:
         alignment = int(self.meta.get("general.alignment", 32))
         data = -(-cursor.at // alignment) * alignment
         self.tensors = {
-            name: TensorInfo(name, shape, kind, data + offset) for name, shape, kind, offset in infos
+            name: TensorInfo(name, shape, kind, data + at) for name, shape, kind, at in infos
         }
 
     def raw(self, name: str) -> tuple[np.ndarray, int]:
