@@ -12,6 +12,7 @@ from core.softmax import softmax_rows
 @dataclass(frozen=True)
 class NextToken:
     order: np.ndarray  # token ids, most likely first
+    logits: np.ndarray  # [vocab] the model's scores
     scaled: np.ndarray  # [vocab] logits ÷ T
     p: np.ndarray  # [vocab] softmax(logits ÷ T)
     kept: np.ndarray  # [vocab] bool: inside top-k and top-p
@@ -38,7 +39,7 @@ def next_token(logits, temperature: float = 1.0, top_k: int = 0, top_p: float = 
         count = min(count, reach)
     kept[order[:count]] = True
     q = np.where(kept, p, 0.0)
-    return NextToken(order, scaled, p, kept, q / q.sum())
+    return NextToken(order, logits, scaled, p, kept, q / q.sum())
 
 
 def pick(dist: NextToken, rng: np.random.Generator | None = None) -> int:

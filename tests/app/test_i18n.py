@@ -160,6 +160,16 @@ ALLOWED = {
     "timing",
     "core",  # the file core/reference.py, whose lines the pages show
     "reference",
+    "gemma",  # the generate page's model, and the names of its layer's parts
+    "rope",
+    "rmsnorm",
+    "geglu",
+    "gelu",
+    "relu",
+    "logit",
+    "norm",  # QK-norm
+    "down",  # W_down, W_gate
+    "gate",
 }
 
 

@@ -55,6 +55,8 @@ NAMES = {
     *("bench", "gpu_timing.py", "core", "reference.py"),  # the files bench/…, core/… shown
     "Redis",  # the room store's server, named as the teacher's admin knows it
     "Esc",  # the key that closes the projector's "how to join" card
+    *("Gemma", "RoPE", "RMSNorm", "QK-norm", "GeGLU", "GELU", "top-k", "top-p"),  # the decoder's
+    *("logit", "log", "bos", "NUL"),  # parts, the rules' names, −log p, <bos>, the NUL character
 }
 
 

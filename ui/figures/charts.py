@@ -621,3 +621,27 @@ def answer_bars(labels, counts, right: int | None, title: str) -> go.Figure:
         plot_bgcolor="white",
     )
     return fig
+
+
+def probability_bars(labels, p, kept, title: str, y_title: str) -> go.Figure:
+    """Each candidate's probability, in order; the ones the rules cut drawn grey."""
+    colours = [BLUE if keep else MASKED_GREY for keep in kept]
+    fig = go.Figure(
+        go.Bar(
+            x=[plotly_text(label) for label in labels],
+            y=list(p),
+            marker_color=colours,
+            text=[f"{v:.3f}" for v in p],
+            textposition="outside",
+            cliponaxis=False,
+        )
+    )
+    fig.update_layout(
+        title={"text": plotly_text(title), "x": 0, "font": {"size": 15}},
+        yaxis={"range": [0, max(1e-9, max(p)) * 1.25], "title": plotly_text(y_title)},
+        xaxis={"type": "category"},
+        height=320,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        plot_bgcolor="white",
+    )
+    return fig

@@ -38,6 +38,7 @@ PAGES = (
     PageEntry("positional-encoding", "positional-encoding", "page_pe", "pe_title", ":material/timeline:", "section_deeper", 2, unused=("sentence", "mode", "pe", "mask")),
     PageEntry("cost", "cost", "page_cost", "co_title", ":material/speed:", "section_deeper", 3),
     PageEntry("flash", "flash", "page_flash", "fl_title", ":material/grid_view:", "section_deeper", 4),
+    PageEntry("generate", "generate", "page_generate", "gen_title", ":material/history_edu:", "section_deeper", 3, unused=LAYER),
     PageEntry("trained", "trained", "page_trained", "tr_title", ":material/school:", "section_deeper", 9, unused=LAYER),
     PageEntry("lessons", "lessons", "page_lessons", "lessons_title", ":material/menu_book:", "section_class", 0, unused=LAYER, intro=False),
     PageEntry("room", "room", "page_room", "room_title", ":material/groups:", "section_class", 0),

@@ -1,0 +1,129 @@
+"""The decoder's work for the generate page, done once per process and shared by every session:
+the model (loaded on the first visit), the prompt's pass, and each written step, which extends the
+step before it through the K/V cache. A rerun of a view already computed runs no model at all.
+"""
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+import core
+from core.lessons.sampling import NextToken, next_token, pick
+
+MAX_PROMPT_CHARS = 2000
+MAX_PROMPT_PIECES = 256  # every layer's whole attention map is kept for the page: 18 × 4 × n × n
+MAX_WRITTEN = 32  # tokens the page writes after the prompt
+TRAINING_ROWS = 24  # positions compared between the training pass and one-at-a-time decoding
+
+
+@st.cache_resource(show_spinner=False)
+def decoder():
+    """Gemma 3 270M, once per process (InputError "model_missing" when it is not installed)."""
+    return core.load_decoder()
+
+
+@dataclass(frozen=True)
+class Step:
+    """The sequence so far and what the model says at its last position."""
+
+    ids: tuple  # <bos>, the prompt's pieces, and what was written
+    logits: np.ndarray  # [vocab] the next token's scores
+    A: tuple  # per layer [h, t]: the last query's weights over every key
+    cache: object  # core.pretrained.gemma.KVCache of every position
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The prompt's one pass: every layer's A [h, n, n], and the training-versus-decoding rows."""
+
+    step: Step
+    A: tuple  # per layer [h, n, n]
+    target_p: np.ndarray  # [rows] each position's probability of the true next piece, one pass
+    target_p_cached: np.ndarray  # [rows] the same, one position at a time with the cache
+    max_diff: float  # the largest |logit| difference between the two, over those rows
+
+
+_steps: "OrderedDict[tuple, Step]" = OrderedDict()
+_lock = threading.Lock()
+KEEP_STEPS = 256
+
+
+def _remember(step: Step) -> Step:
+    with _lock:
+        _steps[step.ids] = step
+        _steps.move_to_end(step.ids)
+        while len(_steps) > KEEP_STEPS:
+            _steps.popitem(last=False)
+    return step
+
+
+def _from_trace(ids: tuple, trace) -> Step:
+    return Step(ids, trace.logits[-1], tuple(A[:, -1] for A in trace.A), trace.cache)
+
+
+def step_of(ids: tuple) -> Step:
+    """The step for ``ids``: remembered, or one token after its remembered prefix (the cache),
+    or the whole sequence's pass."""
+    with _lock:
+        found = _steps.get(ids)
+        before = _steps.get(ids[:-1])
+    if found is not None:
+        return found
+    model = decoder()
+    if before is not None:
+        return _remember(_from_trace(ids, model.forward([ids[-1]], before.cache)))
+    return _remember(_from_trace(ids, model.forward(list(ids))))
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def prompt_pass(ids: tuple) -> Prompt:
+    """One causal pass over the prompt, and its first rows again one position at a time."""
+    model = decoder()
+    whole = model.forward(list(ids))
+    step = _remember(_from_trace(ids, whole))
+    rows = min(TRAINING_ROWS, len(ids) - 1)
+    log_p = whole.logits[:rows] - np.logaddexp.reduce(whole.logits[:rows], axis=1, keepdims=True)
+    target = np.asarray(ids[1 : rows + 1])
+    cached, one = [], None
+    for i in range(rows):
+        one = model.forward([ids[i]], None if one is None else one.cache)
+        cached.append(one.logits[0])
+    cached = np.asarray(cached).reshape(rows, -1)
+    cached_log_p = cached - np.logaddexp.reduce(cached, axis=1, keepdims=True)
+    take = np.arange(rows)
+    return Prompt(
+        step, tuple(whole.A),
+        np.exp(log_p[take, target]), np.exp(cached_log_p[take, target]),
+        float(np.abs(cached - whole.logits[:rows]).max()) if rows else 0.0,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How the next token is chosen (the page's controls, in the URL)."""
+
+    temperature: float
+    top_k: int
+    top_p: float
+    sample: bool
+    seed: int
+
+    def distribution(self, logits) -> NextToken:
+        return next_token(logits, self.temperature, self.top_k, self.top_p)
+
+
+def written(prompt_ids: tuple, rules: Rules, count: int) -> list[tuple[Step, NextToken, int]]:
+    """``count`` tokens written after the prompt: for each, the step it was chosen at, the
+    distribution it came from and the token. The same rules and seed write the same text."""
+    out, ids = [], tuple(prompt_ids)
+    rng = np.random.default_rng(rules.seed) if rules.sample else None
+    for _ in range(count):
+        step = step_of(ids)
+        dist = rules.distribution(step.logits)
+        token = pick(dist, rng)
+        out.append((step, dist, token))
+        ids = (*ids, token)
+    return out

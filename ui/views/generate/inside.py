@@ -1,0 +1,104 @@
+"""Inside the model: training against generation on the prompt, one layer and head's attention
+with its window, and how this real layer differs from the walkthrough's textbook one."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.pretrained.gemma import rms_norm, rope
+from ui.figures.charts import A_heatmap
+from ui.figures.place import plot
+from ui.kit.decoding import prompt_pass
+from ui.kit.escape import markdown_text
+from ui.kit.i18n import t
+from ui.kit.number_text import indices, num, shown_index
+from ui.views.generate.next_token import label
+from ui.views.generate.writing import mean_on_first
+
+
+def training(model, ids: tuple, decimals: int, base: int) -> None:
+    st.markdown(t("gen_train_text"))
+    seen = prompt_pass(ids)
+    n = len(seen.target_p)
+    if n == 0:
+        return
+    rows = {
+        t("gen_col_position"): indices(n, base),
+        t("gen_col_input"): [label(model, i) for i in ids[:n]],
+        t("gen_col_target"): [label(model, i) for i in ids[1 : n + 1]],
+        t("gen_col_p_pass"): [num(float(p), 4) for p in seen.target_p],
+        t("gen_col_p_cached"): [num(float(p), 4) for p in seen.target_p_cached],
+    }
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    loss = float(-np.log(np.maximum(seen.target_p, 1e-30)).mean())
+    st.markdown(t("gen_loss", n=n, loss=num(loss, 3), diff=f"{seen.max_diff:.1e}"))
+
+
+def attention_map(model, ids: tuple, view: tuple, decimals: int, base: int) -> None:
+    layer, head = view
+    c = model.config
+    A = prompt_pass(ids).A[layer]  # [h, n, n]
+    n = A.shape[1]
+    gap = np.arange(n)[:, None] - np.arange(n)[None, :]
+    hidden = gap < 0 if not c.is_local(layer) else (gap < 0) | (gap >= c.window)
+    pieces = [label(model, i) for i in ids]
+    L, H = shown_index(layer, base), shown_index(head, base)
+    plot(A_heatmap(A[head], pieces, title=t("gen_map_title", layer=L, head=H), decimals=decimals,
+                   forbidden=hidden), "gen_map")  # fmt: skip
+    key = "gen_map_local" if c.is_local(layer) else "gen_map_global"
+    st.caption(t(key, layer=L, window=c.window))
+    sinks = ", ".join(
+        f"{t('gen_head')} {shown_index(h, base)}: {num(float(w), 2)}"
+        for h, w in enumerate(mean_on_first(A))
+    )
+    st.caption(markdown_text(t("gen_sink", layer=L, sinks=sinks)))
+
+
+def _rope_scores(model, ids: tuple, shift: int) -> tuple[float, float]:
+    """Layer 0, head 0: the last two pieces' q·k/16 at their own positions, and moved by shift."""
+    c, w = model.config, model.layers[0]
+    x = rms_norm(
+        model.E[np.asarray(ids[-2:])] * np.float32(math.sqrt(c.d_model)), w.attn_norm, c.eps
+    )
+    q = rms_norm((x @ w.W_Q.T)[:, : c.head_dim], w.q_norm, c.eps)
+    k = rms_norm(x @ w.W_K.T, w.k_norm, c.eps)
+    at = np.array([len(ids) - 1, len(ids) - 2])
+    scores = []
+    for move in (0, shift):
+        qi = rope(q[1:2], at[:1] + move, 10_000.0)[0]
+        kj = rope(k[0:1], at[1:] + move, 10_000.0)[0]
+        scores.append(float(qi @ kj) / math.sqrt(c.head_dim))
+    return scores[0], scores[1]
+
+
+def differences(model, ids: tuple, decimals: int, base: int) -> None:
+    c = model.config
+    with st.expander(t("gen_rope_title")):
+        if len(ids) >= 3:
+            s1, s2 = _rope_scores(model, ids, 40)
+            i, j = len(ids) - 1, len(ids) - 2
+            names = {"a": markdown_text(label(model, ids[-1])),
+                     "b": markdown_text(label(model, ids[-2]))}  # fmt: skip
+            at = {"i": i + base, "j": j + base, "i2": i + 40 + base, "j2": j + 40 + base}
+            st.markdown(t("gen_rope_text", **names, **at, s1=num(s1, 4), s2=num(s2, 4)))
+    with st.expander(t("gen_mqa_title")):
+        st.markdown(t("gen_mqa_text"))
+    with st.expander(t("gen_norm_title")):
+        w = model.layers[0]
+        x = model.E[ids[-1]] * np.float32(math.sqrt(c.d_model))
+        q_raw = (rms_norm(x, w.attn_norm, c.eps) @ w.W_Q.T)[: c.head_dim]
+        q_normed = rms_norm(q_raw, w.q_norm, c.eps)
+        numbers = {
+            "mean": num(float(x.mean()), 3), "rms": num(float(np.sqrt((x * x).mean())), 3),
+            "q_before": num(float(np.linalg.norm(q_raw)), 2),
+            "q_after": num(float(np.linalg.norm(q_normed)), 2),
+        }  # fmt: skip
+        st.markdown(t("gen_norm_text", **numbers))
+    with st.expander(t("gen_ffn_title")):
+        st.markdown(t("gen_ffn_text"))
+    with st.expander(t("gen_scale_title")):
+        st.markdown(t("gen_scale_text"))
+    with st.expander(t("gen_tied_title")):
+        st.markdown(t("gen_tied_text", vocab=f"{model.E.shape[0]:,}", mb=model.E.nbytes // 2**20))

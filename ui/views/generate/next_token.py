@@ -1,0 +1,56 @@
+"""The next token: the rules (temperature, top-k, top-p, greedy or seeded sampling, all in the
+URL), the ten most likely candidates as bars, and the arithmetic from logits to the pick."""
+
+import pandas as pd
+import streamlit as st
+
+from ui.figures.charts import probability_bars
+from ui.figures.place import plot
+from ui.kit.decoding import Rules
+from ui.kit.escape import markdown_text
+from ui.kit.i18n import labeller, t
+from ui.kit.number_text import num
+from ui.kit.url import url_choice
+
+BIND = {"bind": "query-params"}
+SHOWN = 10
+
+
+def rules() -> Rules:
+    """The controls, in one row (they reshape the bars below them)."""
+    row = st.columns([2, 1, 2, 2, 1], vertical_alignment="bottom")
+    temperature = row[0].slider(t("gen_temperature"), 0.0, 2.0, 1.0, 0.05, key="gen_t",
+                                help=t("gen_temperature_help"), **BIND)  # fmt: skip
+    top_k = row[1].number_input(t("gen_top_k"), 0, 200, 0, step=1, key="gen_k", **BIND)
+    top_p = row[2].slider(t("gen_top_p"), 0.05, 1.0, 1.0, 0.05, key="gen_p", **BIND)
+    with row[3]:
+        mode = url_choice(st.radio, t("gen_mode"), ("greedy", "sample"), "gen_mode", "greedy",
+                          format_func=labeller("gen_mode"), horizontal=True)  # fmt: skip
+    seed = row[4].number_input(t("gen_seed"), 0, 9999, 0, step=1, key="gen_seed",
+                               disabled=mode == "greedy", **BIND)  # fmt: skip
+    return Rules(float(temperature), int(top_k), float(top_p), mode == "sample", int(seed))
+
+
+def label(model, i: int) -> str:
+    text = model.decode([i]) if model.tokenizer.types[i] != 6 else model.tokenizer.vocabulary[i]
+    return repr(text)[1:-1] if text.strip() == "" else text
+
+
+def bars(model, dist, key: str) -> None:
+    """The ten most likely after ÷ T, grey where the rules cut them, then the arithmetic."""
+    top = dist.order[:SHOWN]
+    names = [f"{label(model, i)}" for i in top]
+    fig = probability_bars(names, dist.p[top], dist.kept[top], t("gen_bars_title"), t("gen_bars_y"))
+    plot(fig, key)
+    vocab = dist.p.size
+    st.caption(t("gen_kept", kept=int(dist.kept.sum()), vocab=vocab))
+    table = pd.DataFrame({
+        t("gen_col_token"): [markdown_text(n) for n in names],
+        t("gen_col_logit"): [num(float(dist.logits[i]), 3) for i in top],
+        t("gen_col_scaled"): [num(float(dist.scaled[i]), 3) for i in top],
+        t("gen_col_p"): [num(float(dist.p[i]), 4) for i in top],
+        t("gen_col_kept"): ["✓" if dist.kept[i] else "—" for i in top],
+        t("gen_col_q"): [num(float(dist.q[i]), 4) for i in top],
+    })  # fmt: skip
+    with st.expander(t("gen_next_text", vocab=f"{vocab:,}"), icon=":material/calculate:"):
+        st.dataframe(table, hide_index=True, width="stretch")

@@ -1,0 +1,105 @@
+"""Writing one token at a time: Next and Play over the tokens written, and at each step the text,
+the next token's bars, the new query's weights over every cached key, and the K/V cache."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ui.figures.charts import heatmap
+from ui.figures.place import plot
+from ui.kit.decoding import MAX_WRITTEN, step_of, written
+from ui.kit.escape import markdown_text
+from ui.kit.i18n import t
+from ui.kit.number_text import indices, num, shown_index
+from ui.kit.player import player
+from ui.kit.url import keep_in_url
+from ui.views.generate.next_token import bars, label
+
+KEY = "gen_written"
+
+
+def _next() -> None:
+    st.session_state[KEY] = min(MAX_WRITTEN, st.session_state.get(KEY, 0) + 1)
+
+
+def layer_and_head(model, base: int) -> tuple[int, int]:
+    c = model.config
+    left, right = st.columns(2)
+    shown = {"format_func": lambda i: shown_index(i, base), "bind": "query-params"}
+    layer = left.selectbox(t("gen_layer"), range(c.n_layers), index=c.n_layers - 1,
+                           key="gen_layer", **shown)  # fmt: skip
+    head = right.selectbox(t("gen_head"), range(c.n_heads), key="gen_head", **shown)
+    return int(layer), int(head)
+
+
+def start_from_url() -> None:
+    """The tokens written, from the URL (written=) the first time this session draws them."""
+    if KEY not in st.session_state:
+        try:
+            st.session_state[KEY] = max(0, min(MAX_WRITTEN, int(st.query_params.get("written", 0))))
+        except ValueError:
+            st.session_state[KEY] = 0
+
+
+def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: int) -> None:
+    start_from_url()
+    st.button(t("gen_next"), key="gen_next", on_click=_next, type="primary",
+              disabled=st.session_state.get(KEY, 0) >= MAX_WRITTEN)  # fmt: skip
+
+    def draw(count: int) -> None:
+        keep_in_url("written", str(count), "0")
+        chosen = written(prompt_ids, rules, count)
+        ids = (*prompt_ids, *(token for _, _, token in chosen))
+        _text_so_far(model, prompt_ids, chosen)
+        step = step_of(ids)
+        bars(model, rules.distribution(step.logits), "gen_bars")
+        _query_row(model, ids, step, view, base, decimals)
+        _cache_table(model, ids, step, view[0], base, decimals)
+
+    player(t("gen_written"), MAX_WRITTEN + 1, KEY, draw, first=0)
+
+
+def _text_so_far(model, prompt_ids, chosen) -> None:
+    prompt = markdown_text(model.decode(prompt_ids[1:]))
+    new = [markdown_text(model.decode([token])) for _, _, token in chosen]
+    if new:
+        new[-1] = f"**{new[-1]}**"
+    st.markdown(t("gen_text_so_far", text=prompt + "".join(new)))
+    if chosen:
+        _, dist, token = chosen[-1]
+        p = num(float(dist.q[token]), 3)
+        st.caption(t("gen_chosen", t=len(chosen), token=markdown_text(label(model, token)), p=p))
+
+
+def _query_row(model, ids, step, view, base: int, decimals: int) -> None:
+    layer, head = view
+    row = step.A[layer][head][None, :]  # [1, t]
+    pieces = [label(model, i) for i in ids]
+    title = t("gen_row_title", layer=shown_index(layer, base), head=shown_index(head, base))
+    fig = heatmap(row, [pieces[-1]], pieces, title=title, scale="unit", decimals=decimals,
+                  col_title=t("gen_col_token"))  # fmt: skip
+    plot(fig, "gen_row")
+
+
+def _cache_table(model, ids, step, layer: int, base: int, decimals: int) -> None:
+    K, V = step.cache.K[layer][0], step.cache.V[layer][0]  # [t, 256]: the one K/V head
+    positions = len(ids)
+    st.markdown(f"**{t('gen_cache_title', layer=shown_index(layer, base))}**")
+    rows = {
+        t("gen_col_position"): indices(positions, base),
+        t("gen_col_token"): [label(model, i) for i in ids],
+        **{f"k[{j}]": [num(float(x), decimals) for x in K[:, j]] for j in range(3)},
+        **{f"v[{j}]": [num(float(x), decimals) for x in V[:, j]] for j in range(3)},
+    }
+    st.dataframe(pd.DataFrame(rows), hide_index=True, height=220, width="stretch")
+    size = step.cache.nbytes
+    st.caption(t("gen_cache_size", t=positions, size=_bytes(size), four=_bytes(4 * size)))
+
+
+def _bytes(n: int) -> str:
+    return f"{n / 2**20:.2f} MB" if n >= 2**20 else f"{n / 2**10:.0f} KB"
+
+
+def mean_on_first(A: np.ndarray) -> np.ndarray:
+    """Each head's mean weight on position 0 (<bos>) over the queries after it: [h]."""
+    return A[:, 1:, 0].mean(axis=1) if A.shape[1] > 1 else A[:, :, 0].mean(axis=1)
