@@ -85,19 +85,20 @@ def prompt_pass(ids: tuple) -> Prompt:
     whole = model.forward(list(ids))
     step = _remember(_from_trace(ids, whole))
     rows = min(TRAINING_ROWS, len(ids) - 1)
-    log_p = whole.logits[:rows] - np.logaddexp.reduce(whole.logits[:rows], axis=1, keepdims=True)
+    logits = whole.logits[:rows].astype(np.float64)
+    log_p = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
     target = np.asarray(ids[1 : rows + 1])
     cached, one = [], None
     for i in range(rows):
         one = model.forward([ids[i]], None if one is None else one.cache)
         cached.append(one.logits[0])
-    cached = np.asarray(cached).reshape(rows, -1)
+    cached = np.asarray(cached, dtype=np.float64).reshape(rows, -1)
     cached_log_p = cached - np.logaddexp.reduce(cached, axis=1, keepdims=True)
     take = np.arange(rows)
     return Prompt(
         step, tuple(whole.A),
         np.exp(log_p[take, target]), np.exp(cached_log_p[take, target]),
-        float(np.abs(cached - whole.logits[:rows]).max()) if rows else 0.0,
+        float(np.abs(cached - logits).max()) if rows else 0.0,
     )  # fmt: skip
 
 
