@@ -2,6 +2,8 @@
 (its own forward pass, softmax and argmax), the rules' controls and the URL, writing with Next,
 the same seed writing the same text, and bad input kept in the box with a message."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -19,7 +21,8 @@ def _softmax(x):
 
 def _text_so_far(at) -> str:
     line = next(m.value for m in at.markdown if m.value.startswith(("**Text so far:**", "**目前")))
-    return line.split("**", 2)[2].replace("**", "").replace("\\", "").strip()
+    text = re.sub(r"^\*\*[^*]+\*\*[:：]?", "", line)  # the label, in either language
+    return re.sub(r"<[^>]+>", "", text).replace("\\", "").strip()  # the newest token's <b>
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -80,9 +83,12 @@ def test_training_rows_match_one_pass_and_one_at_a_time(gemma):
     logits = gemma.forward(ids).logits.astype(np.float64)
     p = [_softmax(row)[target] for row, target in zip(logits[:-1], ids[1:])]
     table = next(d.value for d in at.dataframe if "p(target), one pass" in d.value.columns)
-    shown = table["p(target), one pass"].astype(float).to_numpy()
+    def numbers(column):
+        return table[column].str.replace("−", "-").astype(float).to_numpy()
+
+    shown = numbers("p(target), one pass")
     np.testing.assert_allclose(shown, p, atol=1e-4)
-    np.testing.assert_allclose(table["p(target), one at a time"].astype(float), p, atol=1e-3)
+    np.testing.assert_allclose(numbers("p(target), one at a time"), p, atol=1e-3)
     loss = float(-np.mean(np.log(p)))
     assert f"= {loss:.3f}" in page_text(at)
 

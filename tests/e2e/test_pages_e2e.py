@@ -20,7 +20,7 @@ def test_every_page_renders_in_both_languages(session, name, lang):
     page = PAGES[name]
     s = session().open(f"/{page.url}?lang={lang}{'&' + page.query if page.query else ''}")
     if page.charts:
-        s.wait_charts(page.charts)
+        s.wait_charts(page.charts, timeout=60000)  # (the generate page loads its model first)
     s.assert_healthy()
     body = s.page.inner_text("body")
     assert t(page.title_key, lang) in body

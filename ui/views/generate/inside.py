@@ -28,12 +28,17 @@ def training(model, ids: tuple, decimals: int, base: int) -> None:
         t("gen_col_position"): indices(n, base),
         t("gen_col_input"): [label(model, i) for i in ids[:n]],
         t("gen_col_target"): [label(model, i) for i in ids[1 : n + 1]],
-        t("gen_col_p_pass"): [num(float(p), 4) for p in seen.target_p],
-        t("gen_col_p_cached"): [num(float(p), 4) for p in seen.target_p_cached],
+        t("gen_col_p_pass"): [_probability(p) for p in seen.target_p],
+        t("gen_col_p_cached"): [_probability(p) for p in seen.target_p_cached],
     }
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     loss = float(-np.log(np.maximum(seen.target_p, 1e-30)).mean())
     st.markdown(t("gen_loss", n=n, loss=num(loss, 3), diff=f"{seen.max_diff:.1e}"))
+
+
+def _probability(p: float) -> str:
+    """Four decimals, or two significant digits for the tiny ones (no column of 0.0000)."""
+    return num(float(p), 4) if p >= 1e-3 else f"{p:.1e}".replace("-", "−")
 
 
 def attention_map(model, ids: tuple, view: tuple, decimals: int, base: int) -> None:

@@ -32,7 +32,11 @@ def rules() -> Rules:
 
 
 def label(model, i: int) -> str:
-    text = model.decode([i]) if model.tokenizer.types[i] != 6 else model.tokenizer.vocabulary[i]
+    """A token as a label: its text; a control token (<bos>) or a byte (<0xE4>) by its name; a
+    run of spaces or newlines as escapes."""
+    if model.tokenizer.types[i] in (3, 6):  # control, byte
+        return model.tokenizer.vocabulary[i]
+    text = model.decode([i])
     return repr(text)[1:-1] if text.strip() == "" else text
 
 

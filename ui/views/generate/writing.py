@@ -62,9 +62,9 @@ def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: i
 def _text_so_far(model, prompt_ids, chosen) -> None:
     prompt = markdown_text(model.decode(prompt_ids[1:]))
     new = [markdown_text(model.decode([token])) for _, _, token in chosen]
-    if new:
-        new[-1] = f"**{new[-1]}**"
-    st.markdown(t("gen_text_so_far", text=prompt + "".join(new)))
+    if new:  # (HTML, not **: Markdown's bold fails beside Chinese punctuation)
+        new[-1] = f'<b style="background:#fde68a">{new[-1]}</b>'
+    st.markdown(t("gen_text_so_far", text=prompt + "".join(new)), unsafe_allow_html=True)
     if chosen:
         _, dist, token = chosen[-1]
         p = num(float(dist.q[token]), 3)
