@@ -83,6 +83,7 @@ def test_training_rows_match_one_pass_and_one_at_a_time(gemma):
     logits = gemma.forward(ids).logits.astype(np.float64)
     p = [_softmax(row)[target] for row, target in zip(logits[:-1], ids[1:])]
     table = next(d.value for d in at.dataframe if "p(target), one pass" in d.value.columns)
+
     def numbers(column):
         return table[column].str.replace("−", "-").astype(float).to_numpy()
 

