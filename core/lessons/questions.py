@@ -12,7 +12,7 @@ import numpy as np
 
 from core.lessons.number_text import num
 
-KINDS = ("shape", "score_cell", "top_key", "masked_cells", "row_sum")
+KINDS = ("shape", "score_cell", "top_key", "masked_cells", "row_sum", "next_token")
 STEP_KINDS = {  # what can be asked at each walkthrough step, the step's own question first
     "qkv": ("shape",),
     "scores": ("score_cell", "shape"),
@@ -22,6 +22,7 @@ STEP_KINDS = {  # what can be asked at each walkthrough step, the step's own que
     "av": ("top_key", "shape"),
     "heads": ("shape",),
 }
+PAGE_KINDS = {"generate": ("next_token",)}  # what other pages can ask: the model's next token
 
 
 @dataclass(frozen=True)
@@ -140,3 +141,14 @@ def make_question(kind, step, trace, tokens, head, focus, allowed=None, seed=0, 
     if kind == "row_sum":
         return _row_sum_question(trace, head, focus, n, rng, base)
     raise ValueError(f"unknown question kind {kind!r}; choose from {KINDS}")
+
+
+def next_token_question(candidates, probabilities, text: str, seed: int = 0) -> Question:
+    """Which of the model's ``candidates`` (its most likely next tokens, most likely first) comes
+    next after ``text``; the reveal lists the model's own ``probabilities``."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(candidates))
+    choices = tuple((candidates[k], None) for k in order)
+    worked = tuple(f"{candidates[k]}: p = {num(float(probabilities[k]), 3)}" for k in order)
+    answer = int(np.flatnonzero(order == 0)[0])
+    return Question("next_token", {"text": text}, choices, answer, worked)

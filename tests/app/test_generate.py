@@ -128,3 +128,29 @@ def test_chinese_bad_input_is_said_in_chinese():
     at = run_app("generate", lang="zh")
     at.text_area(key="gen_prompt").input("").run()
     assert "请输入一段提示词" in page_text(at)
+
+
+def test_a_teacher_asks_the_class_which_token_comes_next(gemma):
+    import ui.room.connection as room
+
+    opened = run_app("room", lang="en")
+    opened.button(key="room_open").click().run()
+    code, key = opened.session_state["room_opened"]
+    teacher = run_app("generate", room=code, key=key, lang="en")
+    assert teacher.selectbox(key="q_kind_generate").value == "next_token"
+    teacher.button(key="room_ask").click().run()
+    question = room.rooms().get(code)["question"]
+    logits = gemma.forward(gemma.encode("The cat sat on the")).logits[-1].astype(np.float64)
+    p = _softmax(logits)
+    top = np.argsort(-p)[:4]
+    assert [label for label, _ in question["choices"]][question["answer"]] == gemma.decode([top[0]])
+    assert sorted(label for label, _ in question["choices"]) == sorted(
+        gemma.decode([i]) for i in top
+    )
+    assert question["params"]["text"].endswith("sat on the")
+    student = run_app(room=code, lang="zh")
+    assert not student.exception
+    assert "模型在“" in page_text(student) and "后面接着写哪个 token" in page_text(student)
+    teacher.button(key="room_reveal").click().run()
+    shown = " ".join(c.value for c in teacher.code)
+    assert f"{gemma.decode([top[0]])}: p = {p[top[0]]:.3f}" in shown  # the model's probabilities

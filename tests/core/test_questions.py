@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import core
-from core.lessons.questions import KINDS, STEP_KINDS, make_question
+from core.lessons.questions import KINDS, PAGE_KINDS, STEP_KINDS, make_question, next_token_question
 
 
 def _case(causal: bool, seed: int = 0):
@@ -68,4 +68,14 @@ def test_the_shape_of_each_steps_result(step):
 
 
 def test_every_step_can_ask_something_and_every_kind_is_asked_somewhere():
-    assert {kind for kinds in STEP_KINDS.values() for kind in kinds} == set(KINDS)
+    asked = [*STEP_KINDS.values(), *PAGE_KINDS.values()]
+    assert {kind for kinds in asked for kind in kinds} == set(KINDS)
+
+
+def test_the_next_token_question_answers_with_the_most_likely_and_lists_every_probability():
+    q = next_token_question(
+        ["逛逛", "玩", "吃饭", "看"], [0.31, 0.2, 0.1, 0.05], "我们一起去", seed=4
+    )
+    assert _label(q, q.answer) == "逛逛"
+    assert sorted(label for label, _ in q.choices) == sorted(["逛逛", "玩", "吃饭", "看"])
+    assert "逛逛: p = 0.310" in q.worked and len(q.worked) == 4

@@ -5,11 +5,12 @@ import random
 
 import streamlit as st
 
-from core.lessons.questions import STEP_KINDS, make_question
+from core.lessons.questions import PAGE_KINDS, STEP_KINDS, make_question, next_token_question
 from ui.figures.charts import answer_bars
 from ui.figures.place import plot
 from ui.kit import question_text as questions
 from ui.kit.i18n import labeller, t
+from ui.kit.session import GEN_CANDIDATES, PAGE_SCRIPT
 from ui.kit.traces import trace_for
 from ui.room import invite
 from ui.room import summary as room_summary
@@ -33,8 +34,11 @@ def panel(code: str, settings) -> None:
         if st.button(t("room_leave"), key="room_leave"):
             leave()
     with st.container(border=True):
+        page = st.session_state.get(PAGE_SCRIPT, "walkthrough")
         step = st.session_state.get("step") or st.query_params.get("step", "tokens")
-        kinds = STEP_KINDS.get(step, ())
+        kinds = STEP_KINDS.get(step, ()) if page == "walkthrough" else PAGE_KINDS.get(page, ())
+        if page != "walkthrough":
+            step = page  # (each page starts from its own first kind, as each step does)
         here, which, ask, reveal = st.columns([3, 3, 2, 1.4], vertical_alignment="center")
         with here:
             connected(code)
@@ -97,6 +101,12 @@ def connected(code: str) -> None:
 
 
 def _ask(code: str, kind: str, step: str, settings) -> None:
+    if kind == "next_token":  # the candidates the generate page drew in its last run
+        candidates, probabilities = st.session_state.get(GEN_CANDIDATES, ((), ()))
+        text = st.session_state.get("gen_text_so_far", "")[-24:]
+        question = next_token_question(candidates, probabilities, text, random.randrange(2**31))
+        rooms().ask(code, st.session_state["room_key"], question)
+        return
     data = trace_for(settings)
     fields = {name: getattr(data.trace, name) for name in ("Q", "K", "V", "A", "output")}
     focus = st.session_state.get("focus")

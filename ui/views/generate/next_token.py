@@ -10,6 +10,7 @@ from ui.kit.decoding import Rules
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
 from ui.kit.number_text import num
+from ui.kit.session import GEN_CANDIDATES
 from ui.kit.url import url_choice
 
 BIND = {"bind": "query-params"}
@@ -46,6 +47,7 @@ def bars(model, dist, key: str) -> None:
     names = [f"{label(model, i)}" for i in top]
     fig = probability_bars(names, dist.p[top], dist.kept[top], t("gen_bars_title"), t("gen_bars_y"))
     plot(fig, key)
+    st.session_state[GEN_CANDIDATES] = (names[:4], [float(dist.q[i]) for i in top[:4]])
     vocab = dist.p.size
     st.caption(t("gen_kept", kept=int(dist.kept.sum()), vocab=vocab))
     table = pd.DataFrame({

@@ -60,6 +60,9 @@ def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: i
 
 
 def _text_so_far(model, prompt_ids, chosen) -> None:
+    st.session_state["gen_text_so_far"] = model.decode(
+        [*prompt_ids[1:], *(token for _, _, token in chosen)]
+    )  # (the room's "which token comes next?" quotes it)
     prompt = markdown_text(model.decode(prompt_ids[1:]))
     new = [markdown_text(model.decode([token])) for _, _, token in chosen]
     if new:  # (HTML, not **: Markdown's bold fails beside Chinese punctuation)
