@@ -123,8 +123,10 @@ class Gemma:
     def encode(self, text: str) -> list[int]:
         return self.tokenizer.encode(text)
 
-    def pieces(self, text: str):
-        return self.tokenizer.pieces(text)
+    def pieces(self, ids) -> list[str]:
+        """Each id as its piece's text: "▁cat", "<bos>"; a byte-fallback piece as its byte
+        ("<0xE4>")."""
+        return [self.tokenizer.vocabulary[i] for i in ids]
 
     def decode(self, ids) -> str:
         return self.tokenizer.decode(ids)

@@ -161,3 +161,10 @@ def test_the_same_seed_writes_the_same_text(gemma):
 
     assert write(7) == write(7)
     assert len({tuple(write(s)) for s in (1, 2, 3, 4)}) > 1
+
+
+def test_pieces_name_each_id_and_bytes_stay_bytes(gemma):
+    assert gemma.pieces(gemma.encode("The cat 🙂")) == ["<bos>", "The", "▁cat", "▁🙂"]
+    # 𠀀 (U+20000) is not in the vocabulary: its four UTF-8 bytes, each a piece of its own
+    assert gemma.pieces(gemma.encode("𠀀")) == ["<bos>", "<0xF0>", "<0xA0>", "<0x80>", "<0x80>"]
+    assert gemma.decode(gemma.encode("𠀀")) == "𠀀"
