@@ -116,14 +116,31 @@ class Rules:
         return next_token(logits, self.temperature, self.top_k, self.top_p)
 
 
+_dists: "OrderedDict[tuple, NextToken]" = OrderedDict()
+
+
+def distribution_at(ids: tuple, rules: Rules) -> NextToken:
+    """The next token's distribution after ``ids`` under ``rules``, remembered (sorting 262 144
+    logits is the one cost a rerun would otherwise pay at every step)."""
+    key = (ids, rules)
+    with _lock:
+        found = _dists.get(key)
+    if found is None:
+        found = rules.distribution(step_of(ids).logits)
+        with _lock:
+            _dists[key] = found
+            while len(_dists) > KEEP_STEPS:
+                _dists.popitem(last=False)
+    return found
+
+
 def written(prompt_ids: tuple, rules: Rules, count: int) -> list[tuple[Step, NextToken, int]]:
     """``count`` tokens written after the prompt: for each, the step it was chosen at, the
     distribution it came from and the token. The same rules and seed write the same text."""
     out, ids = [], tuple(prompt_ids)
     rng = np.random.default_rng(rules.seed) if rules.sample else None
     for _ in range(count):
-        step = step_of(ids)
-        dist = rules.distribution(step.logits)
+        step, dist = step_of(ids), distribution_at(ids, rules)
         token = pick(dist, rng)
         out.append((step, dist, token))
         ids = (*ids, token)

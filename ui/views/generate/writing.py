@@ -7,7 +7,7 @@ import streamlit as st
 
 from ui.figures.charts import heatmap
 from ui.figures.place import plot
-from ui.kit.decoding import MAX_WRITTEN, step_of, written
+from ui.kit.decoding import MAX_WRITTEN, distribution_at, step_of, written
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, shown_index
@@ -52,7 +52,7 @@ def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: i
         ids = (*prompt_ids, *(token for _, _, token in chosen))
         _text_so_far(model, prompt_ids, chosen)
         step = step_of(ids)
-        bars(model, rules.distribution(step.logits), "gen_bars")
+        bars(model, distribution_at(ids, rules), "gen_bars")
         _query_row(model, ids, step, view, base, decimals)
         _cache_table(model, ids, step, view[0], base, decimals)
 
