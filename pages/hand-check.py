@@ -11,7 +11,7 @@ from ui.views.hand_check.text import HAND_TOKENS
 
 settings = current()
 page_header()
-st.caption(t("hand_sidebar_note"))
+st.caption(t("hand_check.hand_sidebar_note"))
 tokens = HAND_TOKENS[settings.lang]
 causal = hand_check.controls()
 matrices = hand_check.matrices_or_stop(tokens, settings.base)

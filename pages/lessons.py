@@ -10,5 +10,5 @@ from ui.views import lessons
 settings = current()
 lessons.go_if_asked(settings.lang)
 page_header()
-st.caption(t("lessons_intro"))
+st.caption(t("lessons.lessons_intro"))
 lessons.show(settings.lang)

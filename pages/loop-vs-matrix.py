@@ -22,12 +22,12 @@ except core.InputError as error:
 
 rows_side_by_side(data, loop, settings)
 
-st.subheader(t("timing_title"))
-st.caption(t("timing_intro"))
+st.subheader(t("loop_vs_matrix.timing_title"))
+st.caption(t("loop_vs_matrix.timing_intro"))
 arriving(
     ("loop_times", settings.d_model, settings.n_heads),
     "loop_times",
     {"d_model": settings.d_model, "n_heads": settings.n_heads},
     timing_table,
 )
-st.caption(t("timing_small_n"))
+st.caption(t("loop_vs_matrix.timing_small_n"))

@@ -9,7 +9,7 @@ from ui.views import masks
 
 settings = current()
 page_header()
-st.caption(t("own_mask_note"))
+st.caption(t("shell.own_mask_note"))
 batch = masks.batch_or_stop(settings)
 s = masks.padded_batch(batch, settings)
 masks.three_masks(batch, s, settings.base)

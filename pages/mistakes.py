@@ -16,16 +16,16 @@ data = trace_or_stop(settings)
 tokens, dec = list(data.tokens), settings.decimals
 numbers = mistakes.mistake_numbers(TraceKey.of(settings))
 
-st.subheader(t("ms_axis_title"))
-st.markdown(t("ms_axis_text"))
+st.subheader(t("mistakes.axis_title"))
+st.markdown(t("mistakes.axis_text"))
 mistakes.wrong_axis(data.trace.S_scaled[0], tokens, dec)
 
-st.subheader(t("ms_transpose_title"))
-st.markdown(t("ms_transpose_text"))
+st.subheader(t("mistakes.transpose_title"))
+st.markdown(t("mistakes.transpose_text"))
 mistakes.missing_transpose(data.trace.Q[0], data.trace.K[0], tokens, dec, settings.base)
 
-st.subheader(t("ms_order_title"))
+st.subheader(t("mistakes.order_title"))
 mistakes.mask_after_softmax(numbers, tokens, dec)
 
-st.subheader(t("ms_dv_title"))
+st.subheader(t("mistakes.dv_title"))
 mistakes.d_k_and_d_v(numbers, data, settings)

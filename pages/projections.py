@@ -17,7 +17,7 @@ st.latex(
     r"\end{aligned}"
 )
 if settings.mask != "none":
-    st.caption(t("pj_no_mask"))
+    st.caption(t("projections.no_mask"))
 head = projections.head_picker(data, settings)
 pair = projections.pair_for(data, head)
 projections.scores_side_by_side(data, pair, settings, head)

@@ -13,22 +13,22 @@ from ui.views import trained
 settings = current()
 base = settings.base
 page_header()
-st.caption(t("tr_sidebar_note"))
+st.caption(t("trained.sidebar_note"))
 model = trained.choose_model(settings.lang)
 example = trained.EXAMPLES[model]
 st.markdown(t(example.about))
 sentence = trained.sentence_box(example)
 data = trained.traces_or_stop(model, sentence, trained.TEXT)
-st.subheader(t("tr_pieces"))
+st.subheader(t("trained.pieces"))
 trained.pieces_table(sentence, data)
 
-st.subheader(t("tr_attention_title"))
+st.subheader(t("trained.attention_title"))
 view = trained.view_controls(data, example, base, sentence)
 trained.attention_and_heads(data, view, settings.decimals, base)
 L, H = shown_index(view.layer, base), shown_index(view.head, base)
-with st.expander(t("tr_matrices", layer=L, head=H), icon=":material/calculate:"):
-    st.caption(t("tr_bias_note"))
+with st.expander(t("trained.matrices", layer=L, head=H), icon=":material/calculate:"):
+    st.caption(t("trained.bias_note"))
     pieces = list(data.pieces)
     trained.layer_head_matrices(data.traces[view.layer], view.head, pieces, settings.decimals, base)
-st.subheader(t("tr_compare_title", layer=L, head=H))
+st.subheader(t("trained.compare_title", layer=L, head=H))
 trained.word_order(model, example.pair, view, settings.decimals)

@@ -20,7 +20,7 @@ data = trace_or_stop(settings)
 
 if not settings.presentation:
     with st.container(key="app_caption"):
-        st.caption(f"{t('tokens_line', n=data.n)} · {t('random_weights_note')}")
+        st.caption(f"{t('shell.tokens_line', n=data.n)} · {t('shell.random_weights_note')}")
 step = walkthrough.step_navigation(NAMES, projector=settings.presentation)
 if not settings.presentation:
     formula, asking = st.columns([4, 1], vertical_alignment="center")
@@ -31,12 +31,12 @@ if not settings.presentation:
 head, focus = walkthrough.row_controls(step, data, settings)
 walkthrough.render(step, data, settings, head, focus)
 DOWNLOADS = (  # (label, builder, file name, MIME type)
-    ("export_npz", export.to_npz, "attention.npz", "application/octet-stream"),
-    ("export_csv", export.to_csv_zip, "attention-csv.zip", "application/zip"),
+    ("walkthrough.export_npz", export.to_npz, "attention.npz", "application/octet-stream"),
+    ("walkthrough.export_csv", export.to_csv_zip, "attention-csv.zip", "application/zip"),
 )
 if not settings.presentation:  # a projector shows the step, not the backend or the downloads
     st.caption(walkthrough.backend_line(data.backend))
-    with st.expander(t("export_title")):
+    with st.expander(t("walkthrough.export_title")):
         for column, (label, build, name, mime) in zip(st.columns(2), DOWNLOADS, strict=True):
             column.download_button(t(label), partial(build, data), name, mime, key=label)
-        st.caption(t("export_png"))
+        st.caption(t("walkthrough.export_png"))

@@ -160,7 +160,8 @@ def test_the_step_table_is_what_the_walkthrough_reads():
     assert set(STEP_KINDS) <= set(NAMES)
     for step in STEPS:
         for prefix in ("step_", "title_", "explain_"):
-            assert f"{prefix}{step.name}" in STRINGS or step.name == "mask", (prefix, step.name)
+            key = f"walkthrough.{prefix}{step.name}"
+            assert key in STRINGS or step.name == "mask", (prefix, step.name)
         assigned = [re.match(r"\s*(\w+) = ", line).group(1) for line in lines_for(step.symbols)]
         assert assigned == list(step.symbols), step.name
         assert callable(step.draw) and callable(step.shapes)

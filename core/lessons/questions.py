@@ -97,7 +97,7 @@ def _top_key_question(trace, tokens, head, i, allowed, base=0) -> Question:
 
 
 def _masked_question(causal: bool, rng) -> Question:
-    keys = ("q_mask_above", "q_mask_below", "q_mask_diagonal", "q_mask_none")
+    keys = ("room.q_mask_above", "room.q_mask_below", "room.q_mask_diagonal", "room.q_mask_none")
     order = rng.permutation(len(keys))
     choices = tuple((None, keys[k]) for k in order)
     right = 0 if causal else 3
@@ -110,7 +110,7 @@ def _row_sum_question(trace, head, i, n, rng, base=0) -> Question:
     right = "1" if total > 0.5 else "0"
     labels = (right, *[w for w in ("1", "0", str(n)) if w != right])
     order = rng.permutation(len(labels) + 1)
-    options = [(label, None) for label in labels] + [(None, "q_sum_depends")]
+    options = [(label, None) for label in labels] + [(None, "room.q_sum_depends")]
     choices = tuple(options[k] for k in order)
     worked = (" + ".join(f"{a:.4f}" for a in row) + f" = {total:.4f}",)
     return Question("row_sum", {"i": i + base}, choices, int(np.flatnonzero(order == 0)[0]), worked)

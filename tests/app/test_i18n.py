@@ -9,7 +9,7 @@ import pytest
 from core.errors import MESSAGES
 from tests.support import ROOT
 from tests.support.app import PAGE_FILES, run_app
-from ui.kit.i18n import ERRORS, LANGS, STRINGS, STRINGS_DIR, pick, t
+from ui.kit.i18n import ERRORS, LANGS, STRINGS, pick, t
 
 SOURCES = [
     ROOT / "app.py",
@@ -47,46 +47,44 @@ def test_every_error_code_is_translated():
         assert _fields(entry["en"]) == _fields(entry["zh"]), code
 
 
-def test_no_key_is_defined_in_two_files():
+def test_keys_are_named_by_their_file_and_a_duplicate_stops_the_app(tmp_path, monkeypatch):
     import tomllib
 
-    seen = {}
-    for path in sorted(STRINGS_DIR.glob("*.toml")):
-        for key in tomllib.loads(path.read_text("utf-8")):
-            assert key not in seen, f"{key} in both {seen.get(key)} and {path.name}"
-            seen[key] = path.name
-
-
-def test_a_key_in_two_files_stops_the_app_at_start(tmp_path, monkeypatch):
     import pytest
 
     import ui.kit.i18n as i18n
 
-    for name in ("a.toml", "b.toml"):
-        (tmp_path / name).write_text('same = { en = "x", zh = "x" }\n', encoding="utf-8")
+    for name in ("a.toml", "b.toml"):  # the same key in two files: two keys, a.same and b.same
+        (tmp_path / name).write_text('[same]\nen = "x"\nzh = "x"\n', encoding="utf-8")
     monkeypatch.setattr(i18n, "STRINGS_DIR", tmp_path)
-    with pytest.raises(KeyError, match="'same' is defined in a.toml and in b.toml"):
+    assert set(i18n._strings()) == {"a.same", "b.same"}
+    (tmp_path / "a.toml").write_text('[same]\nen = "x"\n\n[same]\nen = "y"\n', encoding="utf-8")
+    with pytest.raises(tomllib.TOMLDecodeError):  # the same key twice in one file: no app
         i18n._strings()
 
 
 def test_a_number_before_a_noun_takes_its_plural_form():
-    assert t("tokens_line", "en", n=1) == "1 token" and t("tokens_line", "en", n=5) == "5 tokens"
-    assert t("co_who", "en", n=1) == "1 learner" and t("co_who", "en", n=24) == "24 learners"
-    assert t("tokens_line", "zh", n=1) == "1 个 token"
-    assert pick(STRINGS["answer_wrong"], "en", {"bad": 1}).startswith("{bad} of {k} entries is")
+    assert (
+        t("shell.tokens_line", "en", n=1) == "1 token"
+        and t("shell.tokens_line", "en", n=5) == "5 tokens"
+    )
+    assert t("cost.who", "en", n=1) == "1 learner" and t("cost.who", "en", n=24) == "24 learners"
+    assert t("shell.tokens_line", "zh", n=1) == "1 个 token"
+    assert pick(STRINGS["hand_check.answer_wrong"], "en", {"bad": 1}).startswith(
+        "{bad} of {k} entries is"
+    )
 
 
 def test_every_key_the_code_asks_for_exists():
     used = set()
     for path in SOURCES:
         text = Path(path).read_text(encoding="utf-8")
-        used |= set(re.findall(r"\bt\(\s*\"([a-z_0-9]+)\"", text))
-        used |= {
-            f"{prefix}_{code}"
-            for prefix in re.findall(r"labeller\(\"([a-z]+)\"\)", text)
-            for code in ("auto", "space", "char", "jieba", "none", "causal", "padding", "both")
-            if f"{prefix}_{code}" in STRINGS
-        }
+        used |= set(re.findall(r"\bt\(\s*\"([A-Za-z_0-9.]+)\"", text))
+        for prefix in re.findall(r"labeller\(\"([a-z_.]+)\"\)", text):
+            assert any(key.startswith(prefix) for key in STRINGS), prefix
+    assert used, "no t(...) call found: the sources moved?"
+    unnamed = sorted(key for key in used if "." not in key)
+    assert not unnamed, f"keys without their file's name: {unnamed}"
     missing = sorted(key for key in used if key not in STRINGS)
     assert not missing, f"keys used but not defined: {missing}"
 

@@ -61,7 +61,7 @@ def test_a_lesson_opens_as_a_room_and_a_student_follows_its_page():
     assert not student.exception
     # the lesson's first view is the cost page: the student is taken there, in their language
     assert student.session_state["_page_script"] == "cost"
-    assert t("co_title", "zh") in page_text(student)
+    assert t("cost.title", "zh") in page_text(student)
     # the teacher moves on to the T = 4 item: the student follows to the walkthrough's view
     teacher.switch_page("pages/lessons.py").run()
     teacher.button(key="go_transformer_3").click().run()

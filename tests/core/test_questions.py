@@ -45,7 +45,9 @@ def test_the_top_key_is_the_largest_allowed_weight():
         assert all(int(label.split(" · ")[0]) <= i for label, _ in q.choices)  # no future key
 
 
-@pytest.mark.parametrize("causal, right", [(True, "q_mask_above"), (False, "q_mask_none")])
+@pytest.mark.parametrize(
+    "causal, right", [(True, "room.q_mask_above"), (False, "room.q_mask_none")]
+)
 def test_the_masked_cells_answer_follows_the_mask(causal, right):
     fields, tokens, mask, _, _ = _case(causal)
     q = make_question("masked_cells", "mask", fields, tokens, 0, 0, mask, seed=3)

@@ -150,15 +150,17 @@ def test_the_cost_measurement_shows_progress_and_results(session):
 def test_play_steps_through_the_loops_rows_once_a_second_and_stops(session, lang):
     s = session().open(f"/loop-vs-matrix?lang={lang}")
     s.wait_charts(2)
-    slider = s.page.get_by_test_id("stSlider").filter(has_text=t("loop_rows_done", lang))
+    slider = s.page.get_by_test_id("stSlider").filter(
+        has_text=t("loop_vs_matrix.loop_rows_done", lang)
+    )
     position = slider.locator("input[type=range]")
     assert position.input_value() == "1"  # opens at the first row
-    s.page.get_by_role("button", name=t("player_play", lang)).click()
+    s.page.get_by_role("button", name=t("player.play", lang)).click()
     s.page.wait_for_timeout(2600)
     assert position.input_value() in ("2", "3", "4")  # about one row a second
     s.page.wait_for_timeout(4000)
     assert position.input_value() == "5"  # the last row: it stops there
-    s.page.get_by_role("button", name=t("player_play", lang)).wait_for(timeout=5000)
+    s.page.get_by_role("button", name=t("player.play", lang)).wait_for(timeout=5000)
     s.assert_healthy()
 
 

@@ -53,7 +53,7 @@ def head_bands(n_heads: int, width: int, base: int = 0) -> list[tuple]:
             h * width,
             (h + 1) * width,
             HEAD_COLOURS[h % len(HEAD_COLOURS)],
-            f"{t('head')} {shown_index(h, base)}",
+            f"{t('walkthrough.head')} {shown_index(h, base)}",
         )
         for h in range(n_heads)
     ]

@@ -19,8 +19,8 @@ def _keep_first_tokens(box: str, mode: str, limit: int) -> None:
 
 
 CUTS = {
-    "too_many_tokens": ("cut_tokens", _keep_first_tokens),
-    "too_long": ("cut_chars", _keep_first_characters),
+    "too_many_tokens": ("shell.cut_tokens", _keep_first_tokens),
+    "too_long": ("shell.cut_chars", _keep_first_characters),
 }
 
 
@@ -35,7 +35,7 @@ def show_input_error(error: core.InputError, box: str | None = None, mode: str =
             t(label, limit=limit),
             on_click=action,
             args=(box, mode, limit),
-            key=f"{label}_{box}",
+            key=f"{label.partition('.')[2]}_{box}",  # e.g. cut_tokens_sentence
             type="primary",
         )
 
@@ -49,7 +49,7 @@ def trace_or_stop(settings):
         st.stop()
     invisible = core.count_invisible(settings.sentence)
     if invisible:
-        st.caption(t("invisible_removed", k=invisible))
+        st.caption(t("shell.invisible_removed", k=invisible))
     return data
 
 
@@ -57,6 +57,6 @@ def show_unexpected_error(error: Exception) -> None:
     """A bug on a page: an apology and what to do, with the details folded away for a report."""
     import traceback
 
-    st.error(t("unexpected_error"), icon=":material/sentiment_dissatisfied:")
-    with st.expander(t("error_details")):
+    st.error(t("shell.unexpected_error"), icon=":material/sentiment_dissatisfied:")
+    with st.expander(t("shell.error_details")):
         st.code("".join(traceback.format_exception(error)), language=None)

@@ -25,18 +25,16 @@ def _load(path: Path) -> dict:
 
 
 def _strings() -> dict:
-    """key -> {language code: text, or {"count", "one", "other"} for plural forms}, from one TOML
-    file per page group (assets/strings/*.toml; errors.toml holds what each InputError code
-    says). A key defined in two files stops the app here: neither may win by file order."""
-    strings, where = {}, {}
-    for path in sorted(STRINGS_DIR.glob("*.toml")):
-        if path.stem == "errors":
-            continue
-        for key, entry in _load(path).items():
-            if key in where:
-                raise KeyError(f"string {key!r} is defined in {where[key]} and in {path.name}")
-            strings[key], where[key] = entry, path.name
-    return strings
+    """ "file.key" -> {language code: text, or {"count", "one", "other"} for plural forms}, from
+    one TOML file per page group (assets/strings/*.toml; errors.toml holds what each InputError
+    code says): t("cost.fit") is the key [fit] of cost.toml. A key written twice in one file
+    stops the app here (TOML refuses it), and two files cannot share a key's full name."""
+    return {
+        f"{path.stem}.{key}": entry
+        for path in sorted(STRINGS_DIR.glob("*.toml"))
+        if path.stem != "errors"
+        for key, entry in _load(path).items()
+    }
 
 
 STRINGS = _strings()
@@ -71,9 +69,11 @@ def error_text(error, lang: str | None = None) -> str:
 
 
 def labeller(prefix: str):
-    """A format_func for coded choices: code -> t(f"{prefix}_{code}") in this run's language.
+    """A format_func for coded choices: code -> t(f"{prefix}_{code}") in this run's language
+    (``prefix`` names its file too: labeller("shell.mode") reads shell.toml's mode_auto …).
 
     The language is fixed now, because Streamlit may call the function after the run ends.
     """
     lang = current_lang()
-    return lambda code: t(f"{prefix}_{code}", lang)
+    join = "" if prefix.endswith(".") else "_"  # labeller("masks.") reads masks.toml's padding …
+    return lambda code: t(f"{prefix}{join}{code}", lang)

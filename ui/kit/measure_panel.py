@@ -14,7 +14,7 @@ POLL_S = 0.25
 
 
 def _who(learners: int) -> str:
-    return t("co_who", n=learners)
+    return t("cost.who", n=learners)
 
 
 def _follow(measurement) -> None:
@@ -25,10 +25,10 @@ def _follow(measurement) -> None:
     while not measurement.event.wait(POLL_S):
         ahead = QUEUE.queued_before(measurement)
         if ahead:
-            note.caption(t("co_queued", ahead=ahead))
+            note.caption(t("cost.queued", ahead=ahead))
         else:
             note.empty()
-        text = t("co_joined", n=measurement.n or "…", who=_who(measurement.learners))
+        text = t("cost.joined", n=measurement.n or "…", who=_who(measurement.learners))
         bar.progress(min(measurement.progress, 1.0), text=text)
     bar.empty()
     note.empty()
@@ -38,23 +38,23 @@ def measured(ns, d_model: int, n_heads: int) -> dict | None:
     """The button, then the result this session asked for or the server's fresh one, else None."""
     key = ("cost", d_model, n_heads, tuple(ns), cost.LOOP_MAX_N)
     args = {"ns": list(ns), "d_model": d_model, "n_heads": n_heads, "loop_max_n": cost.LOOP_MAX_N}
-    if st.button(t("co_measure"), key="co_measure", type="primary"):
+    if st.button(t("cost.measure"), key="co_measure", type="primary"):
         st.session_state[key] = QUEUE.request(key, "cost", args, anonymous_id())
     measurement = st.session_state.get(key)
     if measurement is not None and measurement.state in ("queued", "running"):
         _follow(measurement)
     if measurement is None or measurement.state != "done":
         if measurement is not None and measurement.state == "failed":
-            st.error(t("co_failed", error=measurement.error), icon=":material/error:")
+            st.error(t("cost.failed", error=measurement.error), icon=":material/error:")
         measurement = QUEUE.latest(key)  # measured by another learner, still fresh
     if measurement is None:
         return None
     ago = time.time() - measurement.finished_at
     st.caption(
         t(
-            "co_measured_at",
+            "cost.measured_at",
             clock=time.strftime("%H:%M:%S", time.localtime(measurement.finished_at)),
-            ago=t("co_ago_s", s=int(ago)) if ago < 60 else t("co_ago_min", m=int(ago // 60)),
+            ago=t("cost.ago_s", s=int(ago)) if ago < 60 else t("cost.ago_min", m=int(ago // 60)),
             d_model=d_model,
             heads=n_heads,
             who=_who(measurement.learners),
@@ -77,8 +77,8 @@ def arriving(key: tuple, job: str, args: dict, show) -> None:
         if measurement.state == "done":
             st.rerun()
         elif measurement.state == "failed":
-            st.error(t("co_failed", error=measurement.error), icon=":material/error:")
+            st.error(t("cost.failed", error=measurement.error), icon=":material/error:")
         else:
-            st.caption(t("measuring_here"))
+            st.caption(t("loop_vs_matrix.measuring_here"))
 
     waiting()

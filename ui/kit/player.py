@@ -68,7 +68,7 @@ def player(label: str, count: int, key: str, draw, first: int = 0, help: str | N
         slider_column, button_column = st.columns([5, 1], vertical_alignment="bottom")
         with button_column:
             st.button(
-                t("player_pause") if playing else t("player_play"),
+                t("player.pause") if playing else t("player.play"),
                 key=f"{key}_button",
                 on_click=_toggle,
                 args=(key, first, last),

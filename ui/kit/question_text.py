@@ -8,7 +8,7 @@ from ui.kit.i18n import t
 
 
 def prompt(question: dict) -> str:
-    return t(f"q_{question['kind']}", **question["params"])
+    return t(f"room.q_{question['kind']}", **question["params"])
 
 
 LETTERS = "ABCDEFGH"
@@ -28,12 +28,12 @@ def show_answer(question: dict, mine: int | None = None) -> None:
     """The right choice, the worked numbers, and whether the reader's own answer was right."""
     right = labels(question)[question["answer"]]
     if mine is None:
-        st.info(t("q_right_answer", answer=markdown_text(right)))
+        st.info(t("room.q_right_answer", answer=markdown_text(right)))
     elif mine == question["answer"]:
-        st.success(t("q_you_were_right", answer=markdown_text(right)))
+        st.success(t("room.q_you_were_right", answer=markdown_text(right)))
     else:
         mine_text = markdown_text(labels(question)[mine])
-        st.warning(t("q_you_were_off", answer=markdown_text(right), mine=mine_text))
+        st.warning(t("room.q_you_were_off", answer=markdown_text(right), mine=mine_text))
     if question["worked"]:
         st.code("\n".join(question["worked"]), language=None)
 
@@ -42,7 +42,7 @@ def choose(question: dict, key: str) -> int | None:
     """The choices as one row of radio buttons, none picked at first; the chosen index or None."""
     shown = labels(question)
     return st.radio(
-        t("q_choose"),
+        t("room.q_choose"),
         range(len(shown)),
         format_func=lambda i: shown[i],
         index=None,

@@ -44,5 +44,5 @@ def show(symbols) -> None:
     """The caption and the lines that compute ``symbols`` (nothing when no line does)."""
     lines = lines_for(symbols)
     if lines:
-        st.caption(t("code_caption"))
+        st.caption(t("walkthrough.code_caption"))
         st.html(code_html(lines, symbols))

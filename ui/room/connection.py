@@ -56,7 +56,7 @@ def store_problem() -> str | None:
 
 
 def store_reason(error: StoreError) -> str:
-    return t(f"store_{error.code}", **error.params)
+    return t(f"room.store_{error.code}", **error.params)
 
 
 def _debug() -> bool:
@@ -68,9 +68,9 @@ def store_down(error: StoreError) -> None:
     reruns the page once the store answers again."""
     _LOG.warning("room store: %s", error.reason)
     st.session_state["_room_store_down"] = True
-    st.warning(t("room_reconnecting"), icon=":material/sync:")
+    st.warning(t("room.reconnecting"), icon=":material/sync:")
     if _debug():
-        st.caption(t("room_reconnecting_why", reason=markdown_text(store_reason(error))))
+        st.caption(t("room.reconnecting_why", reason=markdown_text(store_reason(error))))
 
 
 def guarded(function):
@@ -139,7 +139,7 @@ def join_allowed() -> bool:
     """False (with a message) while this session waits after too many failed joins."""
     wait = st.session_state.get("_join_next_at", 0.0) - time.time()
     if wait > 0:
-        st.warning(t("room_join_wait", s=int(wait) + 1))
+        st.warning(t("room.join_wait", s=int(wait) + 1))
         return False
     return True
 

@@ -60,8 +60,8 @@ def room_panel(settings) -> None:
     try:
         rooms().get(code)
     except RoomError as error:
-        st.warning(t(f"room_{error.code}", code=shown_code(code)), icon=":material/meeting_room:")
-        if st.button(t("room_leave"), key="room_leave_bad"):
+        st.warning(t(f"room.{error.code}", code=shown_code(code)), icon=":material/meeting_room:")
+        if st.button(t("room.leave"), key="room_leave_bad"):
             leave()
         return
     try:

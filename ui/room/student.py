@@ -54,7 +54,7 @@ def _back_to_the_teacher() -> None:
 
 def panel(code: str) -> None:
     with st.sidebar:
-        st.subheader(t("room_sidebar", code=code))
+        st.subheader(t("room.sidebar", code=code))
         state = st.session_state
         if "room_follow" not in state:  # a run that drew no toggle (the store was down) lost it
             state["room_follow"] = state.get("_room_follow_kept", True)
@@ -62,18 +62,18 @@ def panel(code: str) -> None:
             state["room_follow"] = False
         if locked():
             state["room_follow"] = True
-        st.toggle(t("room_follow"), key="room_follow", on_change=_snap_back, disabled=locked())
+        st.toggle(t("room.follow"), key="room_follow", on_change=_snap_back, disabled=locked())
         state["_room_follow_kept"] = state["room_follow"]
         if locked():
-            st.caption(t("room_locked_note"))
-        if st.toggle(t("room_i_am_teacher"), key="room_i_am_teacher"):
+            st.caption(t("room.locked_note"))
+        if st.toggle(t("room.i_am_teacher"), key="room_i_am_teacher"):
             st.text_input(
-                t("room_key"), type="password", key="room_key_input", on_change=_try_key,
+                t("room.key"), type="password", key="room_key_input", on_change=_try_key,
                 args=(code,),
             )  # fmt: skip
         if st.session_state.get("room_key_wrong"):
-            st.warning(t("room_key_wrong", code=code))
-        if st.button(t("room_leave"), key="room_leave"):
+            st.warning(t("room.key_wrong", code=code))
+        if st.button(t("room.leave"), key="room_leave"):
             leave()
     live(code)
     lost_button(code)
@@ -85,8 +85,8 @@ def lost_button(code: str) -> None:
     state = st.session_state
     version = state.get("room_version", -1)
     if state.get(f"_lost_at_{version}"):
-        st.caption(t("room_lost_sent"))
-    elif st.button(t("room_lost"), key="room_lost", type="tertiary"):
+        st.caption(t("room.lost_sent"))
+    elif st.button(t("room.lost"), key="room_lost", type="tertiary"):
         rooms().lost(code, browser_id(), version)
         state[f"_lost_at_{version}"] = True
         st.rerun()
@@ -133,12 +133,12 @@ def live(code: str) -> None:
         st.session_state[ROOM_QUESTION_OPEN] = asking  # with the step's result hidden, or shown
         st.rerun()
     with st.container(border=True):
-        doing = t("room_following") if following else t("room_exploring")
-        st.caption(t("room_student_band", code=code, state=doing))
+        doing = t("room.following") if following else t("room.exploring")
+        st.caption(t("room.student_band", code=code, state=doing))
         if away and theirs and mine:
-            step = labeller("step")
-            st.caption(t("room_away", mine=step(mine), theirs=step(theirs)))
-            st.button(t("room_back"), key="room_back", on_click=_back_to_the_teacher)
+            step = labeller("walkthrough.step")
+            st.caption(t("room.away", mine=step(mine), theirs=step(theirs)))
+            st.button(t("room.back"), key="room_back", on_click=_back_to_the_teacher)
         if room["question"]:
             _question(code, room["question"])
 
@@ -152,10 +152,10 @@ def _question(code: str, question: dict) -> None:
     labels = questions.labels(question)
     if mine is None:
         choice = questions.choose(question, f"choice_{question['id']}")
-        if not st.button(t("q_send"), key=f"send_{question['id']}", disabled=choice is None):
+        if not st.button(t("room.q_send"), key=f"send_{question['id']}", disabled=choice is None):
             return
         if not rooms().answer(code, question["id"], browser_id(), choice):
-            st.warning(t("q_closed"))
+            st.warning(t("room.q_closed"))
             return
         mine = st.session_state[f"answered_{question['id']}"] = choice
-    st.caption(t("q_sent", answer=markdown_text(labels[mine])))
+    st.caption(t("room.q_sent", answer=markdown_text(labels[mine])))

@@ -23,7 +23,7 @@ def rows(asked: list[dict]) -> list[tuple[int, str, int, str]]:
 
 
 def header() -> tuple[str, str, str, str]:
-    return ("#", t("room_summary_question"), t("room_summary_answers"), t("room_summary_right"))
+    return ("#", t("room.summary_question"), t("room.summary_answers"), t("room.summary_right"))
 
 
 def as_csv(table: list[tuple]) -> bytes:
@@ -37,15 +37,15 @@ def show(code: str, room: dict, counts_now: list[int] | None) -> None:
     asked = list(room.get("asked", []))
     if room["question"] and counts_now is not None:
         asked.append({**room["question"], "counts": counts_now})
-    with st.expander(t("room_summary", n=len(asked))):
+    with st.expander(t("room.summary", n=len(asked))):
         if not asked:
-            st.caption(t("room_summary_none"))
+            st.caption(t("room.summary_none"))
             return
         table = rows(asked)
         lines = ["| " + " | ".join(header()) + " |", "|---|---|---:|---:|"]
         lines += [f"| {n} | {markdown_text(p)} | {a} | {r} |" for n, p, a, r in table]
         st.markdown("\n".join(lines))
         st.download_button(
-            t("room_summary_csv"), as_csv(table), file_name=f"class-{code}.csv",
+            t("room.summary_csv"), as_csv(table), file_name=f"class-{code}.csv",
             mime="text/csv", key="room_summary_csv",
         )  # fmt: skip

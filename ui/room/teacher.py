@@ -21,17 +21,17 @@ def panel(code: str, settings) -> None:
     """One band: who is here, the question to ask and Ask / Reveal; then the answers, if any."""
     room = rooms().get(code)
     with st.sidebar:
-        st.subheader(t("room_sidebar", code=code))
+        st.subheader(t("room.sidebar", code=code))
         st.session_state["room_lock"] = bool(room.get("locked"))  # as the room has it
-        st.toggle(t("room_lock"), key="room_lock", on_change=_lock, args=(code,),
-                  help=t("room_lock_help"))  # fmt: skip
+        st.toggle(t("room.lock"), key="room_lock", on_change=_lock, args=(code,),
+                  help=t("room.lock_help"))  # fmt: skip
         question = room["question"]
         counts = rooms().answers(code, question["id"], question) if question else None
         room_summary.show(code, room, counts)
-        if not settings.presentation and st.toggle(t("room_show_key"), key="room_show_key"):
-            st.caption(t("room_key_shown", code=code))
+        if not settings.presentation and st.toggle(t("room.show_key"), key="room_show_key"):
+            st.caption(t("room.key_shown", code=code))
             st.code(st.session_state["room_key"], language=None)
-        if st.button(t("room_leave"), key="room_leave"):
+        if st.button(t("room.leave"), key="room_leave"):
             leave()
     with st.container(border=True):
         page = st.session_state.get(PAGE_SCRIPT, "walkthrough")
@@ -42,26 +42,26 @@ def panel(code: str, settings) -> None:
         here, which, ask, reveal = st.columns([3, 3, 2, 1.4], vertical_alignment="center")
         with here:
             connected(code)
-            if st.button(t("room_how_to_join"), key="room_how_to_join", type="tertiary"):
+            if st.button(t("room.how_to_join"), key="room_how_to_join", type="tertiary"):
                 join_card(code)
         if kinds:
             kind = which.selectbox(
-                t("q_kind"),
+                t("room.q_kind"),
                 kinds,
-                format_func=labeller("q_kind"),
+                format_func=labeller("room.q_kind"),
                 key=f"q_kind_{step}",  # each step starts from its own first kind
                 label_visibility="collapsed",
             )
-            if ask.button(t("room_ask"), key="room_ask", type="primary"):
+            if ask.button(t("room.ask"), key="room_ask", type="primary"):
                 _ask(code, kind, step, settings)
                 st.rerun()  # the band and the summary with the new question at once
         else:
-            which.caption(t("room_no_question_here"))
+            which.caption(t("room.no_question_here"))
         if question and not question["revealed"]:
-            if reveal.button(t("room_reveal"), key="room_reveal"):
+            if reveal.button(t("room.reveal"), key="room_reveal"):
                 rooms().reveal(code, st.session_state["room_key"])
                 st.rerun()  # the band at once with Close in Reveal's place
-        elif question and reveal.button(t("room_close_question"), key="room_close_question"):
+        elif question and reveal.button(t("room.close_question"), key="room_close_question"):
             rooms().close_question(code, st.session_state["room_key"])
             st.rerun()
         answers(code)
@@ -76,7 +76,7 @@ def join_card(code: str) -> None:
         f'<div style="font-size:7rem;font-weight:700;letter-spacing:0.5rem;text-align:center;'
         f'line-height:1.1">{code}</div>'
     )  # (a code is letters and digits only: nothing to escape)
-    st.markdown(t("room_join_card", code=code, link=f"`{link}`"))
+    st.markdown(t("room.join_card", code=code, link=f"`{link}`"))
     left, middle, right = st.columns([1, 1, 1])
     middle.image(invite.qr_png(link), width=320)  # the whole card on a 1280 x 720 screen
 
@@ -94,10 +94,10 @@ def connected(code: str) -> None:
     if room["version"] not in (0, st.session_state.get("room_version")):
         st.rerun()
     n = rooms().connected(code)
-    st.caption(t("room_teacher_band", code=code, n=n))
+    st.caption(t("room.teacher_band", code=code, n=n))
     exploring = min(n, rooms().explorers(code))
     lost = rooms().lost_count(code, room["version"])
-    st.caption(t("room_counts", following=n - exploring, exploring=exploring, lost=lost))
+    st.caption(t("room.counts", following=n - exploring, exploring=exploring, lost=lost))
 
 
 def _ask(code: str, kind: str, step: str, settings) -> None:
@@ -132,12 +132,12 @@ def answers(code: str) -> None:
     right = question["answer"] if question["revealed"] else None
     n, c = sum(counts), rooms().connected(code)
     shown = question["revealed"] or st.toggle(
-        t("room_show_answers"), key=f"show_answers_{question['id']}"
+        t("room.show_answers"), key=f"show_answers_{question['id']}"
     )  # the class does not copy the majority off the projector before the reveal
-    st.caption(t("room_answered", n=n, c=c))
+    st.caption(t("room.answered", n=n, c=c))
     if not shown:
         return
-    title = t("room_answers", n=n) if n == c else t("room_answers_of_connected", n=n, c=c)
+    title = t("room.answers", n=n) if n == c else t("room.answers_of_connected", n=n, c=c)
     plot(answer_bars(questions.labels(question), counts, right, title), "room_answers")
     if question["revealed"]:
         questions.show_answer(question)

@@ -23,25 +23,25 @@ class PageEntry:
 
     @property
     def intro_key(self) -> str | None:
-        return self.title_key.removesuffix("_title") + "_intro" if self.intro else None
+        return self.title_key.removesuffix("title") + "intro" if self.intro else None
 
 
 PAGES = (
-    PageEntry("walkthrough", "", "page_walkthrough", "app_title", ":material/stairs:", "section_basics", 1, intro=False),
-    PageEntry("loop-vs-matrix", "loop-vs-matrix", "page_loop", "loop_title", ":material/repeat:", "section_basics", 3),
-    PageEntry("hand-check", "hand-check", "page_hand", "hand_title", ":material/edit_note:", "section_basics", 0, unused=LAYER),
-    PageEntry("multi-head", "multi-head", "page_multihead", "mh_title", ":material/view_column:", "section_deeper", 10, "n_heads=4"),
-    PageEntry("projections", "projections", "page_projections", "pj_title", ":material/join_inner:", "section_deeper", 6, unused=("mask",)),
-    PageEntry("masks", "masks", "page_masks", "mk_title", ":material/grid_on:", "section_deeper", 7, unused=("sentence", "mask")),
-    PageEntry("scaling", "scaling", "page_scaling", "sc_title", ":material/expand:", "section_deeper", 4, unused=LAYER),
-    PageEntry("mistakes", "mistakes", "page_mistakes", "ms_title", ":material/bug_report:", "section_deeper", 8),
-    PageEntry("positional-encoding", "positional-encoding", "page_pe", "pe_title", ":material/timeline:", "section_deeper", 2, unused=("sentence", "mode", "pe", "mask")),
-    PageEntry("cost", "cost", "page_cost", "co_title", ":material/speed:", "section_deeper", 3),
-    PageEntry("flash", "flash", "page_flash", "fl_title", ":material/grid_view:", "section_deeper", 4),
-    PageEntry("generate", "generate", "page_generate", "gen_title", ":material/history_edu:", "section_deeper", 3, unused=LAYER),
-    PageEntry("trained", "trained", "page_trained", "tr_title", ":material/school:", "section_deeper", 9, unused=LAYER),
-    PageEntry("lessons", "lessons", "page_lessons", "lessons_title", ":material/menu_book:", "section_class", 0, unused=LAYER, intro=False),
-    PageEntry("room", "room", "page_room", "room_title", ":material/groups:", "section_class", 0),
+    PageEntry("walkthrough", "", "shell.page_walkthrough", "shell.app_title", ":material/stairs:", "shell.section_basics", 1, intro=False),
+    PageEntry("loop-vs-matrix", "loop-vs-matrix", "shell.page_loop", "loop_vs_matrix.loop_title", ":material/repeat:", "shell.section_basics", 3),
+    PageEntry("hand-check", "hand-check", "shell.page_hand", "hand_check.hand_title", ":material/edit_note:", "shell.section_basics", 0, unused=LAYER),
+    PageEntry("multi-head", "multi-head", "shell.page_multihead", "multi_head.title", ":material/view_column:", "shell.section_deeper", 10, "n_heads=4"),
+    PageEntry("projections", "projections", "projections.page_projections", "projections.title", ":material/join_inner:", "shell.section_deeper", 6, unused=("mask",)),
+    PageEntry("masks", "masks", "shell.page_masks", "masks.title", ":material/grid_on:", "shell.section_deeper", 7, unused=("sentence", "mask")),
+    PageEntry("scaling", "scaling", "shell.page_scaling", "scaling.title", ":material/expand:", "shell.section_deeper", 4, unused=LAYER),
+    PageEntry("mistakes", "mistakes", "shell.page_mistakes", "mistakes.title", ":material/bug_report:", "shell.section_deeper", 8),
+    PageEntry("positional-encoding", "positional-encoding", "shell.page_pe", "positional_encoding.title", ":material/timeline:", "shell.section_deeper", 2, unused=("sentence", "mode", "pe", "mask")),
+    PageEntry("cost", "cost", "shell.page_cost", "cost.title", ":material/speed:", "shell.section_deeper", 3),
+    PageEntry("flash", "flash", "shell.page_flash", "flash.title", ":material/grid_view:", "shell.section_deeper", 4),
+    PageEntry("generate", "generate", "generate.page_generate", "generate.title", ":material/history_edu:", "shell.section_deeper", 3, unused=LAYER),
+    PageEntry("trained", "trained", "shell.page_trained", "trained.title", ":material/school:", "shell.section_deeper", 9, unused=LAYER),
+    PageEntry("lessons", "lessons", "lessons.page_lessons", "lessons.lessons_title", ":material/menu_book:", "room.section_class", 0, unused=LAYER, intro=False),
+    PageEntry("room", "room", "room.page_room", "room.title", ":material/groups:", "room.section_class", 0),
 )  # fmt: skip
 
 

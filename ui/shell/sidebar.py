@@ -94,7 +94,7 @@ def sidebar(lang: str | None = None, unused: tuple = ()) -> Settings:
     with st.sidebar:
         if unused:
             names = ("、" if lang == "zh" else ", ").join(t(BY_URL[n].label) for n in unused)
-            st.info(t("unused_here", names=names), icon=":material/block:")
+            st.info(t("shell.unused_here", names=names), icon=":material/block:")
         for s in SIDEBAR:
             if s.group != group:
                 group = s.group
@@ -102,10 +102,10 @@ def sidebar(lang: str | None = None, unused: tuple = ()) -> Settings:
                     st.subheader(t(group))
             more = {"help": t(s.help)} if s.help else {}
             values[s.name] = DRAW[s.widget](s, lang, disabled=s.in_url in unused, **more)
-        st.caption(t("share_hint"))
+        st.caption(t("shell.share_hint"))
         if url_notes:
             st.warning(
-                t("url_fixed", params=markdown_text(", ".join(url_notes))),
+                t("shell.url_fixed", params=markdown_text(", ".join(url_notes))),
                 icon=":material/link_off:",
             )
     return settings_from(values)

@@ -21,7 +21,7 @@ def tiles(data, settings) -> None:
     Q, K, V = tr.Q[0], tr.K[0], tr.V[0]  # head 0
     default = showing_tile(Q, K, V, data.mask)
     if n > 1:
-        tile = st.slider(t("fl_tile"), 1, n, default, key="fl_tile")
+        tile = st.slider(t("flash.tile"), 1, n, default, key="fl_tile")
     else:
         tile = 1
     O, steps = flash_attention(Q, K, V, tile, tile, data.mask, record=True)
@@ -30,21 +30,21 @@ def tiles(data, settings) -> None:
     def draw(index: int) -> None:
         _step(data, settings, steps[index], index, len(steps), tiles_per_row)
 
-    player(t("fl_step_slider"), len(steps), "fl_step", draw, first=1)  # steps are counted
-    st.success(t("fl_equal", diff=f"{np.abs(O - tr.O[0]).max():.1e}"))
+    player(t("flash.step_slider"), len(steps), "fl_step", draw, first=1)  # steps are counted
+    st.success(t("flash.equal", diff=f"{np.abs(O - tr.O[0]).max():.1e}"))
 
 
 def _what_happened(step, tokens, base: int, dec: int) -> str:
     """One sentence on this step's rescaling: the first row whose maximum rose, if any."""
     if not np.isfinite(step.m_old).any():
-        return t("fl_first_tile")
+        return t("flash.first_tile")
     rose = np.flatnonzero(rescales(step))
     if rose.size == 0:
-        return t("fl_no_rescale")
+        return t("flash.no_rescale")
     r = int(rose[0])
     i = step.rows[0] + r
     return t(
-        "fl_rescaled",
+        "flash.rescaled",
         row=row_label(i, tokens[i], base),
         old=num(step.m_old[r], dec),
         new=num(step.m[r], dec),
@@ -60,7 +60,7 @@ def _scores(data, settings, step):
         data.trace.S_masked[0],
         tokens,
         tokens,
-        title=t("fl_scores", head=base),
+        title=t("flash.scores", head=base),
         decimals=dec,
         forbidden=forbidden,
         square=True,
@@ -73,7 +73,7 @@ def _scores(data, settings, step):
             x=(step.cols[0] + step.cols[1] - 1) / 2,
             y=step.rows[0] - 0.5,
             yanchor="bottom",
-            text=t("fl_rescale_note", factor=num(step.rescale[rose].min(), dec)),
+            text=t("flash.rescale_note", factor=num(step.rescale[rose].min(), dec)),
             showarrow=False,
             font={"color": "#D55E00", "size": 13},
             bgcolor="rgba(255,255,255,0.85)",
@@ -85,18 +85,20 @@ def _step(data, settings, step, index: int, count: int, tiles_per_row: int) -> N
     """One step: where it is, what it rescaled, the scores, the rows' state and their output."""
     tokens, base, dec = list(data.tokens), settings.base, settings.decimals
     qi, kj = index // tiles_per_row + base, index % tiles_per_row + base
-    where = t("fl_step", s=index + 1, count=count, qi=qi, kj=kj)  # tiles are labels, steps counted
+    where = t(
+        "flash.step", s=index + 1, count=count, qi=qi, kj=kj
+    )  # tiles are labels, steps counted
     st.markdown(f"**{where}**")
     st.markdown(_what_happened(step, tokens, base, dec))
     plot(_scores(data, settings, step), "fl_scores")
     rows = range(*step.rows)
-    st.subheader(t("fl_state"))
+    st.subheader(t("flash.state"))
     state = {
-        t("fl_row"): [row_label(i, tokens[i], base) for i in rows],
-        t("fl_m_old"): [num(v, dec) if np.isfinite(v) else "−∞" for v in step.m_old],
-        t("fl_m"): [num(v, dec) if np.isfinite(v) else "−∞" for v in step.m],
-        t("fl_rescale"): [num(v, dec) for v in step.rescale],
-        t("fl_l"): [num(v, dec) for v in step.l],
+        t("flash.row"): [row_label(i, tokens[i], base) for i in rows],
+        t("flash.m_old"): [num(v, dec) if np.isfinite(v) else "−∞" for v in step.m_old],
+        t("flash.m"): [num(v, dec) if np.isfinite(v) else "−∞" for v in step.m],
+        t("flash.rescale"): [num(v, dec) for v in step.rescale],
+        t("flash.l"): [num(v, dec) for v in step.l],
     }
     st.dataframe(pd.DataFrame(state), hide_index=True, width="stretch")
     final = data.trace.O[0][step.rows[0] : step.rows[1]]
@@ -109,7 +111,7 @@ def _step(data, settings, step, index: int, count: int, tiles_per_row: int) -> N
     grid(
         [
             (
-                heatmap(step.partial, row_tokens, dims, title=t("fl_partial"), **common),
+                heatmap(step.partial, row_tokens, dims, title=t("flash.partial"), **common),
                 "fl_partial",
             ),
             (heatmap(final, row_tokens, dims, title="softmax(S) V", **common), "fl_final"),
@@ -119,13 +121,13 @@ def _step(data, settings, step, index: int, count: int, tiles_per_row: int) -> N
 
 
 def _memory_chart(memory: dict) -> None:
-    series = {t("fl_full"): memory["full"], t("fl_tiled"): memory["tiled"]}
-    title = t("fl_memory_title")
+    series = {t("flash.full"): memory["full"], t("flash.tiled"): memory["tiled"]}
+    title = t("flash.memory_title")
     plot(line_chart(memory["n"], series, title=title, x_title="n", y_title="MB"), "fl_memory")
 
 
 def memory() -> None:
     """Peak memory of the full n x n against the tiles, measured once per server (in a child)."""
-    st.subheader(t("fl_memory_title"))
-    st.caption(t("fl_memory_text"))
+    st.subheader(t("flash.memory_title"))
+    st.caption(t("flash.memory_text"))
     arriving(("flash_memory",), "flash_memory", {}, _memory_chart)

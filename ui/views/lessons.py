@@ -135,10 +135,10 @@ def _open_room(lesson: Lesson) -> None:
     try:
         code, key = rooms().open(browser_id())
     except RoomError:  # every room the store holds has students
-        st.session_state["_lesson_room_failed"] = "lesson_room_failed"
+        st.session_state["_lesson_room_failed"] = "lessons.lesson_room_failed"
         return
     except StoreError:  # the store does not answer: say so, as the room's band does
-        st.session_state["_lesson_room_failed"] = "room_reconnecting"
+        st.session_state["_lesson_room_failed"] = "room.reconnecting"
         return
     enter(code, key)
     _go(lesson.items[0])
@@ -148,7 +148,7 @@ def links_html(lesson: Lesson, lang: str) -> str:
     """Each item's address as a link to copy or share (one element for the whole lesson)."""
     rows = "".join(
         f'<li><a href="{html.escape(url(item, lang))}" target="_blank">'
-        f"{html.escape(t(f'item_{item.key}'))}</a></li>"
+        f"{html.escape(t(f'lessons.item_{item.key}'))}</a></li>"
         for item in lesson.items
     )
     return f'<ol style="margin:0;padding-left:1.4rem;line-height:1.7">{rows}</ol>'
@@ -160,26 +160,26 @@ def show(lang: str) -> None:
         st.warning(t(failed))
     for lesson in LESSONS:
         with st.container(border=True, key=f"lesson_{lesson.key}"):
-            st.subheader(t(f"lesson_{lesson.key}_title"))
-            st.caption(t(f"lesson_{lesson.key}_source"))
-            st.markdown(t(f"lesson_{lesson.key}_intro"))
+            st.subheader(t(f"lessons.lesson_{lesson.key}_title"))
+            st.caption(t(f"lessons.lesson_{lesson.key}_source"))
+            st.markdown(t(f"lessons.lesson_{lesson.key}_intro"))
             for number, item in enumerate(lesson.items, start=1):
                 st.button(
-                    f"{number}. {t(f'item_{item.key}')}",
+                    f"{number}. {t(f'lessons.item_{item.key}')}",
                     key=f"go_{lesson.key}_{number}",
                     on_click=_go,
                     args=(item,),
                     type="tertiary",
                 )
-            with st.expander(t("lesson_links")):
+            with st.expander(t("lessons.lesson_links")):
                 st.html(links_html(lesson, lang))
             in_room = bool(st.session_state.get("room"))
             st.button(
-                t("lesson_open_room"),
+                t("lessons.lesson_open_room"),
                 key=f"room_{lesson.key}",
                 on_click=_open_room,
                 args=(lesson,),
                 disabled=in_room,
-                help=t("lesson_in_room") if in_room else t("lesson_open_room_help"),
+                help=t("lessons.lesson_in_room") if in_room else t("lessons.lesson_open_room_help"),
                 icon=":material/groups:",
             )

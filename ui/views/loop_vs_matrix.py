@@ -30,7 +30,7 @@ def rows_side_by_side(data, loop, settings) -> None:
         partial = np.where(pending, np.nan, loop.output)
         left, right = st.columns(2)
         with left:
-            title = t("loop_panel", k=k, n=n, row=tokens[i])
+            title = t("loop_vs_matrix.loop_panel", k=k, n=n, row=tokens[i])
             fig = heatmap(
                 partial,
                 tokens,
@@ -43,30 +43,46 @@ def rows_side_by_side(data, loop, settings) -> None:
             )
             plot(fig, "fig_loop")
         with right:
-            plot(heatmap(matrix, tokens, dims, title=t("matrix_panel"), **common), "fig_matrix")
+            plot(
+                heatmap(matrix, tokens, dims, title=t("shell.matrix_panel"), **common), "fig_matrix"
+            )
 
-    player(t("loop_rows_done"), n, "loop_rows", draw, first=1)
+    player(t("loop_vs_matrix.loop_rows_done"), n, "loop_rows", draw, first=1)
     diff = float(np.max(np.abs(loop.output - matrix)))
-    st.success(t("max_diff", diff=f"{diff:.1e}"))
-    st.caption(t("max_diff_zero") if diff == 0 else t("max_diff_why", diff=f"{diff:.1e}"))
+    st.success(t("loop_vs_matrix.max_diff", diff=f"{diff:.1e}"))
+    st.caption(
+        t("loop_vs_matrix.max_diff_zero")
+        if diff == 0
+        else t("loop_vs_matrix.max_diff_why", diff=f"{diff:.1e}")
+    )
 
 
 def timing_table(rows: list[dict]) -> None:
     table = pd.DataFrame(rows).astype({"matrix": float, "loop": float, "python": float})
-    names = {"matrix": t("col_matrix"), "loop": t("col_loop"), "python": t("col_python")}
-    shown = pd.DataFrame({t("col_n"): table["n"]})
+    names = {
+        "matrix": t("loop_vs_matrix.col_matrix"),
+        "loop": t("loop_vs_matrix.col_loop"),
+        "python": t("loop_vs_matrix.col_python"),
+    }
+    shown = pd.DataFrame({t("loop_vs_matrix.col_n"): table["n"]})
     for name, column in names.items():
         shown[column] = table[name].map(lambda s: "—" if np.isnan(s) else f"{s * 1e3:.3f} ms")
-    shown[t("col_speedup_loop")] = (table["loop"] / table["matrix"]).map("{:.0f}×".format)
-    shown[t("col_speedup_python")] = (table["python"] / table["matrix"]).map(
+    shown[t("loop_vs_matrix.col_speedup_loop")] = (table["loop"] / table["matrix"]).map(
+        "{:.0f}×".format
+    )
+    shown[t("loop_vs_matrix.col_speedup_python")] = (table["python"] / table["matrix"]).map(
         lambda r: "—" if np.isnan(r) else f"{r:.0f}×"
     )
     st.dataframe(shown, hide_index=True, width="stretch")
-    st.caption(t("timing_precision"))
+    st.caption(t("loop_vs_matrix.timing_precision"))
     series = {column: table[name] * 1e3 for name, column in names.items()}
     plot(
         line_chart(
-            table["n"], series, title=t("timing_title"), x_title=t("col_n"), y_title=t("time_axis")
+            table["n"],
+            series,
+            title=t("loop_vs_matrix.timing_title"),
+            x_title=t("loop_vs_matrix.col_n"),
+            y_title=t("loop_vs_matrix.time_axis"),
         ),
         "fig_times",
     )

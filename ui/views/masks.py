@@ -19,18 +19,20 @@ from ui.kit.url import url_choice
 
 def batch_or_stop(settings):
     """The batch the learner typed (up to 3 sentences, an empty one on request), or a message."""
-    text = st.text_area(t("mk_batch"), value=DEFAULT_BATCH[settings.lang], key="batch", height=100)
+    text = st.text_area(
+        t("masks.batch"), value=DEFAULT_BATCH[settings.lang], key="batch", height=100
+    )
     left, right = st.columns(2)
     kind = url_choice(
         right.radio,
-        t("mk_mask_kind"),
+        t("masks.mask_kind"),
         BATCH_MASKS,
         "batch_mask",
         "both",
-        format_func=labeller("mk"),
+        format_func=labeller("masks."),
         horizontal=True,
     )
-    add_empty = left.toggle(t("mk_add_empty"), key="batch_empty")
+    add_empty = left.toggle(t("masks.add_empty"), key="batch_empty")
     sentences = tuple(line for line in text.splitlines() if line.strip())[:3]
     sentences += ("",) if add_empty else ()
     try:
@@ -45,12 +47,12 @@ def batch_or_stop(settings):
 def padded_batch(batch, settings) -> int:
     """The padded tokens and lengths; returns the sentence the learner picks to look at."""
     b, n, base = len(batch.tokens), len(batch.tokens[0]), settings.base
-    st.subheader(t("mk_padded", b=b, n=n, d=settings.d_model))
+    st.subheader(t("masks.padded", b=b, n=n, d=settings.d_model))
     table = pd.DataFrame(batch.tokens, columns=indices(n, base), index=indices(b, base))
-    table.insert(0, t("mk_lengths"), batch.lengths)
+    table.insert(0, t("masks.lengths"), batch.lengths)
     st.dataframe(table, width="stretch")
     return st.selectbox(
-        t("mk_which"),
+        t("masks.which"),
         range(b),
         index=min(1, b - 1),  # the second sentence is shorter: its padding shows
         key="batch_sentence",
@@ -62,16 +64,16 @@ def padded_batch(batch, settings) -> int:
 
 def three_masks(batch, s: int, base: int) -> None:
     tokens = list(batch.tokens[s])
-    st.subheader(t("mk_masks_title", s=shown_index(s, base)))
+    st.subheader(t("masks.masks_title", s=shown_index(s, base)))
     masks = {
         "padding": batch.masks["padding"][s],
         "causal": batch.masks["causal"],
         "both": batch.masks["both"][s],
     }
-    legend = (t("mk_allowed"), t("mk_forbidden"))
+    legend = (t("masks.allowed"), t("masks.forbidden"))
     figures = [
         (
-            mask_heatmap(M, tokens, tokens, title=t(f"mk_{name}"), legend=legend),
+            mask_heatmap(M, tokens, tokens, title=t(f"masks.{name}"), legend=legend),
             f"mk_mask_{name}",
         )
         for name, M in masks.items()
@@ -82,36 +84,36 @@ def three_masks(batch, s: int, base: int) -> None:
 def masked_scores_and_weights(batch, s: int, settings) -> None:
     tokens, forbidden, n = list(batch.tokens[s]), ~batch.allowed[s], len(batch.tokens[s])
     dec = settings.decimals
-    st.subheader(t("mk_result_title", head=shown_index(0, settings.base)))
+    st.subheader(t("masks.result_title", head=shown_index(0, settings.base)))
     code_lines.show(("S_masked", "A"))
     S_masked = heatmap(
         batch.trace.S_masked[s, 0],
         tokens,
         tokens,
-        title=t("mk_S_masked"),
+        title=t("masks.S_masked"),
         decimals=dec,
         forbidden=forbidden,
     )
     A = A_heatmap(batch.trace.A[s, 0], tokens, title="A", decimals=dec, forbidden=forbidden)
     grid([(S_masked, "mk_masked"), (A, "mk_weights")], per_row=2)
     if batch.lengths[s] == 0:
-        st.warning(t("mk_empty_row", s=shown_index(s, settings.base)))
+        st.warning(t("masks.empty_row", s=shown_index(s, settings.base)))
     elif batch.lengths[s] < n:
-        st.info(t("mk_padded_rows"))
+        st.info(t("masks.padded_rows"))
 
 
 def mask_after_the_softmax(batch, s: int, dec: int) -> None:
     tokens, forbidden = list(batch.tokens[s]), ~batch.allowed[s]
-    st.subheader(t("mk_order_title"))
-    st.markdown(t("mk_order_text"))
+    st.subheader(t("masks.order_title"))
+    st.markdown(t("masks.order_text"))
     wrong = mask_after_softmax(batch.trace.S_scaled[s, 0], batch.allowed[s])
     top = float(max(np.nanmax(wrong), np.nanmax(batch.trace.A[s, 0])))  # one colour range
     common = {"decimals": dec, "forbidden": forbidden, "bound": top}
-    right = A_heatmap(batch.trace.A[s, 0], tokens, title=t("mk_right"), **common)
+    right = A_heatmap(batch.trace.A[s, 0], tokens, title=t("masks.right"), **common)
     grid(
         [
             (right, "mk_right"),
-            (A_heatmap(wrong, tokens, title=t("mk_wrong"), **common), "mk_wrong"),
+            (A_heatmap(wrong, tokens, title=t("masks.wrong"), **common), "mk_wrong"),
         ],
         per_row=2,
     )

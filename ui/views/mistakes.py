@@ -39,18 +39,18 @@ def mistake_numbers(key: TraceKey) -> dict:
 def check_says(finding: str, hint: str) -> None:
     """What the check reports about a mistake made on purpose: a neutral panel, not an alarm."""
     with st.container(border=True):
-        st.caption(t("ms_check_says"))
+        st.caption(t("mistakes.check_says"))
         st.markdown(finding)
         st.markdown(hint)
 
 
 def shape_finding(error: core.InputError) -> str:
     """The shape check's words, without a guess at the cause (each case gives its own)."""
-    return t("ms_shape_check", **error.params)
+    return t("mistakes.shape_check", **error.params)
 
 
 def titles(what_wrong: str, what_right: str) -> tuple[str, str]:
-    return t("ms_wrong_title", what=what_wrong), t("ms_right_title", what=what_right)
+    return t("mistakes.wrong_title", what=what_wrong), t("mistakes.right_title", what=what_right)
 
 
 def wrong_and_right(name: str, what: tuple[str, str], wrong, right, draw) -> None:
@@ -76,8 +76,8 @@ def wrong_axis(S_scaled, tokens, dec: int) -> None:
         "axis", ("softmax(S, axis=0)", "softmax(S, axis=1)"), wrong, right,
         lambda M, title, bound, _: A_heatmap(M, tokens, title=title, decimals=dec, bound=bound),
     )  # fmt: skip
-    rows, columns = (t("ms_sep").join(sum_notes(wrong, dec, axis=a)) for a in (1, 0))
-    check_says(t("ms_col_sums", rows=rows, sums=columns), t("ms_axis_hint"))
+    rows, columns = (t("mistakes.sep").join(sum_notes(wrong, dec, axis=a)) for a in (1, 0))
+    check_says(t("mistakes.col_sums", rows=rows, sums=columns), t("mistakes.axis_hint"))
 
 
 def missing_transpose(Q, K, tokens, dec: int, base: int) -> None:
@@ -85,9 +85,9 @@ def missing_transpose(Q, K, tokens, dec: int, base: int) -> None:
     try:
         QK = mistakes.scores_without_transpose(Q, K)
     except core.InputError as error:
-        check_says(shape_finding(error), t("ms_transpose_hint", n=n, d_k=d_k))
+        check_says(shape_finding(error), t("mistakes.transpose_hint", n=n, d_k=d_k))
         return
-    check_says(t("ms_transpose_fits", n=n), t("ms_transpose_hint", n=n, d_k=d_k))
+    check_says(t("mistakes.transpose_fits", n=n), t("mistakes.transpose_hint", n=n, d_k=d_k))
     columns = {"wrong": indices(d_k, base), "right": tokens}  # Q K's columns are dimensions
 
     def draw(M, title, bound, side):
@@ -98,21 +98,21 @@ def missing_transpose(Q, K, tokens, dec: int, base: int) -> None:
 
 def mask_after_softmax(numbers: dict, tokens, dec: int) -> None:
     wrong, right, forbidden = numbers["wrong_order"], numbers["right_order"], ~numbers["causal"]
-    st.markdown(t("ms_order_text", diff=num(float(np.abs(wrong - right).max()), dec)))
+    st.markdown(t("mistakes.order_text", diff=num(float(np.abs(wrong - right).max()), dec)))
     wrong_and_right(
-        "order", (t("ms_order_wrong"), t("ms_order_right")), wrong, right,
+        "order", (t("mistakes.order_wrong"), t("mistakes.order_right")), wrong, right,
         lambda M, title, bound, _: A_heatmap(M, tokens, title=title, decimals=dec,
                                              forbidden=forbidden, bound=bound),
     )  # fmt: skip
-    rows = t("ms_sep").join(sum_notes(wrong, dec))
-    check_says(t("ms_order_check", rows=rows), t("ms_order_hint"))
+    rows = t("mistakes.sep").join(sum_notes(wrong, dec))
+    check_says(t("mistakes.order_check", rows=rows), t("mistakes.order_hint"))
 
 
 def d_k_and_d_v(numbers: dict, data, settings) -> None:
     d_k, d_v, h, n = data.d_k, numbers["d_v"], settings.n_heads, data.n
     wrong, right, tokens = numbers["wrong_dv"], numbers["right_dv"], list(data.tokens)
     diff = num(float(np.abs(wrong - right).max()), settings.decimals)
-    st.markdown(t("ms_dv_text", d_k=d_k, d_v=d_v, diff=diff))
+    st.markdown(t("mistakes.dv_text", d_k=d_k, d_v=d_v, diff=diff))
     wrong_and_right(
         "dv", (f"softmax(S / √{d_v})", f"softmax(S / √{d_k})"), wrong, right,
         lambda M, title, bound, _: heatmap(M, tokens, tokens, title=title, scale="unit",
@@ -121,4 +121,4 @@ def d_k_and_d_v(numbers: dict, data, settings) -> None:
     try:
         core.check_matmul((n, h * d_v), (h * d_k, settings.d_model), "concat", "W_O")
     except core.InputError as error:
-        check_says(shape_finding(error), t("ms_dv_fix", wrong=h * d_k, rows=h * d_v))
+        check_says(shape_finding(error), t("mistakes.dv_fix", wrong=h * d_k, rows=h * d_v))

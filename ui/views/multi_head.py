@@ -27,8 +27,8 @@ def split(data, settings) -> None:
         data.d_k,
         settings.d_model,
     )
-    st.subheader(t("mh_split_title"))
-    st.markdown(t("mh_split_text"))
+    st.subheader(t("multi_head.split_title"))
+    st.markdown(t("multi_head.split_text"))
     code_lines.show(("Q",))
     st.code(
         f"X [{n} × {d_model}] · W_Q [{d_model} × {h}·{d_k}] → [{n} × {h * d_k}]"
@@ -41,7 +41,7 @@ def split(data, settings) -> None:
         Q_all,
         tokens,
         indices(h * d_k, base),
-        title=t("mh_all_columns"),
+        title=t("multi_head.all_columns"),
         column_bands=head_bands(h, d_k, base),
         **common,
     )
@@ -54,11 +54,11 @@ def every_head(data, settings) -> None:
     """Each head's A, each head's O, then the concat and the output."""
     tr, tokens, n, h, d_v = data.trace, list(data.tokens), data.n, settings.n_heads, data.d_v
     common, base = token_axes(settings.decimals), settings.base
-    st.subheader(t("mh_weights_title"))
-    st.caption(t("mh_weights_text"))
+    st.subheader(t("multi_head.weights_title"))
+    st.caption(t("multi_head.weights_text"))
     weights = _A_args(data, settings.decimals)
     head_grid(tr.A, tokens, tokens, f"A_{{h}}  [{n} × {n}]", "mh_a", base=base, **weights)
-    st.subheader(t("mh_outputs_title"))
+    st.subheader(t("multi_head.outputs_title"))
     code_lines.show(("concat", "output"))
     title = "O_{h} = A_{h} V_{h}"
     head_grid(tr.O, tokens, indices(d_v, base), title, "mh_o", base=base, **common)
@@ -67,34 +67,36 @@ def every_head(data, settings) -> None:
         tr.concat,
         tokens,
         indices(h * d_v, base),
-        title=t("mh_concat", first=shown_index(0, base)),
+        title=t("multi_head.concat", first=shown_index(0, base)),
         column_bands=bands,
         **common,
     )
     plot(concat, "mh_concat")
     columns = indices(settings.d_model, base)
-    output = heatmap(tr.output, tokens, columns, title=t("mh_output"), **common)
+    output = heatmap(tr.output, tokens, columns, title=t("multi_head.output"), **common)
     plot(output, "mh_output")
 
 
 def one_wide_head(data, settings) -> None:
     """The same weights as one head of width d_model: its A and how the output differs."""
     h, tokens, d_model = settings.n_heads, list(data.tokens), settings.d_model
-    st.subheader(t("mh_compare_title"))
+    st.subheader(t("multi_head.compare_title"))
     if h == 1:
-        st.info(t("mh_single_note"))
+        st.info(t("multi_head.single_note"))
         return
     single = sentence_trace(TraceKey.of(settings).with_heads(1))
     difference = single.trace.output - data.trace.output
     diff = num(float(np.max(np.abs(difference))), settings.decimals)
-    st.markdown(t("mh_compare_text", count=h, h=h, diff=diff))
+    st.markdown(t("multi_head.compare_text", count=h, h=h, diff=diff))
     left, right = st.columns([1, 2])
     weights = _A_args(data, settings.decimals)
     with left:
-        A = heatmap(single.trace.A[0], tokens, tokens, title=t("mh_one_head", d=d_model), **weights)
+        A = heatmap(
+            single.trace.A[0], tokens, tokens, title=t("multi_head.one_head", d=d_model), **weights
+        )
         plot(A, "mh_single")
     with right:
         common = token_axes(settings.decimals)
-        title = t("mh_diff_title", h=h)
+        title = t("multi_head.diff_title", h=h)
         columns = indices(d_model, settings.base)
         plot(heatmap(difference, tokens, columns, title=title, **common), "mh_diff")

@@ -50,58 +50,67 @@ def slow_dim(n: int, d: int) -> int:
 def matrix(decimals: int, base: int) -> tuple[np.ndarray, int, int]:
     """The size sliders and the PE matrix, sine columns first; returns (PE, n, d)."""
     left, right = st.columns(2)
-    n = left.select_slider(t("pe_positions"), (16, 32, 64, 100, 128), value=64, key="pe_n")
-    d = right.select_slider(t("pe_width"), (8, 16, 32, 64, 128), value=64, key="pe_d")
+    n = left.select_slider(
+        t("positional_encoding.positions"), (16, 32, 64, 100, 128), value=64, key="pe_n"
+    )
+    d = right.select_slider(
+        t("positional_encoding.width"), (8, 16, 32, 64, 128), value=64, key="pe_d"
+    )
     PE = core.to_numpy(core.positional_encoding(n, d))  # [n, d]
     order = grouped_columns(d)
     half = len(range(0, d, 2))
     bands = [
-        (0, half, SIN_BAND, t("pe_sin_band")),
-        (half, d, COS_BAND, t("pe_cos_band")),
+        (0, half, SIN_BAND, t("positional_encoding.sin_band")),
+        (half, d, COS_BAND, t("positional_encoding.cos_band")),
     ]
     figure = heatmap(
         PE[:, order],
         indices(n, base),
         [shown_index(c, base) for c in order],
-        title=t("pe_matrix", n=n, d=d),
+        title=t("positional_encoding.matrix", n=n, d=d),
         decimals=decimals,
-        row_title=t("pe_position"),
-        col_title=t("axis_dim"),
+        row_title=t("positional_encoding.position"),
+        col_title=t("walkthrough.axis_dim"),
         column_bands=bands,
     )
     plot(figure, "pe_matrix")
-    st.caption(t("pe_matrix_note"))
+    st.caption(t("positional_encoding.matrix_note"))
     if base:
-        st.caption(t("pe_base_note"))
+        st.caption(t("positional_encoding.base_note"))
     return PE, n, d
 
 
 def dim_label(c: int, base: int, lang: str | None = None) -> str:
-    return t("pe_dim_label", lang, dim=shown_index(c, base), fn="sin" if c % 2 == 0 else "cos")
+    return t(
+        "positional_encoding.dim_label",
+        lang,
+        dim=shown_index(c, base),
+        fn="sin" if c % 2 == 0 else "cos",
+    )
 
 
 def curves(PE: np.ndarray, base: int) -> None:
     """Columns as waves along the positions: column 0 and a slow one by default, more on request."""
     n, d = PE.shape
-    st.subheader(t("pe_curves_title"))
+    st.subheader(t("positional_encoding.curves_title"))
     lang = current_lang()
-    st.markdown(t("pe_curves_text", first=shown_index(0, base)))
+    st.markdown(t("positional_encoding.curves_text", first=shown_index(0, base)))
     dims = st.multiselect(
-        t("pe_dims"),
+        t("positional_encoding.dims"),
         range(d),
         default=[0, slow_dim(n, d)],
         format_func=lambda c: dim_label(c, base, lang),  # the language fixed now: see labeller
         key=f"pe_dims_{d}",
     )
     if not dims:
-        st.info(t("pe_dims_hint"))
+        st.info(t("positional_encoding.dims_hint"))
         return
     series = {dim_label(c, base): PE[:, c] for c in dims}  # in the order picked: colours stay
     figure = line_chart(
         range(base, n + base),
         series,
-        title=t("pe_curves_chart"),
-        x_title=t("pe_position"),
+        title=t("positional_encoding.curves_chart"),
+        x_title=t("positional_encoding.position"),
         y_title="PE",
         log=False,
         colours=[OKABE_ITO[k % len(OKABE_ITO)] for k in range(len(dims))],
@@ -115,13 +124,13 @@ def curves(PE: np.ndarray, base: int) -> None:
 
 def one_entry(n: int, d: int, decimals: int) -> None:
     """The formula evaluated at a (pos, i) the learner picks (both counted from 0, as it reads)."""
-    st.subheader(t("pe_eval_title"))
+    st.subheader(t("positional_encoding.eval_title"))
     a, b = st.columns(2)
     pos = a.number_input("pos", 0, n - 1, min(3, n - 1), key="pe_pos")
     i = b.number_input("i", 0, d // 2 - 1, min(2, d // 2 - 1), key="pe_i")
     angle = pos / 10000 ** (2 * i / d)
     text = t(
-        "pe_eval",
+        "positional_encoding.eval",
         pos=pos,
         two_i=2 * i,
         odd=2 * i + 1,
@@ -135,12 +144,12 @@ def one_entry(n: int, d: int, decimals: int) -> None:
 
 def word_order(settings) -> None:
     """Each token's output row in both sentences, without PE (equal) and with it (different)."""
-    st.subheader(t("pe_order_title"))
-    st.markdown(t("pe_order_text"))
+    st.subheader(t("positional_encoding.order_title"))
+    st.markdown(t("positional_encoding.order_text"))
     codes = [str(k) for k in range(len(PAIRS))]
     chosen = url_choice(
         st.selectbox,
-        t("pe_pair"),
+        t("positional_encoding.pair"),
         codes,
         "pe_pair",
         str(FIRST_PAIR[settings.lang]),
@@ -166,11 +175,11 @@ def word_order(settings) -> None:
         rows.append(
             {
                 "token": token,
-                t("pe_row_a"): shown_index(row_a, settings.base),
-                t("pe_row_b"): shown_index(row_b, settings.base),
-                t("pe_diff_off"): num(diff[False], settings.decimals),
-                t("pe_diff_on"): num(diff[True], settings.decimals),
+                t("positional_encoding.row_a"): shown_index(row_a, settings.base),
+                t("positional_encoding.row_b"): shown_index(row_b, settings.base),
+                t("positional_encoding.diff_off"): num(diff[False], settings.decimals),
+                t("positional_encoding.diff_on"): num(diff[True], settings.decimals),
             }
         )
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    st.caption(t("pe_order_note"))
+    st.caption(t("positional_encoding.order_note"))

@@ -30,7 +30,7 @@ def head_picker(data, settings) -> int:
     if heads == 1:
         return 0
     pick = st.columns([1, 3])[0].selectbox(
-        t("pj_head"),
+        t("projections.head"),
         range(heads),
         format_func=lambda h: shown_index(h, settings.base),
         key="pj_head",
@@ -50,19 +50,22 @@ def scores_side_by_side(data, pair, settings, head: int) -> None:
     common = {
         "decimals": decimals,
         "bound": bound,
-        "col_title": t("pj_axis_key"),
+        "col_title": t("projections.axis_key"),
         "square": True,
     }
     h = shown_index(head, settings.base)
     grid(
         [
-            (heatmap(pair.S_X, names, names, title=t("pj_S_X"), **common), "pj_S_X"),
-            (heatmap(pair.S_QK, names, names, title=t("pj_S_QK", h=h), **common), "pj_S_QK"),
+            (heatmap(pair.S_X, names, names, title=t("projections.S_X"), **common), "pj_S_X"),
+            (
+                heatmap(pair.S_QK, names, names, title=t("projections.S_QK", h=h), **common),
+                "pj_S_QK",
+            ),
         ],
         per_row=2,
     )
-    st.caption(f"{t('pj_shared_range')} {t('pj_random_note')}")
-    st.subheader(t("pj_notice"))
+    st.caption(f"{t('projections.shared_range')} {t('projections.random_note')}")
+    st.subheader(t("projections.notice"))
     for line in findings(data, pair, settings.base, decimals):
         st.markdown(f"- {line}")
 
@@ -71,16 +74,16 @@ def findings(data, pair, base: int, decimals: int) -> list[str]:
     """The statements about symmetry and the diagonal, checked on these very numbers."""
     n, names = data.n, [markdown_text(name) for name in labels(data, base)]
     if n == 1:
-        return [t("pj_one_token", ii=sub(base, base))]
-    lines = [t("pj_X_symmetric", gap=num(projections.asymmetry(pair.S_X).gap, decimals))]
+        return [t("projections.one_token", ii=sub(base, base))]
+    lines = [t("projections.X_symmetric", gap=num(projections.asymmetry(pair.S_X).gap, decimals))]
     odd = projections.asymmetry(pair.S_QK)
     if odd.symmetric:
-        lines.append(t("pj_QK_symmetric_by_chance", gap=num(odd.gap, decimals)))
+        lines.append(t("projections.QK_symmetric_by_chance", gap=num(odd.gap, decimals)))
     else:
         i, j = odd.i, odd.j
         lines.append(
             t(
-                "pj_QK_symmetric",
+                "projections.QK_symmetric",
                 ij=sub(i + base, j + base),
                 ji=sub(j + base, i + base),
                 a=num(pair.S_QK[i, j], decimals),
@@ -91,7 +94,9 @@ def findings(data, pair, base: int, decimals: int) -> list[str]:
         )
     lines.append(_diagonal_of_X(data, pair, base, decimals))
     wins = sum(w.diagonal_wins for w in projections.row_winners(pair.S_QK))
-    lines.append(t("pj_QK_diagonal_all" if wins == n else "pj_QK_diagonal", wins=wins, n=n))
+    lines.append(
+        t("projections.QK_diagonal_all" if wins == n else "projections.QK_diagonal", wins=wins, n=n)
+    )
     return lines
 
 
@@ -101,10 +106,10 @@ def _diagonal_of_X(data, pair, base: int, decimals: int) -> str:
     broken = [w for w in winners if not w.diagonal_wins]
     if not broken:
         shortest, longest = num(lengths.min(), decimals), num(lengths.max(), decimals)
-        return t("pj_X_diagonal_all", shortest=shortest, longest=longest)
+        return t("projections.X_diagonal_all", shortest=shortest, longest=longest)
     rows = [
         t(
-            "pj_X_diagonal_broken",
+            "projections.X_diagonal_broken",
             row=markdown_text(row_label(w.i, data.tokens[w.i], base)),
             ij=sub(w.i + base, w.j + base),
             ii=sub(w.i + base, w.i + base),
@@ -117,7 +122,7 @@ def _diagonal_of_X(data, pair, base: int, decimals: int) -> str:
         )
         for w in broken
     ]
-    head = t("pj_X_diagonal_some", wins=data.n - len(broken), n=data.n)
+    head = t("projections.X_diagonal_some", wins=data.n - len(broken), n=data.n)
     return head + "".join(f"\n    - {row}" for row in rows)
 
 
@@ -128,27 +133,30 @@ def weights_side_by_side(data, pair, settings, head: int) -> None:
         settings.decimals,
         shown_index(head, settings.base),
     )
-    st.subheader(t("pj_weights_title"))
+    st.subheader(t("projections.weights_title"))
     self_X, self_QK = projections.self_weights(pair.A_X), projections.self_weights(pair.A_QK)
     st.markdown(
         t(
-            "pj_weights_text",
+            "projections.weights_text",
             root_model=num(np.sqrt(data.trace.X.shape[1]), decimals),
             root_k=num(np.sqrt(data.d_k), decimals),
             self_x=num(self_X.mean(), decimals),
             self_qk=num(self_QK.mean(), decimals),
         )
     )
-    A_args = {"decimals": decimals, "col_title": t("pj_axis_key"), "square": True}
+    A_args = {"decimals": decimals, "col_title": t("projections.axis_key"), "square": True}
     grid(
         [
-            (A_heatmap(pair.A_X, names, title=t("pj_A_X"), **A_args), "pj_A_X"),
-            (A_heatmap(pair.A_QK, names, title=t("pj_A_QK", h=h), **A_args), "pj_A_QK"),
+            (A_heatmap(pair.A_X, names, title=t("projections.A_X"), **A_args), "pj_A_X"),
+            (A_heatmap(pair.A_QK, names, title=t("projections.A_QK", h=h), **A_args), "pj_A_QK"),
         ],
         per_row=2,
     )
-    series = {t("pj_self_X"): (self_X, NO_PROJECTION), t("pj_self_QK"): (self_QK, PROJECTED)}
-    plot(bars(names, series, t("pj_self_title"), decimals, top=1.0), "pj_self")
+    series = {
+        t("projections.self_X"): (self_X, NO_PROJECTION),
+        t("projections.self_QK"): (self_QK, PROJECTED),
+    }
+    plot(bars(names, series, t("projections.self_title"), decimals, top=1.0), "pj_self")
 
 
 @shared(max_entries=40)
@@ -183,19 +191,28 @@ def bars(names, series: dict, title: str, decimals: int, top: float) -> go.Figur
 def lookup_section(data, settings, head: int) -> None:
     """Pick a query token: its scores against every key, the hard and the soft answer."""
     decimals, names = settings.decimals, labels(data, settings.base)
-    st.subheader(t("pj_lookup_title"))
-    st.markdown(t("pj_lookup_text"))
+    st.subheader(t("projections.lookup_title"))
+    st.markdown(t("projections.lookup_text"))
     left, right = st.columns(2)
-    i = left.selectbox(t("pj_query"), range(data.n), format_func=names.__getitem__, key="pj_q")
+    i = left.selectbox(
+        t("projections.query"), range(data.n), format_func=names.__getitem__, key="pj_q"
+    )
     T = right.select_slider(
-        t("pj_temperature"), TEMPERATURES, value=1.0, key="pj_T", help=t("pj_temperature_help")
+        t("projections.temperature"),
+        TEMPERATURES,
+        value=1.0,
+        key="pj_T",
+        help=t("projections.temperature_help"),
     )
     tr = data.trace
     found = projections.lookup(tr.Q[head][i], tr.K[head], tr.V[head], temperature=float(T))
     hard = np.zeros(data.n)
     hard[found.best] = 1.0
-    series = {t("pj_hard"): (hard, HARD), t("pj_soft"): (found.weights, PROJECTED)}
-    title = t("pj_lookup_chart", query=names[i])
+    series = {
+        t("projections.hard"): (hard, HARD),
+        t("projections.soft"): (found.weights, PROJECTED),
+    }
+    title = t("projections.lookup_chart", query=names[i])
     plot(bars(names, series, title, decimals, top=1.0), "pj_lookup")
 
     def vector(v) -> str:
@@ -203,21 +220,21 @@ def lookup_section(data, settings, head: int) -> None:
 
     table = pd.DataFrame(
         {
-            t("pj_col_key"): names,
-            t("pj_col_score"): [num(s, decimals) for s in found.scores],
-            t("pj_col_hard"): [num(w, decimals) for w in hard],
-            t("pj_col_soft"): [num(w, decimals) for w in found.weights],
-            t("pj_col_value"): [vector(v) for v in tr.V[head]],
+            t("projections.col_key"): names,
+            t("projections.col_score"): [num(s, decimals) for s in found.scores],
+            t("projections.col_hard"): [num(w, decimals) for w in hard],
+            t("projections.col_soft"): [num(w, decimals) for w in found.weights],
+            t("projections.col_value"): [vector(v) for v in tr.V[head]],
         }
     )
     st.dataframe(table, hide_index=True, width="stretch")
     st.markdown(
         t(
-            "pj_answers",
+            "projections.answers",
             best=markdown_text(names[found.best]),
             hard=vector(found.hard),
             soft=vector(found.soft),
             top=num(found.weights[found.best], decimals),
         )
     )
-    st.info(t("pj_why_soft"))
+    st.info(t("projections.why_soft"))

@@ -21,17 +21,17 @@ def store_notice() -> bool:
     """The page says why rooms cannot work here (the store failed its test write): True if so."""
     problem = store_problem()
     if problem:
-        st.error(t("room_store_broken", reason=problem), icon=":material/error:")
+        st.error(t("room.store_broken", reason=problem), icon=":material/error:")
     return bool(problem)
 
 
 @guarded
 def open_a_room() -> None:
-    if st.button(t("room_open"), key="room_open", type="primary"):
+    if st.button(t("room.open"), key="room_open", type="primary"):
         try:
             code, key = rooms().open(browser_id())
         except RoomError as error:
-            st.error(t(f"room_{error.code}", code=""))
+            st.error(t(f"room.{error.code}", code=""))
             return
         st.session_state["room_opened"] = (code, key)
     opened = st.session_state.get("room_opened")
@@ -39,15 +39,15 @@ def open_a_room() -> None:
         return
     code, key = opened
     students = f"{base_url()}/?room={code}"
-    st.success(t("room_opened", code=code))
+    st.success(t("room.opened", code=code))
     left, right = st.columns([3, 2])
     with left:
-        st.markdown(t("room_students_link"))
+        st.markdown(t("room.students_link"))
         st.code(students, language=None)
-        with st.expander(t("room_teacher_link")):
+        with st.expander(t("room.teacher_link")):
             st.code(f"{base_url()}/?room={code}&key={key}", language=None)
-            st.caption(t("room_teacher_link_note"))
-        if st.button(t("room_go_teach"), key="room_go_teach"):
+            st.caption(t("room.teacher_link_note"))
+        if st.button(t("room.go_teach"), key="room_go_teach"):
             enter(code, key)
             keep = {
                 "room": code,
@@ -55,20 +55,20 @@ def open_a_room() -> None:
             }
             st.switch_page("pages/walkthrough.py", query_params=keep)
     with right:
-        st.image(qr_png(students), caption=t("room_qr"), width=260)
+        st.image(qr_png(students), caption=t("room.qr"), width=260)
 
 
 @guarded
 def join_a_room() -> None:
-    st.subheader(t("room_join"))
-    code = st.text_input(t("room_join_code"), key="room_join_code", max_chars=12)
-    pressed = st.button(t("room_join_button"), key="room_join_button")
+    st.subheader(t("room.join"))
+    code = st.text_input(t("room.join_code"), key="room_join_code", max_chars=12)
+    pressed = st.button(t("room.join_button"), key="room_join_button")
     if pressed and code.strip() and join_allowed():
         try:
             rooms().get(code)
         except RoomError as error:
             join_failed(success=False)
-            st.warning(t(f"room_{error.code}", code=shown_code(code)))
+            st.warning(t(f"room.{error.code}", code=shown_code(code)))
             return
         join_failed(success=True)
         enter(normal_code(code))

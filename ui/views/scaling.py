@@ -25,29 +25,32 @@ SHIFT = 5.0  # added to every score to show that only differences matter
 def variance_experiment(decimals: int) -> int:
     """The d_k and sample sliders, the two histograms and the measured variances; returns d_k."""
     left, right = st.columns(2)
-    d_k = left.select_slider(t("sc_d_k"), SCALING_D_K, value=64, key="sc_d_k")
+    d_k = left.select_slider(t("scaling.d_k"), SCALING_D_K, value=64, key="sc_d_k")
     samples = right.select_slider(
-        t("sc_samples"), (1000, 5000, 20000, 50000), value=20000, key="sc_samples"
+        t("scaling.samples"), (1000, 5000, 20000, 50000), value=20000, key="sc_samples"
     )
     s = dot_product_samples(d_k, samples)
     raw, scaled = float(s.var()), float((s / math.sqrt(d_k)).var())
     series = {
-        t("sc_hist_raw", var=num(raw, decimals)): s,
-        t("sc_hist_scaled", var=num(scaled, decimals)): s / math.sqrt(d_k),
+        t("scaling.hist_raw", var=num(raw, decimals)): s,
+        t("scaling.hist_scaled", var=num(scaled, decimals)): s / math.sqrt(d_k),
     }
     figure = histograms(
-        series, title=t("sc_hist_title"), x_title=t("sc_score_axis"), colours=(UNSCALED, SCALED)
+        series,
+        title=t("scaling.hist_title"),
+        x_title=t("scaling.score_axis"),
+        colours=(UNSCALED, SCALED),
     )  # the lines' colours
     plot(figure, "sc_hist")
     raw_text, scaled_text = num(raw, decimals), num(scaled, decimals)
-    st.success(t("sc_measured", samples=samples, d_k=d_k, raw=raw_text, scaled=scaled_text))
+    st.success(t("scaling.measured", samples=samples, d_k=d_k, raw=raw_text, scaled=scaled_text))
     return d_k
 
 
 def order_kept(d_k: int, base: int, decimals: int) -> None:
     """One random row before and after ÷√d_k: the same ranking, different sharpness."""
-    st.subheader(t("sc_order_title"))
-    st.markdown(t("sc_order_text"))
+    st.subheader(t("scaling.order_title"))
+    st.markdown(t("scaling.order_text"))
     raw = scaling.score_row(d_k, EXAMPLE_KEYS, seed=d_k)
     scaled = raw / math.sqrt(d_k)
     w_raw, w_scaled = softmax_rows(raw), softmax_rows(scaled)
@@ -57,20 +60,20 @@ def order_kept(d_k: int, base: int, decimals: int) -> None:
     keys = [shown_index(j, base) for j in range(EXAMPLE_KEYS)]
     table = pd.DataFrame(
         {
-            t("sc_col_key"): [*keys, t("sc_sum_row")],
-            t("sc_col_raw"): [*(num(v, decimals) for v in raw), ""],
-            t("sc_col_scaled"): [*(num(v, decimals) for v in scaled), ""],
-            t("sc_col_rank"): [*(str(r + 1) for r in rank), ""],
-            t("sc_col_w_raw"): [num(v, decimals) for v in (*w_raw, w_raw.sum())],
-            t("sc_col_w_scaled"): [num(v, decimals) for v in (*w_scaled, w_scaled.sum())],
+            t("scaling.col_key"): [*keys, t("scaling.sum_row")],
+            t("scaling.col_raw"): [*(num(v, decimals) for v in raw), ""],
+            t("scaling.col_scaled"): [*(num(v, decimals) for v in scaled), ""],
+            t("scaling.col_rank"): [*(str(r + 1) for r in rank), ""],
+            t("scaling.col_w_raw"): [num(v, decimals) for v in (*w_raw, w_raw.sum())],
+            t("scaling.col_w_scaled"): [num(v, decimals) for v in (*w_scaled, w_scaled.sum())],
         }
     )
-    st.markdown(t("sc_order_example", n=EXAMPLE_KEYS, d_k=d_k))
+    st.markdown(t("scaling.order_example", n=EXAMPLE_KEYS, d_k=d_k))
     st.dataframe(table, hide_index=True, width="stretch")
     best = int(order[0])
     st.markdown(
         t(
-            "sc_order_same",
+            "scaling.order_same",
             order=" > ".join(keys[j] for j in order),
             best=keys[best],
             w_raw=num(w_raw[best], decimals),
@@ -82,7 +85,7 @@ def order_kept(d_k: int, base: int, decimals: int) -> None:
 
 def relative(scaled: np.ndarray, keys: list[str], decimals: int) -> None:
     """Weights are shares of one row: a shift changes nothing, dropping a key changes all."""
-    st.subheader(t("sc_relative_title"))
+    st.subheader(t("scaling.relative_title"))
     weights = softmax_rows(scaled)
     change = np.abs(softmax_rows(scaled + SHIFT) - weights).max()
     best = int(np.argmax(scaled))
@@ -91,7 +94,7 @@ def relative(scaled: np.ndarray, keys: list[str], decimals: int) -> None:
     second = int(rest[np.argmax(without)])
     st.markdown(
         t(
-            "sc_relative_text",
+            "scaling.relative_text",
             shift=num(SHIFT, decimals),
             change=num(change, decimals),
             best=keys[best],
@@ -104,8 +107,8 @@ def relative(scaled: np.ndarray, keys: list[str], decimals: int) -> None:
 
 def _lines(curves, column: int, y_title: str, key: str):
     series = {
-        t("sc_without"): [c[column] for c in curves[False]],
-        t("sc_with"): [c[column] for c in curves[True]],
+        t("scaling.without"): [c[column] for c in curves[False]],
+        t("scaling.with"): [c[column] for c in curves[True]],
     }
     figure = line_chart(
         SCALING_D_K, series, title=y_title, x_title="d_k", y_title=y_title, log_y=False,
@@ -116,13 +119,13 @@ def _lines(curves, column: int, y_title: str, key: str):
 
 def sharpness() -> dict:
     """The largest weight and the entropy against d_k; returns the curves."""
-    st.subheader(t("sc_sharp_title", n=N_KEYS))
-    st.markdown(t("sc_sharp_text"))
+    st.subheader(t("scaling.sharp_title", n=N_KEYS))
+    st.markdown(t("scaling.sharp_text"))
     curves = sharpness_curves(N_KEYS)
     grid(
         [
-            _lines(curves, 0, t("sc_max_weight"), "sc_max"),
-            _lines(curves, 1, t("sc_entropy"), "sc_entropy"),
+            _lines(curves, 0, t("scaling.max_weight"), "sc_max"),
+            _lines(curves, 1, t("scaling.entropy"), "sc_entropy"),
         ],
         per_row=2,
     )
@@ -131,12 +134,12 @@ def sharpness() -> dict:
 
 def gradient(curves: dict, decimals: int) -> None:
     """The gradient against d_k, and why the unscaled line starts above the scaled one."""
-    st.subheader(t("sc_grad_title"))
-    st.markdown(t("sc_grad_text"))
-    grid([_lines(curves, 2, t("sc_gradient"), "sc_grad")], per_row=2)
-    st.markdown(f"**{t('sc_grad_why_title')}**")
+    st.subheader(t("scaling.grad_title"))
+    st.markdown(t("scaling.grad_text"))
+    grid([_lines(curves, 2, t("scaling.gradient"), "sc_grad")], per_row=2)
+    st.markdown(f"**{t('scaling.grad_why_title')}**")
     st.markdown(gradient_note(curves, decimals))
-    st.caption(t("sc_grad_chain"))
+    st.caption(t("scaling.grad_chain"))
 
 
 def gradient_note(curves: dict, decimals: int) -> str:
@@ -144,13 +147,13 @@ def gradient_note(curves: dict, decimals: int) -> str:
     unscaled, scaled = ([c[2] for c in curves[flag]] for flag in (False, True))
     larger = scaling.unscaled_gradient_larger(SCALING_D_K, unscaled, scaled)
     if not larger:
-        return t("sc_grad_why_none")
+        return t("scaling.grad_why_none")
     high = max(larger)
     cross = next((d for d in SCALING_D_K if d > high), high)
     even = scaling.jacobian_size(np.full(N_KEYS, 1 / N_KEYS))
     two = scaling.jacobian_size(np.eye(N_KEYS)[:2].mean(axis=0))
     return t(
-        "sc_grad_why",
+        "scaling.grad_why",
         low=min(larger),
         high=high,
         cross=cross,

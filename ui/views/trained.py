@@ -31,13 +31,13 @@ class Example:
 
 EXAMPLES = {
     "minilm": Example(
-        "tr_about_minilm",
+        "trained.about_minilm",
         "the movie was really good",
         ("good", "movie"),
         ("I love you", "you love me"),
     ),
     "e5-small-q4": Example(
-        "tr_about_e5", "这 部 电影 很 好看", ("好看", "电影"), ("他喜欢她", "她喜欢他")
+        "trained.about_e5", "这 部 电影 很 好看", ("好看", "电影"), ("他喜欢她", "她喜欢他")
     ),
 }
 # URL parameters (each also the widget's key): ?tr_model=e5-small-q4&tr_text=…&tr_layer=3&tr_head=5
@@ -72,11 +72,11 @@ def _forget_view() -> None:
 def choose_model(lang: str) -> str:
     return url_choice(
         st.selectbox,
-        t("tr_model"),
+        t("trained.model"),
         tuple(EXAMPLES),
         MODEL,
         "e5-small-q4" if lang == "zh" else "minilm",
-        format_func=labeller("model"),
+        format_func=labeller("shell.model"),
         on_change=_forget_view,
     )
 
@@ -85,7 +85,7 @@ def sentence_box(example: Example) -> str:
     """The model's sentence: the URL's tr_text when the page opens, else the model's example."""
     if TEXT not in st.session_state:
         st.session_state[TEXT] = st.query_params.get(TEXT, example.sentence)
-    sentence = st.text_input(t("tr_sentence"), key=TEXT)
+    sentence = st.text_input(t("trained.sentence"), key=TEXT)
     keep_in_url(TEXT, sentence, example.sentence)
     return sentence
 
@@ -97,7 +97,7 @@ def traces_or_stop(model: str, sentence: str, box: str) -> ModelTraces:
         return model_traces(model, sentence)
     except core.InputError as error:
         if error.code == "model_missing":
-            st.warning(t("tr_missing", hint=error.params["hint"]))
+            st.warning(t("trained.missing", hint=error.params["hint"]))
         else:
             show_input_error(error, box=box)
         st.stop()
@@ -108,15 +108,15 @@ def pieces_table(sentence: str, data: ModelTraces) -> None:
     pieces_of = [
         "  ".join(p for p, w in zip(data.pieces, data.words) if w == i) for i in range(len(words))
     ]
-    table = pd.DataFrame({t("tr_word"): words, t("tr_its_pieces"): pieces_of})
+    table = pd.DataFrame({t("trained.word"): words, t("trained.its_pieces"): pieces_of})
     st.dataframe(table, hide_index=True, width="stretch")
     start, end = data.pieces[0], data.pieces[-1]
     n = len(data.pieces)
-    st.caption(t("tr_special", start=markdown_text(start), end=markdown_text(end), n=n))
+    st.caption(t("trained.special", start=markdown_text(start), end=markdown_text(end), n=n))
     if any(p.startswith("▁") for p in data.pieces):  # SentencePiece marks spaces
-        st.caption(t("tr_metaspace"))
+        st.caption(t("trained.metaspace"))
     if "[UNK]" in data.pieces:
-        st.info(t("tr_vocab_note"))
+        st.info(t("trained.vocab_note"))
 
 
 def find_piece(pieces, wanted: str | None, base: int) -> int | None:
@@ -171,12 +171,14 @@ def view_controls(data: ModelTraces, example: Example, base: int, sentence: str)
         _seed(key, seed, fresh=stale or (changed and key in (FOCUS, KEY)))
     left, right = st.columns(2)
     number = {"format_func": lambda i: shown_index(i, base)}
-    layer = left.select_slider(t("tr_layer"), range(n_layers), key=LAYER, **number)
-    head = right.select_slider(t("tr_head"), range(n_heads), key=HEAD, **number)
+    layer = left.select_slider(t("trained.layer"), range(n_layers), key=LAYER, **number)
+    head = right.select_slider(t("trained.head"), range(n_heads), key=HEAD, **number)
     left, right = st.columns(2)
     piece = {"format_func": lambda i: row_label(i, pieces[i], base)}
-    q = left.selectbox(t("tr_query"), range(n), key=FOCUS, help=t("tr_query_help"), **piece)
-    k = right.selectbox(t("tr_key"), range(n), key=KEY, help=t("tr_key_help"), **piece)
+    q = left.selectbox(
+        t("trained.query"), range(n), key=FOCUS, help=t("trained.query_help"), **piece
+    )
+    k = right.selectbox(t("trained.key"), range(n), key=KEY, help=t("trained.key_help"), **piece)
     for key, value in ((LAYER, layer), (HEAD, head), (FOCUS, q), (KEY, k)):
         keep_in_url(key, shown_index(value, base), shown_index(defaults[key], base))
     return View(layer, head, q, k)
@@ -199,7 +201,7 @@ def attention_and_heads(data: ModelTraces, view: View, decimals: int, base: int)
     A_figure = A_heatmap(
         A,
         pieces,
-        title=t("tr_A", layer=L, head=H),
+        title=t("trained.A", layer=L, head=H),
         focus_row=q,
         outline=((q, q + 1), (k, k + 1)),
         **pair_axes(decimals),
@@ -210,9 +212,9 @@ def attention_and_heads(data: ModelTraces, view: View, decimals: int, base: int)
         indices(heads, base),
         scale="unit",
         decimals=decimals,
-        title=t("tr_who", q=pieces[q], k=pieces[k]),
-        row_title=t("tr_layer"),
-        col_title=t("tr_head"),
+        title=t("trained.who", q=pieces[q], k=pieces[k]),
+        row_title=t("trained.layer"),
+        col_title=t("trained.head"),
         outline=((layer, layer + 1), (head, head + 1)),
     )
     grid([(A_figure, "tr_A"), (who, "tr_who")], per_row=2)
@@ -227,7 +229,7 @@ def what_they_say(pieces, A, a_qk, view: View, decimals: int, base: int) -> None
     names = {"q": markdown_text(pieces[q]), "k": markdown_text(pieces[k])}
     st.markdown(
         t(
-            "tr_focus_row",
+            "trained.focus_row",
             **names,
             top=markdown_text(pieces[top]),
             top_weight=num(A[q, top], decimals),
@@ -239,7 +241,7 @@ def what_they_say(pieces, A, a_qk, view: View, decimals: int, base: int) -> None
     )
     best_layer, best_head = np.unravel_index(a_qk.argmax(), a_qk.shape)
     strongest = t(
-        "tr_strongest",
+        "trained.strongest",
         **names,
         layer=shown_index(best_layer, base),
         head=shown_index(best_head, base),
@@ -248,7 +250,7 @@ def what_they_say(pieces, A, a_qk, view: View, decimals: int, base: int) -> None
         even=num(1 / len(pieces), decimals),
     )
     st.markdown(strongest)
-    st.info(t("tr_relative"), icon=":material/balance:")
+    st.info(t("trained.relative"), icon=":material/balance:")
 
 
 def layer_head_matrices(
@@ -291,7 +293,7 @@ def word_order(model: str, pair: tuple[str, str], view: View, decimals: int) -> 
     columns = st.columns(2)
     boxes = [f"trained_{label}_{model}" for label in ("tr_first", "tr_second")]
     texts = [
-        column.text_input(t(label), default, key=box)
+        column.text_input(t(f"trained.{label[3:]}"), default, key=box)
         for column, label, default, box in zip(columns, ("tr_first", "tr_second"), pair, boxes)
     ]
     figures = []

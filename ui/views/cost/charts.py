@@ -22,7 +22,7 @@ def measured_charts(ns, result: dict) -> None:
     }
     st.success(
         t(
-            "co_fit",
+            "cost.fit",
             time=f"{fit['attention']:.2f}",
             memory=f"{fit['memory']:.2f}",
             rnn=f"{fit['rnn']:.2f}",
@@ -30,40 +30,42 @@ def measured_charts(ns, result: dict) -> None:
     )
     series = ("attention", "gpu", "rnn", "loop") if gpu_usable() else ("attention", "rnn", "loop")
     times = {
-        t(f"co_{name}"): result[name]
+        t(f"cost.{name}"): result[name]
         for name in series
         if np.isfinite(np.asarray(result[name], dtype=float)).any()  # a recorded one has no GPU
     }
-    memory = {t("co_attention"): result["memory"]}
+    memory = {t("cost.attention"): result["memory"]}
     grid(
         [
             (
-                line_chart(ns, times, title=t("co_time"), x_title="n", y_title=t("co_time")),
+                line_chart(ns, times, title=t("cost.time"), x_title="n", y_title=t("cost.time")),
                 "co_times",
             ),
             (
-                line_chart(ns, memory, title=t("co_memory"), x_title="n", y_title=t("co_memory")),
+                line_chart(
+                    ns, memory, title=t("cost.memory"), x_title="n", y_title=t("cost.memory")
+                ),
                 "co_memory",
             ),
         ],
         per_row=2,
     )
-    if gpu_usable() and times.keys() >= {t("co_gpu")}:
+    if gpu_usable() and times.keys() >= {t("cost.gpu")}:
         from_n = gpu_from_n(result)
-        never = t("co_gpu_never")
-        st.info(never if from_n is None else t("co_gpu_from", n=from_n, limit=core.GPU_FROM_N))
+        never = t("cost.gpu_never")
+        st.info(never if from_n is None else t("cost.gpu_from", n=from_n, limit=core.GPU_FROM_N))
 
 
 def recorded_gpu_table() -> None:
     """Without a GPU here: what bench/gpu_timing.py measured on one."""
-    st.caption(t("co_no_gpu"))
+    st.caption(t("cost.no_gpu"))
     recorded = recorded_gpu()
     if recorded is None:
         return
     page = recorded["cost_page"]
     st.caption(
         t(
-            "co_recorded",
+            "cost.recorded",
             device=recorded["device"],
             cores=recorded["cpu_cores"],
             date=recorded["date"],
@@ -74,7 +76,7 @@ def recorded_gpu_table() -> None:
     st.dataframe(
         recorded_table(page, t),
         hide_index=True,
-        column_config={t("co_col_cpu"): milliseconds, t("co_col_gpu"): milliseconds},
+        column_config={t("cost.col_cpu"): milliseconds, t("cost.col_gpu"): milliseconds},
     )
 
 
@@ -86,7 +88,7 @@ def recorded_charts() -> bool:
         return False
     st.info(
         t(
-            "co_recorded_cpu",
+            "cost.recorded_cpu",
             cores=recorded["cpu_cores"],
             date=recorded["date"],
             d_model=recorded["d_model"],
@@ -104,8 +106,10 @@ def recorded_table(measured: dict, t) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "n": measured["n"],
-            t("co_col_cpu"): np.round(cpu * 1e3, 2),
-            t("co_col_gpu"): np.round(gpu * 1e3, 2),
-            t("co_col_ratio"): ["—" if np.isnan(ratio) else f"{ratio:.1f}×" for ratio in cpu / gpu],
+            t("cost.col_cpu"): np.round(cpu * 1e3, 2),
+            t("cost.col_gpu"): np.round(gpu * 1e3, 2),
+            t("cost.col_ratio"): [
+                "—" if np.isnan(ratio) else f"{ratio:.1f}×" for ratio in cpu / gpu
+            ],
         }
     )

@@ -17,10 +17,14 @@ def path_rows(n: int, k: int) -> pd.DataFrame:
     cnn = cnn_layers(n, k)
     return pd.DataFrame(
         {
-            t("co_col_model"): [t("co_model_attention"), t("co_model_cnn", k=k), t("co_model_rnn")],
-            t("co_col_steps"): [attention_steps(n), cnn, rnn_steps(n)],
-            t("co_col_why"): [
-                t("co_why_attention"),
+            t("cost.col_model"): [
+                t("cost.model_attention"),
+                t("cost.model_cnn", k=k),
+                t("cost.model_rnn"),
+            ],
+            t("cost.col_steps"): [attention_steps(n), cnn, rnn_steps(n)],
+            t("cost.col_why"): [
+                t("cost.why_attention"),
                 f"⌈({n} − 1) / ({k} − 1)⌉ = {cnn}",
                 f"{n} − 1 = {rnn_steps(n)}",
             ],
@@ -40,20 +44,20 @@ def _ns(n: int, at_least: int = 512) -> list[int]:
 
 def paths(n_tokens: int) -> None:
     """Number inputs for n and k, the table, and the three path lengths against n."""
-    st.subheader(t("co_paths_title"))
-    st.markdown(t("co_paths_text"))
+    st.subheader(t("cost.paths_title"))
+    st.markdown(t("cost.paths_text"))
     left, right = st.columns(2)
     with left:
-        n = st.number_input(t("co_paths_n"), 2, MAX_N, max(2, n_tokens), step=1, key="co_paths_n")
+        n = st.number_input(t("cost.paths_n"), 2, MAX_N, max(2, n_tokens), step=1, key="co_paths_n")
     with right:
-        k = st.number_input(t("co_paths_k"), 2, MAX_N, 3, step=1, key="co_paths_k")
+        k = st.number_input(t("cost.paths_k"), 2, MAX_N, 3, step=1, key="co_paths_k")
     n, k = int(n), int(k)
     st.dataframe(path_rows(n, k), hide_index=True, width="stretch")
     xs = _ns(n)
     series = {
-        t("co_model_attention"): [attention_steps(x) for x in xs],
-        t("co_model_cnn", k=k): [cnn_layers(x, k) for x in xs],
-        t("co_model_rnn"): [rnn_steps(x) for x in xs],
+        t("cost.model_attention"): [attention_steps(x) for x in xs],
+        t("cost.model_cnn", k=k): [cnn_layers(x, k) for x in xs],
+        t("cost.model_rnn"): [rnn_steps(x) for x in xs],
     }
-    title = t("co_paths_chart")
-    plot(line_chart(xs, series, title=title, x_title="n", y_title=t("co_col_steps")), "co_paths")
+    title = t("cost.paths_chart")
+    plot(line_chart(xs, series, title=title, x_title="n", y_title=t("cost.col_steps")), "co_paths")

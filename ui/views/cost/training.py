@@ -31,10 +31,10 @@ def shifted_targets(tokens, base: int) -> pd.DataFrame:
     token one position later."""
     return pd.DataFrame(
         {
-            t("co_col_row"): [shown_index(i, base) for i in range(len(tokens) - 1)],
-            t("co_col_sees"): [" ".join(tokens[: i + 1]) for i in range(len(tokens) - 1)],
-            t("co_col_input"): list(tokens[:-1]),
-            t("co_col_target"): list(tokens[1:]),
+            t("cost.col_row"): [shown_index(i, base) for i in range(len(tokens) - 1)],
+            t("cost.col_sees"): [" ".join(tokens[: i + 1]) for i in range(len(tokens) - 1)],
+            t("cost.col_input"): list(tokens[:-1]),
+            t("cost.col_target"): list(tokens[1:]),
         }
     )
 
@@ -43,13 +43,13 @@ def training(data, settings) -> None:
     """Inputs and targets one position apart, then the one-pass rows beside the token-by-token
     rows on one colour range."""
     tokens, base = list(data.tokens), settings.base
-    st.markdown(t("co_shift_text"))
+    st.markdown(t("cost.shift_text"))
     if data.n > 1:
         st.dataframe(shifted_targets(tokens, base), hide_index=True, width="stretch")
-        st.caption(t("co_shift_caption", rows=data.n - 1))
+        st.caption(t("cost.shift_caption", rows=data.n - 1))
     full, incremental = training_and_decoding(TraceKey.of(settings))
-    st.success(t("co_same", diff=f"{np.abs(full - incremental).max():.1e}"))
-    st.caption(t("co_teacher_forcing"))
+    st.success(t("cost.same", diff=f"{np.abs(full - incremental).max():.1e}"))
+    st.caption(t("cost.teacher_forcing"))
     common = {
         **token_axes(settings.decimals),
         "bound": float(max(np.abs(full).max(), np.abs(incremental).max())) or 1.0,
@@ -57,8 +57,8 @@ def training(data, settings) -> None:
     dims = indices(settings.d_model, base)
     grid(
         [
-            (heatmap(full, tokens, dims, title=t("co_full"), **common), "co_full"),
-            (heatmap(incremental, tokens, dims, title=t("co_incremental"), **common), "co_incr"),
+            (heatmap(full, tokens, dims, title=t("cost.full"), **common), "co_full"),
+            (heatmap(incremental, tokens, dims, title=t("cost.incremental"), **common), "co_incr"),
         ],
         per_row=2,
     )
@@ -75,25 +75,27 @@ def generation(data, settings) -> None:
     """A player over the generation steps: the new input row, where it came from, and the K and
     V caches after the step (colours fixed over the steps)."""
     tokens, base, n = list(data.tokens), settings.base, data.n
-    st.markdown(t("co_gen_text"))
+    st.markdown(t("cost.gen_text"))
     K, V = data.trace.K[0], data.trace.V[0]  # head 0
     common = token_axes(settings.decimals)
 
     def draw(step: int) -> None:
         if step == 0:
-            source = t("co_gen_prompt")
+            source = t("cost.gen_prompt")
         else:
-            source = t("co_gen_fed_back", prev=step)  # steps are counted from 1
-        st.markdown(t("co_gen_step", t=step + 1, token=markdown_text(tokens[step]), source=source))
+            source = t("cost.gen_fed_back", prev=step)  # steps are counted from 1
+        st.markdown(
+            t("cost.gen_step", t=step + 1, token=markdown_text(tokens[step]), source=source)
+        )
         st.markdown(_generated_so_far(tokens, step))
-        st.caption(t("co_cache", t=step + 1, rows=step + 1, n=n, head=shown_index(0, base)))
+        st.caption(t("cost.cache", t=step + 1, rows=step + 1, n=n, head=shown_index(0, base)))
         caches = [
             (
                 heatmap(
                     M[: step + 1],
                     tokens[: step + 1],
                     indices(M.shape[1], base),
-                    title=t("co_cache_title", name=name),
+                    title=t("cost.cache_title", name=name),
                     bound=float(np.abs(M).max()) or 1.0,
                     **common,
                 ),
@@ -103,4 +105,4 @@ def generation(data, settings) -> None:
         ]
         grid(caches, per_row=2)
 
-    player(t("co_step"), n, "co_step", draw, first=1)  # steps are counted from 1
+    player(t("cost.step"), n, "co_step", draw, first=1)  # steps are counted from 1

@@ -19,21 +19,21 @@ from ui.views.generate.writing import mean_on_first
 
 
 def training(model, ids: tuple, decimals: int, base: int) -> None:
-    st.markdown(t("gen_train_text"))
+    st.markdown(t("generate.train_text"))
     seen = prompt_pass(ids)
     n = len(seen.target_p)
     if n == 0:
         return
     rows = {
-        t("gen_col_position"): indices(n, base),
-        t("gen_col_input"): [label(model, i) for i in ids[:n]],
-        t("gen_col_target"): [label(model, i) for i in ids[1 : n + 1]],
-        t("gen_col_p_pass"): [_probability(p) for p in seen.target_p],
-        t("gen_col_p_cached"): [_probability(p) for p in seen.target_p_cached],
+        t("generate.col_position"): indices(n, base),
+        t("generate.col_input"): [label(model, i) for i in ids[:n]],
+        t("generate.col_target"): [label(model, i) for i in ids[1 : n + 1]],
+        t("generate.col_p_pass"): [_probability(p) for p in seen.target_p],
+        t("generate.col_p_cached"): [_probability(p) for p in seen.target_p_cached],
     }
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     loss = float(-np.log(np.maximum(seen.target_p, 1e-30)).mean())
-    st.markdown(t("gen_loss", n=n, loss=num(loss, 3), diff=f"{seen.max_diff:.1e}"))
+    st.markdown(t("generate.loss", n=n, loss=num(loss, 3), diff=f"{seen.max_diff:.1e}"))
 
 
 def _probability(p: float) -> str:
@@ -50,15 +50,15 @@ def attention_map(model, ids: tuple, view: tuple, decimals: int, base: int) -> N
     hidden = gap < 0 if not c.is_local(layer) else (gap < 0) | (gap >= c.window)
     pieces = [label(model, i) for i in ids]
     L, H = shown_index(layer, base), shown_index(head, base)
-    plot(A_heatmap(A[head], pieces, title=t("gen_map_title", layer=L, head=H), decimals=decimals,
-                   forbidden=hidden), "gen_map")  # fmt: skip
-    key = "gen_map_local" if c.is_local(layer) else "gen_map_global"
+    title = t("generate.map_title", layer=L, head=H)
+    plot(A_heatmap(A[head], pieces, title=title, decimals=decimals, forbidden=hidden), "gen_map")
+    key = "generate.map_local" if c.is_local(layer) else "generate.map_global"
     st.caption(t(key, layer=L, window=c.window))
     sinks = ", ".join(
-        f"{t('gen_head')} {shown_index(h, base)}: {num(float(w), 2)}"
+        f"{t('generate.head')} {shown_index(h, base)}: {num(float(w), 2)}"
         for h, w in enumerate(mean_on_first(A))
     )
-    st.caption(markdown_text(t("gen_sink", layer=L, sinks=sinks)))
+    st.caption(markdown_text(t("generate.sink", layer=L, sinks=sinks)))
 
 
 def _rope_scores(model, ids: tuple, shift: int) -> tuple[float, float]:
@@ -80,17 +80,17 @@ def _rope_scores(model, ids: tuple, shift: int) -> tuple[float, float]:
 
 def differences(model, ids: tuple, decimals: int, base: int) -> None:
     c = model.config
-    with st.expander(t("gen_rope_title")):
+    with st.expander(t("generate.rope_title")):
         if len(ids) >= 3:
             s1, s2 = _rope_scores(model, ids, 40)
             i, j = len(ids) - 1, len(ids) - 2
             names = {"a": markdown_text(label(model, ids[-1])),
                      "b": markdown_text(label(model, ids[-2]))}  # fmt: skip
             at = {"i": i + base, "j": j + base, "i2": i + 40 + base, "j2": j + 40 + base}
-            st.markdown(t("gen_rope_text", **names, **at, s1=num(s1, 4), s2=num(s2, 4)))
-    with st.expander(t("gen_mqa_title")):
-        st.markdown(t("gen_mqa_text"))
-    with st.expander(t("gen_norm_title")):
+            st.markdown(t("generate.rope_text", **names, **at, s1=num(s1, 4), s2=num(s2, 4)))
+    with st.expander(t("generate.mqa_title")):
+        st.markdown(t("generate.mqa_text"))
+    with st.expander(t("generate.norm_title")):
         w = model.layers[0]
         x = model.E[ids[-1]] * np.float32(math.sqrt(c.d_model))
         q_raw = (rms_norm(x, w.attn_norm, c.eps) @ w.W_Q.T)[: c.head_dim]
@@ -100,10 +100,12 @@ def differences(model, ids: tuple, decimals: int, base: int) -> None:
             "q_before": num(float(np.linalg.norm(q_raw)), 2),
             "q_after": num(float(np.linalg.norm(q_normed)), 2),
         }  # fmt: skip
-        st.markdown(t("gen_norm_text", **numbers))
-    with st.expander(t("gen_ffn_title")):
-        st.markdown(t("gen_ffn_text"))
-    with st.expander(t("gen_scale_title")):
-        st.markdown(t("gen_scale_text"))
-    with st.expander(t("gen_tied_title")):
-        st.markdown(t("gen_tied_text", vocab=f"{model.E.shape[0]:,}", mb=model.E.nbytes // 2**20))
+        st.markdown(t("generate.norm_text", **numbers))
+    with st.expander(t("generate.ffn_title")):
+        st.markdown(t("generate.ffn_text"))
+    with st.expander(t("generate.scale_title")):
+        st.markdown(t("generate.scale_text"))
+    with st.expander(t("generate.tied_title")):
+        st.markdown(
+            t("generate.tied_text", vocab=f"{model.E.shape[0]:,}", mb=model.E.nbytes // 2**20)
+        )

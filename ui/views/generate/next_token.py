@@ -20,14 +20,14 @@ SHOWN = 10
 def rules() -> Rules:
     """The controls, in one row (they reshape the bars below them)."""
     row = st.columns([2, 1, 2, 2, 1], vertical_alignment="bottom")
-    temperature = row[0].slider(t("gen_temperature"), 0.0, 2.0, 1.0, 0.05, key="gen_t",
-                                help=t("gen_temperature_help"), **BIND)  # fmt: skip
-    top_k = row[1].number_input(t("gen_top_k"), 0, 200, 0, step=1, key="gen_k", **BIND)
-    top_p = row[2].slider(t("gen_top_p"), 0.05, 1.0, 1.0, 0.05, key="gen_p", **BIND)
+    temperature = row[0].slider(t("generate.temperature"), 0.0, 2.0, 1.0, 0.05, key="gen_t",
+                                help=t("generate.temperature_help"), **BIND)  # fmt: skip
+    top_k = row[1].number_input(t("generate.top_k"), 0, 200, 0, step=1, key="gen_k", **BIND)
+    top_p = row[2].slider(t("generate.top_p"), 0.05, 1.0, 1.0, 0.05, key="gen_p", **BIND)
     with row[3]:
-        mode = url_choice(st.radio, t("gen_mode"), ("greedy", "sample"), "gen_mode", "greedy",
-                          format_func=labeller("gen_mode"), horizontal=True)  # fmt: skip
-    seed = row[4].number_input(t("gen_seed"), 0, 9999, 0, step=1, key="gen_seed",
+        mode = url_choice(st.radio, t("generate.mode"), ("greedy", "sample"), "gen_mode", "greedy",
+                          format_func=labeller("generate.mode"), horizontal=True)  # fmt: skip
+    seed = row[4].number_input(t("generate.seed"), 0, 9999, 0, step=1, key="gen_seed",
                                disabled=mode == "greedy", **BIND)  # fmt: skip
     return Rules(float(temperature), int(top_k), float(top_p), mode == "sample", int(seed))
 
@@ -45,18 +45,20 @@ def bars(model, dist, key: str) -> None:
     """The ten most likely after ÷ T, grey where the rules cut them, then the arithmetic."""
     top = dist.order[:SHOWN]
     names = [f"{label(model, i)}" for i in top]
-    fig = probability_bars(names, dist.p[top], dist.kept[top], t("gen_bars_title"), t("gen_bars_y"))
+    fig = probability_bars(
+        names, dist.p[top], dist.kept[top], t("generate.bars_title"), t("generate.bars_y")
+    )
     plot(fig, key)
     st.session_state[GEN_CANDIDATES] = (names[:4], [float(dist.q[i]) for i in top[:4]])
     vocab = dist.p.size
-    st.caption(t("gen_kept", kept=int(dist.kept.sum()), vocab=vocab))
+    st.caption(t("generate.kept", kept=int(dist.kept.sum()), vocab=vocab))
     table = pd.DataFrame({
-        t("gen_col_token"): [markdown_text(n) for n in names],
-        t("gen_col_logit"): [num(float(dist.logits[i]), 3) for i in top],
-        t("gen_col_scaled"): [num(float(dist.scaled[i]), 3) for i in top],
-        t("gen_col_p"): [num(float(dist.p[i]), 4) for i in top],
-        t("gen_col_kept"): ["✓" if dist.kept[i] else "—" for i in top],
-        t("gen_col_q"): [num(float(dist.q[i]), 4) for i in top],
+        t("generate.col_token"): [markdown_text(n) for n in names],
+        t("generate.col_logit"): [num(float(dist.logits[i]), 3) for i in top],
+        t("generate.col_scaled"): [num(float(dist.scaled[i]), 3) for i in top],
+        t("generate.col_p"): [num(float(dist.p[i]), 4) for i in top],
+        t("generate.col_kept"): ["✓" if dist.kept[i] else "—" for i in top],
+        t("generate.col_q"): [num(float(dist.q[i]), 4) for i in top],
     })  # fmt: skip
-    with st.expander(t("gen_next_text", vocab=f"{vocab:,}"), icon=":material/calculate:"):
+    with st.expander(t("generate.next_text", vocab=f"{vocab:,}"), icon=":material/calculate:"):
         st.dataframe(table, hide_index=True, width="stretch")

@@ -19,40 +19,42 @@ MARKERS = re.compile(r"<(bos|eos|pad|unk|mask|start_of_turn|end_of_turn)>")
 def model_or_stop():
     """The shared model, loaded on the first visit; a missing package is said, not raised."""
     try:
-        with st.spinner(t("gen_loading")):
+        with st.spinner(t("generate.loading")):
             return decoder()
     except core.InputError as error:
-        st.error(t("gen_missing", hint=error.params.get("hint", error_text(error))))
+        st.error(t("generate.missing", hint=error.params.get("hint", error_text(error))))
         st.stop()
 
 
 def prompt_box(lang: str) -> str:
     return st.text_area(
-        t("gen_prompt"), value=t("gen_example", lang), key="gen_prompt", height=80,
-        max_chars=None, help=t("gen_prompt_help"), bind="query-params",
+        t("generate.prompt"), value=t("generate.example", lang), key="gen_prompt", height=80,
+        max_chars=None, help=t("generate.prompt_help"), bind="query-params",
     )  # fmt: skip
 
 
 def prompt_ids_or_stop(model, text: str) -> tuple:
     """The prompt's ids, after the checks; on bad input its message, and nothing more here."""
     if len(text) > MAX_PROMPT_CHARS:
-        st.error(t("gen_too_long", n=len(text), limit=MAX_PROMPT_CHARS))
+        st.error(t("generate.too_long", n=len(text), limit=MAX_PROMPT_CHARS))
         st.stop()
     removed = len(CONTROL.findall(text))
     text = unicodedata.normalize("NFC", CONTROL.sub("", text))
     if not text.strip():
-        st.info(t("gen_empty"))
+        st.info(t("generate.empty"))
         st.stop()
     if removed:
-        st.caption(t("gen_controls_removed", n=removed))
+        st.caption(t("generate.controls_removed", n=removed))
     markers = sorted(set(MARKERS.findall(text)))
     if markers:
         st.caption(
-            markdown_text(t("gen_markers_as_text", markers=", ".join(f"<{m}>" for m in markers)))
+            markdown_text(
+                t("generate.markers_as_text", markers=", ".join(f"<{m}>" for m in markers))
+            )
         )
     ids = tuple(model.encode(text))
     if len(ids) > MAX_PROMPT_PIECES:
-        st.error(t("gen_too_many_pieces", n=len(ids), limit=MAX_PROMPT_PIECES))
+        st.error(t("generate.too_many_pieces", n=len(ids), limit=MAX_PROMPT_PIECES))
         st.stop()
     return ids
 
@@ -60,9 +62,9 @@ def prompt_ids_or_stop(model, text: str) -> tuple:
 def pieces_table(model, ids) -> None:
     vocabulary, types = model.tokenizer.vocabulary, model.tokenizer.types
     rows = {
-        t("gen_col_piece"): [vocabulary[i] for i in ids],
-        t("gen_col_id"): [str(i) for i in ids],
-        t("gen_col_bytes"): [vocabulary[i][1:-1] if types[i] == 6 else "" for i in ids],
+        t("generate.col_piece"): [vocabulary[i] for i in ids],
+        t("generate.col_id"): [str(i) for i in ids],
+        t("generate.col_bytes"): [vocabulary[i][1:-1] if types[i] == 6 else "" for i in ids],
     }
     table = pd.DataFrame(rows).T
     table.columns = [str(c) for c in table.columns]

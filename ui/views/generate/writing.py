@@ -26,9 +26,9 @@ def layer_and_head(model, base: int) -> tuple[int, int]:
     c = model.config
     left, right = st.columns(2)
     shown = {"format_func": lambda i: shown_index(i, base), "bind": "query-params"}
-    layer = left.selectbox(t("gen_layer"), range(c.n_layers), index=c.n_layers - 1,
+    layer = left.selectbox(t("generate.layer"), range(c.n_layers), index=c.n_layers - 1,
                            key="gen_layer", **shown)  # fmt: skip
-    head = right.selectbox(t("gen_head"), range(c.n_heads), key="gen_head", **shown)
+    head = right.selectbox(t("generate.head"), range(c.n_heads), key="gen_head", **shown)
     return int(layer), int(head)
 
 
@@ -43,7 +43,7 @@ def start_from_url() -> None:
 
 def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: int) -> None:
     start_from_url()
-    st.button(t("gen_next"), key="gen_next", on_click=_next, type="primary",
+    st.button(t("generate.next"), key="gen_next", on_click=_next, type="primary",
               disabled=st.session_state.get(KEY, 0) >= MAX_WRITTEN)  # fmt: skip
 
     def draw(count: int) -> None:
@@ -56,7 +56,7 @@ def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: i
         _query_row(model, ids, step, view, base, decimals)
         _cache_table(model, ids, step, view[0], base, decimals)
 
-    player(t("gen_written"), MAX_WRITTEN + 1, KEY, draw, first=0)
+    player(t("generate.written"), MAX_WRITTEN + 1, KEY, draw, first=0)
 
 
 def _text_so_far(model, prompt_ids, chosen) -> None:
@@ -67,36 +67,38 @@ def _text_so_far(model, prompt_ids, chosen) -> None:
     new = [markdown_text(model.decode([token])) for _, _, token in chosen]
     if new:  # (HTML, not **: Markdown's bold fails beside Chinese punctuation)
         new[-1] = f'<b style="background:#fde68a">{new[-1]}</b>'
-    st.markdown(t("gen_text_so_far", text=prompt + "".join(new)), unsafe_allow_html=True)
+    st.markdown(t("generate.text_so_far", text=prompt + "".join(new)), unsafe_allow_html=True)
     if chosen:
         _, dist, token = chosen[-1]
         p = num(float(dist.q[token]), 3)
-        st.caption(t("gen_chosen", t=len(chosen), token=markdown_text(label(model, token)), p=p))
+        st.caption(
+            t("generate.chosen", t=len(chosen), token=markdown_text(label(model, token)), p=p)
+        )
 
 
 def _query_row(model, ids, step, view, base: int, decimals: int) -> None:
     layer, head = view
     row = step.A[layer][head][None, :]  # [1, t]
     pieces = [label(model, i) for i in ids]
-    title = t("gen_row_title", layer=shown_index(layer, base), head=shown_index(head, base))
+    title = t("generate.row_title", layer=shown_index(layer, base), head=shown_index(head, base))
     fig = heatmap(row, [pieces[-1]], pieces, title=title, scale="unit", decimals=decimals,
-                  col_title=t("gen_col_token"))  # fmt: skip
+                  col_title=t("generate.col_token"))  # fmt: skip
     plot(fig, "gen_row")
 
 
 def _cache_table(model, ids, step, layer: int, base: int, decimals: int) -> None:
     K, V = step.cache.K[layer][0], step.cache.V[layer][0]  # [t, 256]: the one K/V head
     positions = len(ids)
-    st.markdown(f"**{t('gen_cache_title', layer=shown_index(layer, base))}**")
+    st.markdown(f"**{t('generate.cache_title', layer=shown_index(layer, base))}**")
     rows = {
-        t("gen_col_position"): indices(positions, base),
-        t("gen_col_token"): [label(model, i) for i in ids],
+        t("generate.col_position"): indices(positions, base),
+        t("generate.col_token"): [label(model, i) for i in ids],
         **{f"k[{j}]": [num(float(x), decimals) for x in K[:, j]] for j in range(3)},
         **{f"v[{j}]": [num(float(x), decimals) for x in V[:, j]] for j in range(3)},
     }
     st.dataframe(pd.DataFrame(rows), hide_index=True, height=220, width="stretch")
     size = step.cache.nbytes
-    st.caption(t("gen_cache_size", t=positions, size=_bytes(size), four=_bytes(4 * size)))
+    st.caption(t("generate.cache_size", t=positions, size=_bytes(size), four=_bytes(4 * size)))
 
 
 def _bytes(n: int) -> str:

@@ -21,7 +21,7 @@ def controls() -> bool:
     """d_v, the causal mask and the reset button; returns whether the mask is on."""
     left, middle, right = st.columns([1, 2, 1], vertical_alignment="bottom")
     d_v = left.segmented_control(
-        t("hand_d_v"),
+        t("hand_check.hand_d_v"),
         hand_example.D_V_CHOICES,
         default=hand_example.D_K,
         key="hand_dv",
@@ -29,9 +29,12 @@ def controls() -> bool:
         bind="query-params",  # a shared link keeps d_v and the mask
     )
     causal = middle.toggle(
-        t("hand_causal"), key="hand_causal", help=t("hand_causal_help"), bind="query-params"
+        t("hand_check.hand_causal"),
+        key="hand_causal",
+        help=t("hand_check.hand_causal_help"),
+        bind="query-params",
     )
-    reset = right.button(t("hand_reset"), key="hand_reset")
+    reset = right.button(t("hand_check.hand_reset"), key="hand_reset")
     if reset or "hand_matrices" not in st.session_state:
         st.session_state["hand_matrices"] = hand_example.example(d_v)
     elif st.session_state["hand_matrices"]["W_V"].shape[1] != d_v:  # keep X, W_Q, W_K as edited
@@ -46,9 +49,9 @@ def matrices_or_stop(tokens, base: int) -> dict:
     """X, W_Q, W_K, W_V as the learner edited them; a cell that is not a number stops the page
     with a message that names it, the typed text kept in its cell."""
     start = st.session_state["hand_matrices"]
-    st.subheader(t("hand_inputs"))
+    st.subheader(t("hand_check.hand_inputs"))
     d_model, d_k = start["W_Q"].shape
-    st.caption(t("hand_shapes", d_model=d_model, d_k=d_k, d_v=start["W_V"].shape[1]))
+    st.caption(t("hand_check.hand_shapes", d_model=d_model, d_k=d_k, d_v=start["W_V"].shape[1]))
     matrices, problem = {}, None
     for column, name in zip(st.columns([3.5, 4, 4, 4]), handcheck.MATRIX_NAMES, strict=True):
         with column:
@@ -67,7 +70,9 @@ def matrices_or_stop(tokens, base: int) -> dict:
             problem = problem or cell
             matrices[name] = values
     if problem is not None:
-        key = "cell_not_finite" if problem.finite_but_not else "cell_not_number"
+        key = (
+            "hand_check.cell_not_finite" if problem.finite_but_not else "hand_check.cell_not_number"
+        )
         label = (
             tokens[problem.row] if problem.matrix == "X" else f"d{shown_index(problem.row, base)}"
         )
@@ -98,7 +103,7 @@ def _frame(M, tokens, decimals: int, base: int) -> pd.DataFrame:
 def exp_table(steps) -> None:
     """The e^x a learner looks up for this softmax, to 4 decimals whatever else is shown."""
     rows = handcheck.exp_table(steps)
-    st.markdown(f"**{t('hand_exp_table')}**")
+    st.markdown(f"**{t('hand_check.hand_exp_table')}**")
     values = [[value for _, value in rows]]
     st.table(pd.DataFrame(values, index=["eˣ"], columns=[f"e^{x}" for x, _ in rows]))
 
@@ -106,16 +111,16 @@ def exp_table(steps) -> None:
 def two_ways(trace, steps, tokens, settings) -> None:
     """The matrix result beside the per-token loop, on the same numbers, and how far apart."""
     d, base = settings.decimals, settings.base
-    with st.expander(t("hand_two_ways")):  # after the question: ask before telling
+    with st.expander(t("hand_check.hand_two_ways")):  # after the question: ask before telling
         left, right = st.columns(2)
         with left:
-            st.markdown(f"**{t('hand_matrix_form')}**")
-            st.caption(t("hand_A_caption"))
+            st.markdown(f"**{t('hand_check.hand_matrix_form')}**")
+            st.caption(t("hand_check.hand_A_caption"))
             st.table(_frame(trace.A[0], tokens, d, base))
-            st.caption(t("hand_O_caption"))
+            st.caption(t("hand_check.hand_O_caption"))
             st.table(_frame(trace.O[0], tokens, d, base))
         with right:
-            st.markdown(f"**{t('hand_loop_form')}**")
+            st.markdown(f"**{t('hand_check.hand_loop_form')}**")
             for step in steps:
                 lines = handcheck.worked_row(step, tokens, trace, d, base, settings.lang)
                 with st.container(border=True):
@@ -124,42 +129,49 @@ def two_ways(trace, steps, tokens, settings) -> None:
         loop_O = np.array([step.output for step in steps])
         diff = max(np.abs(loop_A - trace.A[0]).max(), np.abs(loop_O - trace.O[0]).max())
         if diff < 1e-9:
-            st.info(t("hand_agree", diff=f"{diff:.1e}"), icon=":material/check_circle:")
+            st.info(t("hand_check.hand_agree", diff=f"{diff:.1e}"), icon=":material/check_circle:")
         else:
-            st.error(t("hand_disagree", diff=f"{diff:.1e}"))
+            st.error(t("hand_check.hand_disagree", diff=f"{diff:.1e}"))
 
 
 def answer(trace, steps, tokens, settings) -> None:
     """A row of A or O typed by the learner, checked entry by entry when they press Check."""
     base = settings.base
-    st.subheader(t("your_answer"))
+    st.subheader(t("hand_check.your_answer"))
     a, b, c, button = st.columns([1, 1, 2, 0.6], vertical_alignment="bottom")
     which = a.selectbox(
-        t("answer_matrix"), ("A", "O"), key="answer_matrix", format_func=labeller("answer")
+        t("hand_check.answer_matrix"),
+        ("A", "O"),
+        key="answer_matrix",
+        format_func=labeller("hand_check.answer"),
     )
     row = b.selectbox(
-        t("answer_which"),
+        t("hand_check.answer_which"),
         range(handcheck.N),
         key="answer_row",
         format_func=lambda i: row_label(i, tokens[i], base),
     )
     expected = (trace.A[0] if which == "A" else trace.O[0])[row]
-    typed = c.text_input(t("answer_input", k=len(expected)), key="answer_text")
-    if button.button(t("answer_check"), key="answer_check", type="primary"):
+    typed = c.text_input(t("hand_check.answer_input", k=len(expected)), key="answer_text")
+    if button.button(t("hand_check.answer_check"), key="answer_check", type="primary"):
         st.session_state["answer_checked"] = (which, row, typed)
     if st.session_state.get("answer_checked") != (which, row, typed):
         return  # nothing checked yet, or the question or the answer changed since
     if not typed.strip():
-        st.info(t("answer_empty"))
+        st.info(t("hand_check.answer_empty"))
         return
     check = handcheck.check_answer(typed, expected)
     space = "" if settings.lang == "zh" else " "  # after a full-width 。 no space
     if check.problem == "count":
-        st.warning(t("answer_count", **check.detail))
+        st.warning(t("hand_check.answer_count", **check.detail))
     elif check.problem == "not_a_number":
-        st.warning(t("answer_nan", **check.detail))
+        st.warning(t("hand_check.answer_nan", **check.detail))
     elif check.right:
-        st.success(t("answer_correct") + space + t("answer_ok", k=len(expected), tol=0.01))
+        st.success(
+            t("hand_check.answer_correct")
+            + space
+            + t("hand_check.answer_ok", k=len(expected), tol=0.01)
+        )
     else:
         worked = handcheck.worked_row(
             steps[row], tokens, trace, settings.decimals, base, settings.lang
@@ -171,40 +183,50 @@ def _wrong_answer(check, k: int, worked: list, settings, space: str) -> str:
     """Which entries are off and by how much, then the row worked out."""
     d, base = settings.decimals, settings.base
     lines = [
-        t("answer_off", j=shown_index(j, base), typed=f"{v:g}", expected=num(e, d), diff=num(x, d))
+        t(
+            "hand_check.answer_off",
+            j=shown_index(j, base),
+            typed=f"{v:g}",
+            expected=num(e, d),
+            diff=num(x, d),
+        )
         for j, v, e, x in check.wrong
     ]
-    heading = t("answer_incorrect") + space + t("answer_wrong", bad=len(check.wrong), k=k)
+    heading = (
+        t("hand_check.answer_incorrect")
+        + space
+        + t("hand_check.answer_wrong", bad=len(check.wrong), k=k)
+    )
     return (
         heading
         + "\n\n"
         + "\n".join(f"- {line}" for line in lines)
-        + f"\n\n{t('answer_worked')} **{worked[0]}**\n\n"
+        + f"\n\n{t('hand_check.answer_worked')} **{worked[0]}**\n\n"
         + "\n".join(f"- {line}" for line in worked[1:])
     )
 
 
 def worksheet(matrices, trace, tokens, settings) -> None:
     """The printable worksheet (HTML), the matrices (CSV), and the worked solution to read here."""
-    st.subheader(t("worksheet"))
+    st.subheader(t("hand_check.worksheet"))
     blocks = handcheck.worksheet_blocks(
         matrices, trace, tokens, settings.decimals, settings.base, settings.lang
     )
     left, right = st.columns(2)  # the files are made when they are downloaded, not on every run
     left.download_button(
-        t("download_html"),
-        partial(worksheet_html, blocks, settings.lang, t("ws_print")),
+        t("hand_check.download_html"),
+        partial(worksheet_html, blocks, settings.lang, t("hand_check.ws_print")),
         "attention-worksheet.html",
         "text/html",
         key="download_html",
     )
     right.download_button(
-        t("download_csv"),
+        t("hand_check.download_csv"),
         partial(handcheck.worksheet_csv, matrices, trace, settings.base),
         "attention-worksheet.csv",
         "text/csv",
         key="download_csv",
     )
-    st.caption(t("download_html_help"))
-    with st.expander(t("worksheet_open")):
+    st.caption(t("hand_check.download_html_help"))
+    with st.expander(t("hand_check.worksheet_open")):
         st.markdown(handcheck.worksheet_markdown(blocks))

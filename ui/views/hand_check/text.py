@@ -84,8 +84,8 @@ def worked_row(step, tokens, trace, decimals: int, base: int, lang: str) -> list
     """Query i worked out in lines: each score, ÷√d_k, the mask, e^(x − m), the weights, o_i."""
     Q, K = trace.Q[0], trace.K[0]
     i, d_k, n = step.i, Q.shape[1], len(step.scores)
-    b, d, sep = base, decimals, t("hand_sep", lang)
-    lines = [t("row_query", lang, q=f"q{sub(i + b)}", token=tokens[i])]
+    b, d, sep = base, decimals, t("hand_check.hand_sep", lang)
+    lines = [t("hand_check.row_query", lang, q=f"q{sub(i + b)}", token=tokens[i])]
     p = places(np.stack([Q, K]), d)
     for j in range(n):
         terms = " + ".join(f"{factor(Q[i, c], p)}·{factor(K[j, c], p)}" for c in range(d_k))
@@ -94,18 +94,20 @@ def worked_row(step, tokens, trace, decimals: int, base: int, lang: str) -> list
     root = num(math.sqrt(d_k), 0 if math.isqrt(d_k) ** 2 == d_k else d)
     p = places(np.array(step.scaled), d)
     scaled = sep.join(num(s, p) for s in step.scaled)
-    lines.append(t("row_scaled", lang, root=root, values=scaled))
+    lines.append(t("hand_check.row_scaled", lang, root=root, values=scaled))
     hidden = [f"k{sub(j + b)}" for j in range(n) if not step.allowed[j]]
     if hidden:
-        lines.append(t("row_masked", lang, keys=sep.join(hidden)))
+        lines.append(t("hand_check.row_masked", lang, keys=sep.join(hidden)))
     exps = sep.join(
         f"e^{exponent(round(s - step.top, 9))} = {num(e, d)}"
         for s, e, ok in zip(step.scaled, step.exps, step.allowed, strict=True)
         if ok
     )
-    lines.append(t("row_exp", lang, m=f"m{sub(i + b)}", top=num(step.top, p), exps=exps))
+    lines.append(t("hand_check.row_exp", lang, m=f"m{sub(i + b)}", top=num(step.top, p), exps=exps))
     weights = ", ".join(num(a, d) for a in step.weights)
-    lines.append(t("row_weights", lang, total=num(step.total, d), a=f"a{sub(i + b)}", w=weights))
+    lines.append(
+        t("hand_check.row_weights", lang, total=num(step.total, d), a=f"a{sub(i + b)}", w=weights)
+    )
     mix = " + ".join(f"{num(a, d)}·v{sub(j + b)}" for j, a in enumerate(step.weights) if a)
     out = ", ".join(num(o, d) for o in step.output)
     lines.append(f"o{sub(i + b)} = {mix} = [{out}]")
@@ -130,18 +132,24 @@ def worksheet_blocks(matrices, trace, tokens, decimals: int, base: int, lang: st
     causal = not all(all(step.allowed) for step in steps)
     token_rows = [row_label(i, token, base) for i, token in enumerate(tokens)]
     d_rows = [shown_index(r, base) for r in range(matrices["X"].shape[1])]
-    setup = t("ws_setup", lang, d_k=trace.Q.shape[-1], d_v=d_v, mask=t(f"ws_mask_{causal}", lang))
-    blocks = [("h", t("ws_header", lang)), ("p", setup)]
+    setup = t(
+        "hand_check.ws_setup",
+        lang,
+        d_k=trace.Q.shape[-1],
+        d_v=d_v,
+        mask=t(f"hand_check.ws_mask_{causal}", lang),
+    )
+    blocks = [("h", t("hand_check.ws_header", lang)), ("p", setup)]
     for name in MATRIX_NAMES:
         rows = token_rows if name == "X" else d_rows
         blocks.append(_table(name, matrices[name], rows, decimals, base))
     exp_rows = [[f"e^{x}", value] for x, value in exp_table(steps)]
-    blocks.append(("table", t("ws_exp_table", lang), ["x", "eˣ"], exp_rows))
+    blocks.append(("table", t("hand_check.ws_exp_table", lang), ["x", "eˣ"], exp_rows))
     blocks.append(
         (
             "list",
             [
-                t(f"ws_task_{k}", lang)
+                t(f"hand_check.ws_task_{k}", lang)
                 for k in ("qkv", "s", "mask", "a", "o")
                 if k != "mask" or causal
             ],
@@ -150,7 +158,7 @@ def worksheet_blocks(matrices, trace, tokens, decimals: int, base: int, lang: st
     key_cols = indices(N, base)
     blocks.append(("blank", "A", ["", *key_cols], token_rows))
     blocks.append(("blank", "O", ["", *indices(d_v, base)], token_rows))
-    blocks += [("answers",), ("h", t("ws_key", lang))]
+    blocks += [("answers",), ("h", t("hand_check.ws_key", lang))]
     named = (
         ("Q", trace.Q[0]),
         ("K", trace.K[0]),

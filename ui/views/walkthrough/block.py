@@ -60,7 +60,7 @@ def draw_charts(data, settings, focus: int) -> None:
                     getattr(out, name),
                     tokens,
                     dims,
-                    title=t(f"block_chart_{name}"),
+                    title=t(f"walkthrough.block_chart_{name}"),
                     bound=bound,
                     focus_row=focus,
                     **token_axes(settings.decimals),
@@ -71,9 +71,9 @@ def draw_charts(data, settings, focus: int) -> None:
         ),
         per_row=2,
     )
-    with st.expander(t("block_weights")):
+    with st.expander(t("walkthrough.block_weights")):
         ff = _feed_forward(out.Y.shape[1], settings.seed)
-        st.caption(t("block_weights_note", d_ff=ff.W_1.shape[1]))
+        st.caption(t("walkthrough.block_weights_note", d_ff=ff.W_1.shape[1]))
         grid(
             (
                 (heatmap(ff.W_1, dims, indices(ff.W_1.shape[1], settings.base), title="W_1",
@@ -97,7 +97,13 @@ def focus_lines(data, settings, i: int) -> list[str]:
     def norm_lines(name, source, result):
         mu, var = float(source.mean()), float(source.var())
         return [
-            t("block_mean", name=name, si=si, mu=num(mu, dec + 2), var=num(var, dec + 2)),
+            t(
+                "walkthrough.block_mean",
+                name=name,
+                si=si,
+                mu=num(mu, dec + 2),
+                var=num(var, dec + 2),
+            ),
             f"{name}{si} = ({name}{si} − μ) ÷ √(σ² + {EPS:g}) = {vec(result)}",
         ]
 
@@ -105,8 +111,8 @@ def focus_lines(data, settings, i: int) -> list[str]:
     return [
         f"h{si} = x{si} + m{si} = {vec(out.X[i])} + {vec(out.attention[i])} = {vec(out.H[i])}",
         *norm_lines("h", out.H[i], out.N[i]),
-        t("block_ffn", si=si, d_ff=out.hidden.shape[1], zeros=zeros),
+        t("walkthrough.block_ffn", si=si, d_ff=out.hidden.shape[1], zeros=zeros),
         f"f{si} = {vec(out.F[i])}",
         *norm_lines("n+f", out.N[i] + out.F[i], out.Y[i]),
-        t("block_y", si=si, token=markdown_text(data.tokens[i])),
+        t("walkthrough.block_y", si=si, token=markdown_text(data.tokens[i])),
     ]

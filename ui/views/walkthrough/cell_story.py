@@ -38,7 +38,7 @@ def score_story(tr, head: int, i: int, j: int, step: str, decimals: int, base: i
     masked_row = tr.S_masked[head, i]
     allowed = bool(np.isfinite(masked_row[j]))
     if depth >= 3:
-        key = "cell_mask_kept" if allowed else "cell_mask_hidden"
+        key = "walkthrough.cell_mask_kept" if allowed else "walkthrough.cell_mask_hidden"
         lines.append(t(key, ij=sij, i=i + base, j=j + base, m=1 if allowed else 0))
     if depth >= 4:
         lines += _softmax_story(masked_row, tr.A[head, i], i, j, decimals, base)
@@ -48,7 +48,7 @@ def score_story(tr, head: int, i: int, j: int, step: str, decimals: int, base: i
 def _softmax_story(masked_row, A_row, i: int, j: int, decimals: int, base: int) -> list:
     worked = row_exps(masked_row)
     if worked is None:
-        return [t("cell_row_all_masked")]
+        return [t("walkthrough.cell_row_all_masked")]
     finite, m, exps, total = worked
     keys = keys_to_show(A_row, chosen=j)
     terms = [
@@ -56,10 +56,10 @@ def _softmax_story(masked_row, A_row, i: int, j: int, decimals: int, base: int) 
         for k in keys
         if finite[k]
     ]
-    lines = [t("cell_row_max", m=num(m, decimals)), "; ".join(terms)]
+    lines = [t("walkthrough.cell_row_max", m=num(m, decimals)), "; ".join(terms)]
     if len(keys) < len(A_row):
-        lines.append(t("focus_more", k=len(A_row) - len(keys)))
-    lines.append(t("cell_exp_sum", total=num(total, decimals)))
+        lines.append(t("walkthrough.focus_more", k=len(A_row) - len(keys)))
+    lines.append(t("walkthrough.cell_exp_sum", total=num(total, decimals)))
     a = f"a{sub(i + base, j + base)}"
     if finite[j]:
         lines.append(
@@ -67,7 +67,7 @@ def _softmax_story(masked_row, A_row, i: int, j: int, decimals: int, base: int) 
             f"**{num(A_row[j], decimals)}**"
         )
     else:
-        lines.append(f"{a} = **0** ({t('cell_masked_zero')})")
+        lines.append(f"{a} = **0** ({t('walkthrough.cell_masked_zero')})")
     return lines
 
 

@@ -29,7 +29,7 @@ def show(current: str) -> None:
     here = [i for i, (_, step) in enumerate(PARTS) if step == current]
     st.session_state["formula_pick"] = here[-1] if here else None
     st.pills(
-        t("formula_line"),
+        t("walkthrough.formula_line"),
         range(len(PARTS)),
         format_func=lambda i: PARTS[i][0],
         key="formula_pick",

@@ -19,7 +19,12 @@ TALLY = "_predict_tally"  # {question id: (chosen, right answer)}
 def toggle() -> bool:
     """The switch, bound to the URL's predict=true."""
     start = st.query_params.get("predict", "false").lower() == "true"
-    on = st.toggle(t("predict_toggle"), value=start, key="predict", help=t("predict_help"))
+    on = st.toggle(
+        t("walkthrough.predict_toggle"),
+        value=start,
+        key="predict",
+        help=t("walkthrough.predict_help"),
+    )
     keep_in_url("predict", "true" if on else "false", "false")
     return on
 
@@ -47,16 +52,18 @@ def gate(step: str, data, head: int, focus: int, base: int) -> bool:
         return True
     tally = st.session_state.setdefault(TALLY, {})
     with st.container(border=True):
-        st.markdown(f"**{t('predict_title')}** {markdown_text(questions.prompt(question))}")
+        st.markdown(
+            f"**{t('walkthrough.predict_title')}** {markdown_text(questions.prompt(question))}"
+        )
         if question["id"] in tally:
             questions.show_answer(question, tally[question["id"]][0])
             _tally_line(tally)
             return True
         choice = questions.choose(question, f"predict_{question['id']}")
-        if st.button(t("predict_check"), key="predict_check", disabled=choice is None):
+        if st.button(t("walkthrough.predict_check"), key="predict_check", disabled=choice is None):
             tally[question["id"]] = (choice, question["answer"])
             st.rerun()
-        st.caption(t("predict_waiting"))
+        st.caption(t("walkthrough.predict_waiting"))
         _tally_line(tally)
     return False
 
@@ -64,4 +71,4 @@ def gate(step: str, data, head: int, focus: int, base: int) -> bool:
 def _tally_line(tally: dict) -> None:
     if tally:
         right = sum(chosen == answer for chosen, answer in tally.values())
-        st.caption(t("predict_tally", right=right, count=len(tally)))
+        st.caption(t("walkthrough.predict_tally", right=right, count=len(tally)))

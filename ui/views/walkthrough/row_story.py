@@ -44,7 +44,7 @@ def dot_product_lines(
             f" ÷ √{d_k} → {num(s / root, decimals)}"
         )
         if not allowed_row[j]:
-            line += f" → −∞ ({t('focus_masked_key', lang, j=j + b)})"
+            line += f" → −∞ ({t('walkthrough.focus_masked_key', lang, j=j + b)})"
         lines.append(line)
     return lines
 
@@ -64,9 +64,9 @@ def softmax_lines(masked_row, weights_row, keys, decimals: int, lang=None, base:
     """The row's max, each exponential, their sum, and each weight."""
     worked = row_exps(masked_row)
     if worked is None:
-        return [t("focus_masked_key", lang, j="*")]
+        return [t("walkthrough.focus_masked_key", lang, j="*")]
     allowed, m, exps, total = worked
-    lines = [t("focus_max", lang, m=num(m, decimals))]
+    lines = [t("walkthrough.focus_max", lang, m=num(m, decimals))]
     for j in keys:
         if allowed[j]:
             lines.append(
@@ -75,8 +75,8 @@ def softmax_lines(masked_row, weights_row, keys, decimals: int, lang=None, base:
                 f"{num(total, decimals)} = **{num(weights_row[j], decimals)}**"
             )
         else:
-            lines.append(t("focus_masked_key", lang, j=j + base))
-    lines.append(t("focus_sum", lang, total=num(total, decimals)))
+            lines.append(t("walkthrough.focus_masked_key", lang, j=j + base))
+    lines.append(t("walkthrough.focus_sum", lang, total=num(total, decimals)))
     return lines
 
 
@@ -101,10 +101,22 @@ def mask_lines(scaled_row, allowed_row, keys, i: int, decimals: int, lang=None, 
     for j in keys:
         if allowed_row[j]:
             lines.append(
-                t("mask_kept", lang, i=i + base, j=j + base, value=num(scaled_row[j], decimals))
+                t(
+                    "walkthrough.mask_kept",
+                    lang,
+                    i=i + base,
+                    j=j + base,
+                    value=num(scaled_row[j], decimals),
+                )
             )
         else:
             lines.append(
-                t("mask_hidden", lang, i=i + base, j=j + base, value=num(scaled_row[j], decimals))
+                t(
+                    "walkthrough.mask_hidden",
+                    lang,
+                    i=i + base,
+                    j=j + base,
+                    value=num(scaled_row[j], decimals),
+                )
             )
     return lines

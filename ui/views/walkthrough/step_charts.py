@@ -54,7 +54,7 @@ class Charts:
 
     @property
     def head_name(self) -> str:
-        return f"{t('head')} {shown_index(self.head, self.settings.base)}"
+        return f"{t('walkthrough.head')} {shown_index(self.head, self.settings.base)}"
 
 
 def pickable_plot(fig, M, rows, cols, key: str) -> None:
@@ -75,7 +75,7 @@ def _clicked_outline(step: str, focus: int):
 
 
 def tokens(c: Charts) -> None:
-    plot(heatmap(c.data.E, c.tokens, c.dims, title=t("chart_E"), **c.by_token), "fig_x")
+    plot(heatmap(c.data.E, c.tokens, c.dims, title=t("walkthrough.chart_E"), **c.by_token), "fig_x")
 
 
 def pe(c: Charts) -> None:
@@ -84,7 +84,7 @@ def pe(c: Charts) -> None:
 
 
 def x_pe(c: Charts) -> None:
-    title = "X = E + PE" if c.data.PE is not None else t("chart_X_no_pe")
+    title = "X = E + PE" if c.data.PE is not None else t("walkthrough.chart_X_no_pe")
     plot(heatmap(c.data.trace.X, c.tokens, c.dims, title=title, **c.by_token), "fig_xpe")
 
 
@@ -98,7 +98,7 @@ def qkv(c: Charts) -> None:
             fig = heatmap(M, c.tokens, c.columns(M), title=f"{name} ({c.head_name})", bound=bound,
                           title_colour=COLOURS[name], focus_row=c.focus, **c.by_token)  # fmt: skip
             plot(fig, f"fig_{name}")
-    with st.expander(t("show_weights")):
+    with st.expander(t("walkthrough.show_weights")):
         for column, name in zip(st.columns(3), ("W_Q", "W_K", "W_V")):
             width = c.data.d_v if name == "W_V" else c.data.d_k
             W = getattr(c.data.W, name)[:, head * width : (head + 1) * width]
@@ -111,8 +111,8 @@ def qkv(c: Charts) -> None:
 def _score_map(c: Charts, field: str, forbidden=None) -> None:
     """S, S ÷ √d_k or the masked scores of one head, each cell clickable."""
     M = getattr(c.data.trace, field)[c.head]
-    fig = heatmap(M, c.tokens, c.tokens, title=t(f"chart_{c.step}"), forbidden=forbidden,
-                  **c.by_pair)  # fmt: skip
+    title = t(f"walkthrough.chart_{c.step}")
+    fig = heatmap(M, c.tokens, c.tokens, title=title, forbidden=forbidden, **c.by_pair)
     pickable_plot(fig, M, c.tokens, c.tokens, f"fig_{c.step}")
 
 
@@ -127,15 +127,17 @@ def scaled(c: Charts) -> None:
 def mask(c: Charts) -> None:
     _score_map(c, "S_masked", c.forbidden)
     if c.forbidden is not None:
-        st.caption(t("masked_legend"))
+        st.caption(t("walkthrough.masked_legend"))
 
 
 def softmax(c: Charts) -> None:
-    title = t("chart_softmax" if c.forbidden is None else "chart_softmax_masked")
+    title = t(
+        "walkthrough.chart_softmax" if c.forbidden is None else "walkthrough.chart_softmax_masked"
+    )
     A = c.data.trace.A[c.head]
     fig = A_heatmap(A, c.tokens, title=title, forbidden=c.forbidden, **c.by_pair)
     pickable_plot(fig, A, c.tokens, c.tokens, "fig_softmax")
-    st.caption(t("row_sum_note"))
+    st.caption(t("walkthrough.row_sum_note"))
 
 
 def av(c: Charts) -> None:
@@ -150,19 +152,20 @@ def heads(c: Charts) -> None:
     """The heads' outputs side by side (the concat), the layer's output, and W_O."""
     tr, base, d_v = c.data.trace, c.settings.base, c.data.d_v
     concat_columns = [
-        f"{t('head_short')}{j // d_v + base}·{j % d_v + base}" for j in range(tr.concat.shape[1])
+        f"{t('walkthrough.head_short')}{j // d_v + base}·{j % d_v + base}"
+        for j in range(tr.concat.shape[1])
     ]
     left, right = st.columns(2)
     with left:
-        title = t("chart_concat_1" if base else "chart_concat")
+        title = t("walkthrough.chart_concat_1" if base else "walkthrough.chart_concat")
         fig = heatmap(tr.concat, c.tokens, concat_columns, title=title, focus_row=c.focus,
                       **c.by_token)  # fmt: skip
         plot(fig, "fig_concat")
     with right:
-        fig = heatmap(tr.output, c.tokens, c.dims, title=t("chart_output"), focus_row=c.focus,
-                      **c.by_token)  # fmt: skip
+        title = t("walkthrough.chart_output")
+        fig = heatmap(tr.output, c.tokens, c.dims, title=title, focus_row=c.focus, **c.by_token)
         plot(fig, "fig_output")
-    with st.expander(t("show_weights")):
+    with st.expander(t("walkthrough.show_weights")):
         W_O = heatmap(c.data.W.W_O, concat_columns, c.dims, title="W_O",
                       decimals=c.settings.decimals)  # fmt: skip
         plot(W_O, "fig_W_O")

@@ -20,9 +20,9 @@ from ui.views.walkthrough.steps import BY_NAME, draw, formula, shapes_line
 
 def backend_line(name: str) -> str:
     """Which library computed these numbers; says so when a GPU sat idle because n was small."""
-    line = t("backend_note", backend=t(f"backend_{name}"))
+    line = t("walkthrough.backend_note", backend=t(f"shell.backend_{name}"))
     if name == "numpy" and core.active_backend().name == "cupy":
-        line += f" · {t('backend_short', limit=core.GPU_FROM_N)}"
+        line += f" · {t('shell.backend_short', limit=core.GPU_FROM_N)}"
     return line
 
 
@@ -43,11 +43,11 @@ def step_navigation(visible_steps, projector: bool = False) -> str:
 
     step = url_choice(
         st.segmented_control,
-        t("pipeline"),
+        t("walkthrough.pipeline"),
         visible_steps,
         "step",
         visible_steps[0],
-        format_func=labeller("step"),
+        format_func=labeller("walkthrough.step"),
         disabled=locked,
     )
     index = visible_steps.index(step)
@@ -58,11 +58,15 @@ def step_navigation(visible_steps, projector: bool = False) -> str:
         key="step_band",
     )  # fmt: skip  (a horizontal container stays one row on a phone; columns would stack)
     band.button(
-        t("previous"), on_click=move, args=(-1,), disabled=locked or index == 0, key="prev_step"
+        t("walkthrough.previous"),
+        on_click=move,
+        args=(-1,),
+        disabled=locked or index == 0,
+        key="prev_step",
     )
-    band.caption(t("step_of", i=index + 1, n=len(visible_steps)), width="content")
+    band.caption(t("walkthrough.step_of", i=index + 1, n=len(visible_steps)), width="content")
     band.button(
-        t("next"),
+        t("walkthrough.next"),
         on_click=move,
         args=(1,),
         disabled=locked or index == len(visible_steps) - 1,
@@ -80,7 +84,7 @@ def _projector_band(visible_steps, move, locked: bool = False) -> str:
     index = visible_steps.index(step)
     left, middle, right = st.columns([1, 10, 1], vertical_alignment="center")
     left.button("◀", on_click=move, args=(-1,), disabled=locked or index == 0, key="prev_step")
-    middle.markdown(f"**{t(f'title_{step}')}** &nbsp; ${formula(step, base())}$")
+    middle.markdown(f"**{t(f'walkthrough.title_{step}')}** &nbsp; ${formula(step, base())}$")
     last = len(visible_steps) - 1
     right.button("▶", on_click=move, args=(1,), disabled=locked or index == last, key="next_step")
     arrow_keys()
@@ -146,7 +150,7 @@ def row_controls(step: str, data, settings) -> tuple[int, int]:
         if not isinstance(state.get("head"), int) or state["head"] >= n_heads:
             state["head"] = _url_index("head", n_heads, 0)
         head = left.segmented_control(
-            t("head"), range(n_heads), key="head", required=True,
+            t("walkthrough.head"), range(n_heads), key="head", required=True,
             format_func=lambda h: shown_index(h, base),
         )  # fmt: skip
         head = 0 if head is None else head
@@ -154,7 +158,7 @@ def row_controls(step: str, data, settings) -> tuple[int, int]:
     if BY_NAME[step].focus:
         _settle_focus(step, n, focus)
         focus = right.selectbox(
-            t("focus"), range(n), key="focus", on_change=_chose_focus, width=260,
+            t("walkthrough.focus"), range(n), key="focus", on_change=_chose_focus, width=260,
             format_func=lambda i: row_label(i, data.tokens[i], base),
         )  # fmt: skip
         keep_in_url("focus", str(focus), str(default_focus(n, settings.mask == "causal")))
@@ -186,10 +190,10 @@ def render(step: str, data, settings, head: int, focus: int) -> None:
     sit beside the chart (below the charts of the wide steps). With predict first, the step's
     question comes before its result."""
     if not settings.presentation:
-        st.subheader(t(f"title_{step}"))
+        st.subheader(t(f"walkthrough.title_{step}"))
         st.latex(formula(step, settings.base))
     if room_student.result_hidden():  # the class is answering the teacher's question
-        st.info(t("room_question_hides"), icon=":material/quiz:")
+        st.info(t("room.question_hides"), icon=":material/quiz:")
         return
     if st.session_state.get("predict") and not predict.gate(step, data, head, focus, settings.base):
         code_lines.show(BY_NAME[step].symbols)  # the code, not what it gives
@@ -212,13 +216,15 @@ def render(step: str, data, settings, head: int, focus: int) -> None:
 def _notes(step: str, data, settings, head: int) -> None:
     """The code, the shapes with their numbers, and what the step means."""
     code_lines.show(BY_NAME[step].symbols)
-    st.markdown(f"**{t('shape')}:** `{shapes_line(step, data, head, settings.base)}`")
-    explain_key = {"mask": f"explain_mask_{settings.mask}"}.get(step, f"explain_{step}")
+    st.markdown(f"**{t('shell.shape')}:** `{shapes_line(step, data, head, settings.base)}`")
+    explain_key = {"mask": f"walkthrough.explain_mask_{settings.mask}"}.get(
+        step, f"walkthrough.explain_{step}"
+    )
     if step in ("pe", "x_pe") and data.PE is None:
-        explain_key = "explain_pe_off"
+        explain_key = "walkthrough.explain_pe_off"
     st.info(t(explain_key))
     if data.n > MAX_SIDE:
         side = -(-data.n // -(-data.n // MAX_SIDE))  # cells per side after block averaging
-        st.caption(t("downsampled", n=data.n, m=side))
+        st.caption(t("walkthrough.downsampled", n=data.n, m=side))
     elif data.n > MAX_TEXT_CELLS:
-        st.caption(t("too_big_for_text", n=data.n))
+        st.caption(t("walkthrough.too_big_for_text", n=data.n))

@@ -17,12 +17,14 @@ def clicked_cell(step: str, data, settings, head: int, focus: int) -> None:
     """The provenance of the clicked cell of this step's matrix (when it is on the focus row)."""
     cell = st.session_state.get(CELL)
     if cell is None or cell[0] != step or cell[1] != focus:
-        st.caption(t("cell_hint"))
+        st.caption(t("walkthrough.cell_hint"))
         return
     _, i, j = cell
     base = settings.base
     with st.container(border=True, key="cell_story"):
-        st.markdown(f"**{t('cell_title', i=shown_index(i, base), j=shown_index(j, base))}**")
+        st.markdown(
+            f"**{t('walkthrough.cell_title', i=shown_index(i, base), j=shown_index(j, base))}**"
+        )
         lines = provenance.story(step, data.trace, head, i, j, settings.decimals, base)
         st.markdown("\n".join(f"- {line}" for line in lines))
 
@@ -30,10 +32,12 @@ def clicked_cell(step: str, data, settings, head: int, focus: int) -> None:
 def focus_row(step: str, data, head: int, i: int, settings) -> None:
     """The focus token's row with its real numbers."""
     tr, decimals, base = data.trace, settings.decimals, settings.base
-    title = t("focus_title", i=shown_index(i, base), token=markdown_text(data.tokens[i]))
+    title = t(
+        "walkthrough.focus_title", i=shown_index(i, base), token=markdown_text(data.tokens[i])
+    )
     with st.expander(title, expanded=data.n <= 12):
         if step == "block":
-            st.markdown(f"**{t('focus_block', i=shown_index(i, base))}**")
+            st.markdown(f"**{t('walkthrough.focus_block', i=shown_index(i, base))}**")
             lines = block_step.focus_lines(data, settings, i)
             st.markdown("\n".join(f"- {line}" for line in lines))
             return
@@ -42,23 +46,23 @@ def focus_row(step: str, data, head: int, i: int, settings) -> None:
         allowed_row = np.isfinite(tr.S_masked[head, i])
         label = {"i": shown_index(i, base), "si": sub(i + base)}
         if step in ("scores", "scaled"):
-            st.markdown(f"**{t('focus_dot', **label)}**")
+            st.markdown(f"**{t('walkthrough.focus_dot', **label)}**")
             lines = arithmetic.dot_product_lines(
                 tr.Q[head, i], tr.K[head], keys, i, data.d_k, allowed_row, decimals, base=base
             )
         elif step == "mask":
-            st.markdown(f"**{t('focus_mask', **label)}**")
+            st.markdown(f"**{t('walkthrough.focus_mask', **label)}**")
             lines = arithmetic.mask_lines(
                 tr.S_scaled[head, i], allowed_row, keys, i, decimals, base=base
             )
         elif step == "softmax":
-            st.markdown(f"**{t('focus_softmax', **label)}**")
+            st.markdown(f"**{t('walkthrough.focus_softmax', **label)}**")
             lines = arithmetic.softmax_lines(tr.S_masked[head, i], A_row, keys, decimals, base=base)
         else:
-            st.markdown(f"**{t('focus_output', **label)}**")
+            st.markdown(f"**{t('walkthrough.focus_output', **label)}**")
             lines = arithmetic.weighted_sum_lines(
                 A_row, tr.V[head], keys, i, tr.O[head, i], decimals, base=base
             )
         if len(keys) < data.n:
-            lines.append(t("focus_more", k=data.n - len(keys)))
+            lines.append(t("walkthrough.focus_more", k=data.n - len(keys)))
         st.markdown("\n".join(f"- {line}" for line in lines))
