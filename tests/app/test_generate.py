@@ -154,3 +154,13 @@ def test_a_teacher_asks_the_class_which_token_comes_next(gemma):
     teacher.button(key="room_reveal").click().run()
     shown = " ".join(c.value for c in teacher.code)
     assert f"{gemma.decode([top[0]])}: p = {p[top[0]]:.3f}" in shown  # the model's probabilities
+
+
+def test_numbering_from_one_reaches_layers_and_positions():
+    at = run_app("generate", lang="zh", base="1", written="2")
+    assert not at.exception
+    assert at.selectbox(key="gen_layer").options[:2] == ["1", "2"]
+    positions = next(d.value for d in at.dataframe if "位置" in d.value.columns).iloc[:, 0]
+    assert list(positions[:2]) == ["1", "2"]
+    text = page_text(at)
+    assert "层 18 是全局层" in text and "进入层 1 的那一行" in text

@@ -100,7 +100,7 @@ def differences(model, ids: tuple, decimals: int, base: int) -> None:
             "q_before": num(float(np.linalg.norm(q_raw)), 2),
             "q_after": num(float(np.linalg.norm(q_normed)), 2),
         }  # fmt: skip
-        st.markdown(t("generate.norm_text", **numbers))
+        st.markdown(t("generate.norm_text", layer=shown_index(0, base), **numbers))
     with st.expander(t("generate.ffn_title")):
         st.markdown(t("generate.ffn_text"))
     with st.expander(t("generate.scale_title")):
