@@ -1,9 +1,9 @@
 """The block step against independent computations: torch's LayerNorm and a row-by-row loop."""
 
 import numpy as np
-import pytest
 
 from core.block import EPS, block, init_feed_forward, layer_norm
+from tests.support import reference_package
 
 
 def _layer_norm_by_hand(row):
@@ -57,7 +57,7 @@ def test_feed_forward_shapes_and_determinism():
 
 
 def test_matches_torch_post_norm_block():
-    torch = pytest.importorskip("torch")
+    torch = reference_package("torch")
     rng = np.random.default_rng(5)
     X, attn = rng.normal(size=(4, 8)), rng.normal(size=(4, 8))
     ff = init_feed_forward(8, 2)

