@@ -9,8 +9,6 @@ import heapq
 import re
 from dataclasses import dataclass, field
 
-from core.pretrained.pieces import Piece
-
 META = "\u2581"  # ▁, SentencePiece's visible space
 NORMAL, UNKNOWN, CONTROL, USER, UNUSED, BYTE = 1, 2, 3, 4, 5, 6  # GGUF token types
 
@@ -77,9 +75,6 @@ class BPETokenizer:
             at = match.end()
         return ids + self._merge(text[at:])
 
-    def piece_text(self, i: int) -> str:
-        return self.vocabulary[i]
-
     def decode(self, ids) -> str:
         """The text of ``ids`` (control tokens left out, bytes joined back into characters)."""
         out, pending = [], bytearray()
@@ -95,13 +90,3 @@ class BPETokenizer:
         if pending:
             out.append(pending.decode("utf-8", errors="replace"))
         return "".join(out)
-
-    def pieces(self, text: str) -> list[Piece]:
-        """Each piece with its id; ``word`` is the index of the character the piece starts at."""
-        found, at = [], 0
-        for i in self.encode(text):
-            shown = self.decode([i]) if self.types[i] != CONTROL else self.vocabulary[i]
-            found.append(Piece(self.vocabulary[i], None if self.types[i] == CONTROL else at, i))
-            if self.types[i] != CONTROL and self.types[i] != BYTE:
-                at += len(shown)
-        return found

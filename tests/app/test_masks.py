@@ -8,14 +8,6 @@ import numpy as np
 from tests.support.app import chart_titled, charts, decode, page_text, run_app
 
 
-def _leaves(node):
-    for child in getattr(node, "children", {}).values():
-        if getattr(child, "children", None):
-            yield from _leaves(child)
-        else:
-            yield child
-
-
 def test_masks_page_pads_the_batch_and_zeroes_masked_weights():
     at = run_app("masks", lang="en")
     assert not at.exception

@@ -13,14 +13,6 @@ from tests.support.app import (
 )
 
 
-def _leaves(node):
-    for child in getattr(node, "children", {}).values():
-        if getattr(child, "children", None):
-            yield from _leaves(child)
-        else:
-            yield child
-
-
 def test_multi_head_split_is_a_reshape_of_the_projection():
     at = run_app("multi-head", lang="en", n_heads=4, d_model=8)
     assert not at.exception

@@ -3,16 +3,7 @@
 import pytest
 
 from core.lessons.paths import attention_steps, cnn_layers, rnn_steps
-
-
-def simulated_cnn_layers(n: int, k: int) -> int:
-    """Grow the set of positions that token 0's information has reached, one layer at a time:
-    position j's output in a layer reads positions j − k + 1 … j of the layer below."""
-    reached, layers = {0}, 0
-    while n - 1 not in reached:
-        reached = {j for j in range(n) if any(j - k + 1 <= i <= j for i in reached)}
-        layers += 1
-    return layers
+from tests.support.oracles import simulated_cnn_layers
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 17, 64, 100])

@@ -10,14 +10,6 @@ from ui.figures.charts import MAX_SIDE, block_mean, heatmap
 from ui.figures.place import panels_per_row
 
 
-def _leaves(node):
-    for child in getattr(node, "children", {}).values():
-        if getattr(child, "children", None):
-            yield from _leaves(child)
-        else:
-            yield child
-
-
 def test_token_labels_are_escaped_and_positions_keep_repeats_apart():
     tokens = ["<b>", "the", "$x$", "the", "<script>alert(1)</script>"]
     fig = heatmap(np.eye(5), tokens, tokens, title="<i>S</i>")

@@ -51,13 +51,18 @@ _lock = threading.Lock()
 KEEP_STEPS = 256
 
 
-def _remember(step: Step) -> Step:
+def _keep(memory: OrderedDict, key, value):
+    """Remember ``value`` under ``key``, forgetting the oldest beyond KEEP_STEPS entries."""
     with _lock:
-        _steps[step.ids] = step
-        _steps.move_to_end(step.ids)
-        while len(_steps) > KEEP_STEPS:
-            _steps.popitem(last=False)
-    return step
+        memory[key] = value
+        memory.move_to_end(key)
+        while len(memory) > KEEP_STEPS:
+            memory.popitem(last=False)
+    return value
+
+
+def _remember(step: Step) -> Step:
+    return _keep(_steps, step.ids, step)
 
 
 def _from_trace(ids: tuple, trace) -> Step:
@@ -126,22 +131,18 @@ def distribution_at(ids: tuple, rules: Rules) -> NextToken:
     with _lock:
         found = _dists.get(key)
     if found is None:
-        found = rules.distribution(step_of(ids).logits)
-        with _lock:
-            _dists[key] = found
-            while len(_dists) > KEEP_STEPS:
-                _dists.popitem(last=False)
+        found = _keep(_dists, key, rules.distribution(step_of(ids).logits))
     return found
 
 
-def written(prompt_ids: tuple, rules: Rules, count: int) -> list[tuple[Step, NextToken, int]]:
-    """``count`` tokens written after the prompt: for each, the step it was chosen at, the
-    distribution it came from and the token. The same rules and seed write the same text."""
+def written(prompt_ids: tuple, rules: Rules, count: int) -> list[tuple[NextToken, int]]:
+    """``count`` tokens written after the prompt: for each, the distribution it came from and
+    the token. The same rules and seed write the same text."""
     out, ids = [], tuple(prompt_ids)
     rng = np.random.default_rng(rules.seed) if rules.sample else None
     for _ in range(count):
-        step, dist = step_of(ids), distribution_at(ids, rules)
+        dist = distribution_at(ids, rules)
         token = pick(dist, rng)
-        out.append((step, dist, token))
+        out.append((dist, token))
         ids = (*ids, token)
     return out

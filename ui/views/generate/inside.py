@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.pretrained.gemma import rms_norm, rope
+from core.pretrained.gemma import allowed, rms_norm, rope
 from ui.figures.charts import A_heatmap
 from ui.figures.place import plot
 from ui.kit.decoding import prompt_pass
@@ -15,7 +15,6 @@ from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, shown_index
 from ui.views.generate.next_token import label
-from ui.views.generate.writing import mean_on_first
 
 
 def training(model, ids: tuple, decimals: int, base: int) -> None:
@@ -45,9 +44,8 @@ def attention_map(model, ids: tuple, view: tuple, decimals: int, base: int) -> N
     layer, head = view
     c = model.config
     A = prompt_pass(ids).A[layer]  # [h, n, n]
-    n = A.shape[1]
-    gap = np.arange(n)[:, None] - np.arange(n)[None, :]
-    hidden = gap < 0 if not c.is_local(layer) else (gap < 0) | (gap >= c.window)
+    positions = np.arange(A.shape[1])
+    hidden = ~allowed(positions, positions, c.window if c.is_local(layer) else None)
     pieces = [label(model, i) for i in ids]
     L, H = shown_index(layer, base), shown_index(head, base)
     title = t("generate.map_title", layer=L, head=H)
@@ -109,3 +107,8 @@ def differences(model, ids: tuple, decimals: int, base: int) -> None:
         st.markdown(
             t("generate.tied_text", vocab=f"{model.E.shape[0]:,}", mb=model.E.nbytes // 2**20)
         )
+
+
+def mean_on_first(A: np.ndarray) -> np.ndarray:
+    """Each head's mean weight on position 0 (<bos>) over the queries after it: [h]."""
+    return A[:, 1:, 0].mean(axis=1) if A.shape[1] > 1 else A[:, :, 0].mean(axis=1)

@@ -60,11 +60,11 @@ def prompt_ids_or_stop(model, text: str) -> tuple:
 
 
 def pieces_table(model, ids) -> None:
-    vocabulary, types = model.tokenizer.vocabulary, model.tokenizer.types
+    pieces = model.pieces(ids)  # a byte-fallback piece is its byte, "<0xE4>"
     rows = {
-        t("generate.col_piece"): [vocabulary[i] for i in ids],
+        t("generate.col_piece"): pieces,
         t("generate.col_id"): [str(i) for i in ids],
-        t("generate.col_bytes"): [vocabulary[i][1:-1] if types[i] == 6 else "" for i in ids],
+        t("generate.col_bytes"): [p[1:-1] if p.startswith("<0x") else "" for p in pieces],
     }
     table = pd.DataFrame(rows).T
     table.columns = [str(c) for c in table.columns]

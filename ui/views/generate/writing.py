@@ -1,7 +1,6 @@
 """Writing one token at a time: Next and Play over the tokens written, and at each step the text,
 the next token's bars, the new query's weights over every cached key, and the K/V cache."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -49,7 +48,7 @@ def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: i
     def draw(count: int) -> None:
         keep_in_url("written", str(count), "0")
         chosen = written(prompt_ids, rules, count)
-        ids = (*prompt_ids, *(token for _, _, token in chosen))
+        ids = (*prompt_ids, *(token for _, token in chosen))
         _text_so_far(model, prompt_ids, chosen)
         step = step_of(ids)
         bars(model, distribution_at(ids, rules), "gen_bars")
@@ -61,15 +60,15 @@ def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: i
 
 def _text_so_far(model, prompt_ids, chosen) -> None:
     st.session_state["gen_text_so_far"] = model.decode(
-        [*prompt_ids[1:], *(token for _, _, token in chosen)]
+        [*prompt_ids[1:], *(token for _, token in chosen)]
     )  # (the room's "which token comes next?" quotes it)
     prompt = markdown_text(model.decode(prompt_ids[1:]))
-    new = [markdown_text(model.decode([token])) for _, _, token in chosen]
+    new = [markdown_text(model.decode([token])) for _, token in chosen]
     if new:  # (HTML, not **: Markdown's bold fails beside Chinese punctuation)
         new[-1] = f'<b style="background:#fde68a">{new[-1]}</b>'
     st.markdown(t("generate.text_so_far", text=prompt + "".join(new)), unsafe_allow_html=True)
     if chosen:
-        _, dist, token = chosen[-1]
+        dist, token = chosen[-1]
         p = num(float(dist.q[token]), 3)
         st.caption(
             t("generate.chosen", t=len(chosen), token=markdown_text(label(model, token)), p=p)
@@ -103,8 +102,3 @@ def _cache_table(model, ids, step, layer: int, base: int, decimals: int) -> None
 
 def _bytes(n: int) -> str:
     return f"{n / 2**20:.2f} MB" if n >= 2**20 else f"{n / 2**10:.0f} KB"
-
-
-def mean_on_first(A: np.ndarray) -> np.ndarray:
-    """Each head's mean weight on position 0 (<bos>) over the queries after it: [h]."""
-    return A[:, 1:, 0].mean(axis=1) if A.shape[1] > 1 else A[:, :, 0].mean(axis=1)
