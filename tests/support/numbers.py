@@ -1,0 +1,93 @@
+"""Reading back the numbers a page prints, and the independent numbers they should be.
+
+``numbers(line)`` lists the plain numbers of one printed line in order (true minus signs read as
+minus; subscript digits, which name rows and columns, are not numbers here). ``close`` says a
+printed number is its true value rounded to the page's decimals. ``app_oracle`` is what the
+app's sidebar settings should give, computed here from the inputs alone: the token table and the
+weight tables (core's seeded, rounded inputs), PE from its formula, and every product, softmax and
+sum by tests/support/oracles.py, never by the core's attention.
+"""
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+import core
+from tests.support.oracles import reference
+
+_NUMBER = re.compile(r"(?<![\w.])[−-]?\d+(?:\.\d+)?(?:e[+−-]?\d+)?")
+
+
+def numbers(text: str) -> list[float]:
+    """Every plain number in ``text``, in order: '(−0.50)·1.25 = **−0.62**' -> [-0.5, 1.25, -0.62]."""
+    return [float(m.replace("−", "-")) for m in _NUMBER.findall(text.replace("**", ""))]
+
+
+def close(printed: float, value: float, decimals: int) -> bool:
+    """``printed`` is ``value`` rounded to ``decimals`` places (half a unit in the last place, and
+    a hair for values that sit on a rounding edge)."""
+    return abs(printed - value) <= 0.5 * 10.0**-decimals + 1e-9 * max(1.0, abs(value))
+
+
+def assert_printed(printed, values, decimals: int, what: str = "") -> None:
+    """Each printed number is its value rounded, and there are as many of each."""
+    printed, values = list(printed), [float(v) for v in np.ravel(values)]
+    assert len(printed) == len(values), f"{what}: printed {printed}, expected {values}"
+    for p, v in zip(printed, values, strict=True):
+        assert close(p, v, decimals), f"{what}: printed {p}, but the value is {v:.6f}"
+
+
+def positional_by_formula(n: int, d_model: int) -> np.ndarray:
+    """PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(…), one entry at a time."""
+    PE = np.zeros((n, d_model))
+    for pos in range(n):
+        for dim in range(d_model):
+            angle = pos / 10000 ** (2 * (dim // 2) / d_model)
+            PE[pos, dim] = math.sin(angle) if dim % 2 == 0 else math.cos(angle)
+    return PE
+
+
+@dataclass
+class AppOracle:
+    tokens: list
+    E: np.ndarray
+    PE: np.ndarray | None
+    X: np.ndarray
+    W: object  # core.Weights, NumPy
+    mask: np.ndarray | None
+    n_heads: int
+    fields: dict  # reference(): Q, K, V, S, S_scaled, S_masked, A, O [h, n, ·], concat, output
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["fields"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def d_k(self) -> int:
+        return self.fields["Q"].shape[-1]
+
+
+def app_oracle(
+    sentence: str,
+    d_model: int = 8,
+    n_heads: int = 2,
+    seed: int = 0,
+    positional: bool = True,
+    causal: bool = False,
+    mode: str = "auto",
+) -> AppOracle:
+    """What the page should show for these sidebar settings."""
+    tokens = core.tokenize(sentence, mode)
+    n = len(tokens)
+    E = core.to_numpy(core.embed(tokens, d_model, seed))  # the token table: an input
+    PE = positional_by_formula(n, d_model) if positional else None
+    X = E if PE is None else E + PE
+    config = core.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=seed)
+    W = core.init_weights(config)  # the weight tables: inputs
+    W = core.Weights(**{name: core.to_numpy(M) for name, M in vars(W).items()})
+    mask = np.tril(np.ones((n, n), bool)) if causal else None
+    return AppOracle(tokens, E, PE, X, W, mask, n_heads, reference(X, W, n_heads, mask))
