@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import core
+from tests.support.app import decode
 from tests.support.oracles import reference
 
 _NUMBER = re.compile(r"(?<![\w.])[−-]?\d+(?:\.\d+)?(?:e[+−-]?\d+)?")
@@ -91,3 +92,27 @@ def app_oracle(
     W = core.Weights(**{name: core.to_numpy(M) for name, M in vars(W).items()})
     mask = np.tril(np.ones((n, n), bool)) if causal else None
     return AppOracle(tokens, E, PE, X, W, mask, n_heads, reference(X, W, n_heads, mask))
+
+
+def cell_text(spec: dict, trace: int = 0) -> np.ndarray:
+    """A heatmap's printed cells as floats: what the learner reads in each cell ('−∞' is -inf,
+    an empty cell NaN)."""
+
+    def read(text):
+        text = str(text).replace("−", "-")
+        if text in ("-∞", "−∞"):
+            return -np.inf
+        return float(text) if text.strip() else np.nan
+
+    return np.vectorize(read, otypes=[float])(np.asarray(spec["data"][trace]["text"], dtype=object))
+
+
+def assert_cells(spec: dict, values, decimals: int, what: str = "") -> None:
+    """A heatmap shows ``values``: each printed cell is its value rounded to ``decimals``, and
+    each coloured cell (float32 in the chart's JSON) is the value itself."""
+    values = np.asarray(values, dtype=float)
+    printed = cell_text(spec)
+    assert printed.shape == values.shape, f"{what}: {printed.shape} cells, not {values.shape}"
+    assert_printed(printed.ravel(), values, decimals, what)
+    z = decode(spec["data"][0]["z"]).astype(float)
+    np.testing.assert_allclose(z, values, rtol=1e-6, atol=1e-6, err_msg=what)
