@@ -2,6 +2,7 @@
 training in one pass against decoding one token at a time."""
 
 import json
+import math
 import re
 
 import numpy as np
@@ -16,15 +17,93 @@ from tests.support.app import (
     run_app,
     slider,
 )
+from tests.support.numbers import app_oracle, assert_cells, numbers
 from tests.support.oracles import simulated_cnn_layers
 
 
-def test_cost_page_training_pass_equals_incremental_decoding():
-    at = run_app("cost", lang="en", sentence="one two three four five six")
+def charts_by_key(at, key: str) -> dict:
+    """The Plotly spec of the chart drawn with widget key ``key``."""
+    return charts(at)[[chart.key for chart in at.get("plotly_chart")].index(key)]
+
+
+def decoded_token_by_token(o):
+    """Generation's arithmetic written out, independent of core: at step t the new row x_t
+    makes q_t, k_t and v_t; k_t and v_t are appended to each head's cache, and q_t attends over
+    the cached rows 0 … t alone (math.exp, one score at a time). Returns the output rows and
+    each head's K and V caches."""
+    W, h = o.W, o.n_heads
+    d_k, d_v = W.W_Q.shape[1] // h, W.W_V.shape[1] // h
+    K_cache, V_cache, rows = [[] for _ in range(h)], [[] for _ in range(h)], []
+    for x in o.X:
+        heads = []
+        for head in range(h):
+            q = x @ W.W_Q[:, head * d_k : (head + 1) * d_k]
+            K_cache[head].append(x @ W.W_K[:, head * d_k : (head + 1) * d_k])
+            V_cache[head].append(x @ W.W_V[:, head * d_v : (head + 1) * d_v])
+            s = [float(q @ k) / math.sqrt(d_k) for k in K_cache[head]]
+            e = [math.exp(v - max(s)) for v in s]
+            a = [v / sum(e) for v in e]
+            heads.append(sum(w * v for w, v in zip(a, V_cache[head], strict=True)))
+        rows.append(np.concatenate(heads) @ W.W_O)
+    return np.array(rows), [np.array(K) for K in K_cache], [np.array(V) for V in V_cache]
+
+
+@pytest.mark.parametrize(
+    ("lang", "query", "oracle"),
+    [
+        ("en", {"decimals": 3}, {}),
+        ("zh", {"mask": "causal", "d_model": 12, "n_heads": 3, "pe": "false", "seed": 7},
+         {"d_model": 12, "n_heads": 3, "positional": False, "seed": 7}),
+    ],
+)  # fmt: skip
+def test_cost_page_training_rows_are_causal_attention_and_decoding_rows_the_token_loop(
+    lang, query, oracle
+):
+    """The training heatmap prints output = concat_h(softmax(mask(Q_h K_hᵀ/√d_k)) V_h) W_O under
+    a causal mask (the per-head oracle), the decoding heatmap prints the rows a per-token loop
+    over a K/V cache gives (written in this test), and the largest difference the page reports
+    between them is as small as the two independent computations say it must be."""
+    sentence = "one two three four five six"
+    at = run_app("cost", lang=lang, sentence=sentence, **query)
     assert not at.exception
-    message = next(s.value for s in at.success if "Largest" in s.value)
-    assert float(message.rsplit(":", 1)[1]) < 1e-12
-    assert "5 sequential steps" in page_text(at)
+    decimals = query.get("decimals", 2)
+    causal = app_oracle(sentence, causal=True, **oracle)
+    decoded, _, _ = decoded_token_by_token(causal)
+    title = {"en": ("Training", "Inference"), "zh": ("训练", "推理")}[lang]
+    full, incremental = charts_by_key(at, "co_full"), charts_by_key(at, "co_incr")
+    assert full["layout"]["title"]["text"].startswith(title[0])
+    assert incremental["layout"]["title"]["text"].startswith(title[1])
+    assert_cells(full, causal.output, decimals, "training: one pass with a causal mask")
+    assert_cells(incremental, decoded, decimals, "inference: token by token")
+    # the rows differ from attention without the mask: the test tells the two apart
+    unmasked = app_oracle(sentence, causal=False, **oracle).output
+    assert not np.allclose(decode(full["data"][0]["z"]), unmasked, atol=1e-3)
+    message = next(s.value for s in at.success if "e-" in s.value)
+    largest = numbers(message.rsplit(":", 1)[-1].rsplit("：", 1)[-1])[0]
+    assert 0 <= largest <= max(1e-12, 10 * np.abs(causal.output - decoded).max())
+
+
+@pytest.mark.parametrize(("lang", "base"), [("en", 0), ("zh", 1)])
+def test_cost_page_kv_cache_after_each_step_holds_rows_0_to_t(lang, base):
+    """At every step t of the player, the K and V cache heatmaps print head 0's k_j = x_j W_K and
+    v_j = x_j W_V for j = 0 … t, the rows the test's own decoding loop cached, and the caption
+    counts t + 1 of n rows."""
+    sentence = "the cat sat on the mat"
+    at = run_app("cost", lang=lang, sentence=sentence, base=base)
+    o = app_oracle(sentence)
+    _, K_cache, V_cache = decoded_token_by_token(o)
+    np.testing.assert_allclose(K_cache[0], o.K[0], atol=1e-12)  # the two oracles agree
+    n = len(o.tokens)
+    for step in range(1, n + 1):
+        if step > 1:
+            at.slider(key="co_step").set_value(step).run()
+        assert not at.exception
+        for name, cache in (("K", K_cache[0]), ("V", V_cache[0])):
+            spec = charts_by_key(at, f"co_cache_{name}")
+            assert_cells(spec, cache[:step], 2, f"{name} cache after step {step}")
+            assert spec["layout"]["yaxis"]["ticktext"] == o.tokens[:step]
+        caption = next(c.value for c in at.caption if "K" in c.value and "V" in c.value)
+        assert numbers(caption) == [step, base, step, n], caption
 
 
 def test_cost_page_measures_with_progress_and_fits_exponents(monkeypatch):
