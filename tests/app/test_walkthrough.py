@@ -84,8 +84,9 @@ def test_block_step_works_out_the_focus_rows_layer_norm():
     tr = sentence_attention(["a", "b", "c"])
     H = tr.X[2] + tr.output[2]
     text = page_text(at)
-    assert f"mean μ = {H.mean():.5f}".replace("-", "−") in text
-    assert f"variance σ² = {H.var():.5f}" in text
+    assert f"h₂: mean μ = {H.mean():.3f}".replace("-", "−") in text
+    assert f"variance σ² = {H.var():.3f}" in text
+    assert "n₂ = (h₂ − μ) ÷ √(σ² + 1e-05)" in text  # named after its result, not its input
 
 
 def test_formula_line_buttons_open_their_steps():

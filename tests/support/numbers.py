@@ -8,6 +8,7 @@ weight tables (core's seeded, rounded inputs), PE from its formula, and every pr
 sum by tests/support/oracles.py, never by the core's attention.
 """
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -22,7 +23,8 @@ _NUMBER = re.compile(r"(?<![\w.])[−-]?\d+(?:\.\d+)?(?:e[+−-]?\d+)?")
 
 
 def numbers(text: str) -> list[float]:
-    """Every plain number in ``text``, in order: '(−0.50)·1.25 = **−0.62**' -> [-0.5, 1.25, -0.62]."""
+    """Every plain number in ``text``, in order: '(−0.50)·1.25 = **−0.62**' gives
+    [-0.5, 1.25, -0.62]."""
     return [float(m.replace("−", "-")) for m in _NUMBER.findall(text.replace("**", ""))]
 
 
@@ -116,3 +118,31 @@ def assert_cells(spec: dict, values, decimals: int, what: str = "") -> None:
     assert_printed(printed.ravel(), values, decimals, what)
     z = decode(spec["data"][0]["z"]).astype(float)
     np.testing.assert_allclose(z, values, rtol=1e-6, atol=1e-6, err_msg=what)
+
+
+def chart_keyed(at, key: str) -> dict:
+    """The Plotly spec of the chart drawn with widget key ``key`` (titles change with the
+    language and the numbering; keys do not)."""
+    keys = [chart.key for chart in at.get("plotly_chart")]
+    assert key in keys, f"no chart {key!r} among {keys}"
+    return json.loads(at.get("plotly_chart")[keys.index(key)].proto.spec)
+
+
+def assert_masked_cells(spec: dict, values, hidden, hidden_text: str, decimals: int, what=""):
+    """A heatmap with hidden cells shows ``values`` where they are not hidden (printed rounded to
+    ``decimals`` and coloured as the value), and where they are (``hidden`` True) is grey with
+    ``hidden_text`` written on it ('−∞' before the softmax, '0' after) and no colour of its own."""
+    values = np.asarray(values, dtype=float)
+    hidden = np.broadcast_to(np.asarray(hidden, dtype=bool), values.shape)
+    printed = cell_text(spec)
+    assert printed.shape == values.shape, f"{what}: {printed.shape} cells, not {values.shape}"
+    assert_printed(printed[~hidden], values[~hidden], decimals, what)
+    z = decode(spec["data"][0]["z"]).astype(float)
+    assert np.isnan(z[hidden]).all(), f"{what}: a hidden cell is coloured"
+    np.testing.assert_allclose(z[~hidden], values[~hidden], rtol=1e-6, atol=1e-6, err_msg=what)
+    if not hidden.any():
+        assert len(spec["data"]) == 1, f"{what}: an overlay over no hidden cell"
+        return
+    overlay = np.asarray(spec["data"][1]["text"], dtype=object)
+    assert (overlay[hidden] == hidden_text).all(), f"{what}: hidden cells read {overlay[hidden]}"
+    assert (overlay[~hidden] == "").all(), f"{what}: a visible cell is covered"

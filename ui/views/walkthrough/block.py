@@ -94,25 +94,21 @@ def focus_lines(data, settings, i: int) -> list[str]:
         shown = ", ".join(num(x, dec) for x in v[:8])
         return f"[{shown}{', …' if len(v) > 8 else ''}]"
 
-    def norm_lines(name, source, result):
+    def norm_lines(source_name, result_name, source, result):
         mu, var = float(source.mean()), float(source.var())
         return [
-            t(
-                "walkthrough.block_mean",
-                name=name,
-                si=si,
-                mu=num(mu, dec + 2),
-                var=num(var, dec + 2),
-            ),
-            f"{name}{si} = ({name}{si} − μ) ÷ √(σ² + {EPS:g}) = {vec(result)}",
+            t("walkthrough.block_mean", of=source_name, mu=num(mu, dec), var=num(var, dec)),
+            f"{result_name} = ({source_name} − μ) ÷ √(σ² + {EPS:g}) = {vec(result)}",
         ]
 
     zeros = int((out.hidden[i] == 0).sum())
+    h, n = f"h{si}", f"n{si}"
     return [
-        f"h{si} = x{si} + m{si} = {vec(out.X[i])} + {vec(out.attention[i])} = {vec(out.H[i])}",
-        *norm_lines("h", out.H[i], out.N[i]),
+        f"{h} = x{si} + MultiHead(X){si} = {vec(out.X[i])} + {vec(out.attention[i])} = "
+        f"{vec(out.H[i])}",
+        *norm_lines(h, n, out.H[i], out.N[i]),
         t("walkthrough.block_ffn", si=si, d_ff=out.hidden.shape[1], zeros=zeros),
         f"f{si} = {vec(out.F[i])}",
-        *norm_lines("n+f", out.N[i] + out.F[i], out.Y[i]),
+        *norm_lines(f"{n} + f{si}", f"y{si}", out.N[i] + out.F[i], out.Y[i]),
         t("walkthrough.block_y", si=si, token=markdown_text(data.tokens[i])),
     ]
