@@ -1,10 +1,10 @@
 """Click a cell of S/√d_k, A or O in a real browser: the focus row follows the click and the
 worked-out panel shows that cell's provenance with the real numbers."""
 
-import numpy as np
 import pytest
 
-from tests.support.traces import sentence_attention
+from tests.support.numbers import app_oracle
+from tests.support.stories import check_cell_story
 
 CELL_CENTRE = """([i, j]) => {
   const gd = document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')[0];
@@ -29,11 +29,11 @@ def test_clicking_a_softmax_cell_shows_its_provenance(session, lang, title):
     story = s.page.locator(".st-key-cell_story")
     story.wait_for(timeout=15000)
     text = story.inner_text()
-    assert title in text
-    tr = sentence_attention(["a", "b", "c", "d"])
-    q, k = tr.Q[0, 1], tr.K[0, 2]
-    assert f"{q @ k:.4f}".replace("-", "−") in text  # s_12 = q_1 · k_2
-    assert f"{tr.A[0, 1, 2]:.4f}" in text  # a_12, the clicked weight
+    title_line, *lines = text.splitlines()
+    assert title in title_line
+    # every line, every number: q_1, k_2, their products and sum, ÷ √d_k, the mask entry, the
+    # row's exponentials and their sum, a_12, against the oracle
+    check_cell_story("softmax", lines, app_oracle("a b c d"), 0, 1, 2, decimals=4, base=0)
     # the focus row picker followed the click
     assert "Query row 1 (“b”)" in s.page.get_by_test_id("stMain").inner_text() or lang == "zh"
     assert "查询行 1（“b”）" in s.page.get_by_test_id("stMain").inner_text() or lang == "en"
@@ -53,11 +53,8 @@ def test_clicking_an_output_cell_shows_the_weighted_sum(session):
     _click(s, 0, 1)  # o_1, its second component (numbered from 1)
     story = s.page.locator(".st-key-cell_story")
     story.wait_for(timeout=15000)
-    text = story.inner_text()
-    tr = sentence_attention(["a", "b", "c"])
-    assert "o₁[2]" in text
-    assert f"{tr.O[0, 0, 1]:.2f}".replace("-", "−") in text
-    expected = float(np.dot(tr.A[0, 0], tr.V[0][:, 1]))
-    assert np.isclose(expected, tr.O[0, 0, 1])
+    _, *lines = story.inner_text().splitlines()
+    # o₁[2] = Σⱼ a₁ⱼ vⱼ[2], each weight, each value and each term against the oracle
+    check_cell_story("av", lines, app_oracle("a b c"), 0, 0, 1, decimals=2, base=1)
     s.shot("click-cell-en-av")
     s.assert_healthy()
