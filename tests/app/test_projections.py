@@ -1,98 +1,168 @@
-"""The projections page: X Xᵀ and Q Kᵀ against NumPy on one colour range, the diagonal's
-statement, the lookup's weights, numbering and decimals."""
+"""The projections page: every number it prints (the two score panels, the two softmaxes, the
+weight each token keeps on itself, what the numbers say, the lookup's table, bars and answers)
+against the app's inputs worked through in this test: X from the token table and PE's formula,
+Q Kᵀ and A from the per-head oracle, X Xᵀ, its softmax and the lookup by explicit loops."""
 
 import math
 
 import numpy as np
 import pytest
 
-import core
 from tests.support.app import chart_titled, charts, decode, page_text, run_app
+from tests.support.numbers import app_oracle, assert_cells, assert_printed, numbers
 from ui.shell.registry import by_script
 
-
-def _inputs(sentence: str, d_model=8, n_heads=2, head=0):
-    """X, Q, K, V of one head, straight from the core (not through the page's code)."""
-    tokens = core.tokenize(sentence)
-    X = core.to_numpy(core.embed(tokens, d_model) + core.positional_encoding(len(tokens), d_model))
-    W = core.init_weights(core.AttentionConfig(d_model=d_model, n_heads=n_heads))
-    d_k = d_model // n_heads
-    cols = slice(head * d_k, (head + 1) * d_k)
-    Q, K, V = (X @ core.to_numpy(M)[:, cols] for M in (W.W_Q, W.W_K, W.W_V))
-    return tokens, X, Q, K, V
+SENTENCES = {"en": "the movie was really good", "zh": "这 部 电影 很 好看"}
 
 
-def _softmax(row):
-    e = np.exp(row - row.max())
-    return e / e.sum()
+def keyed(at, key: str) -> dict:
+    """The Plotly spec of the chart drawn with widget key ``key``."""
+    return charts(at)[[chart.key for chart in at.get("plotly_chart")].index(key)]
 
 
-def _diagonal_rows(S):
-    return [all(S[i, i] >= S[i, j] for j in range(len(S))) for i in range(len(S))]
+def dots_by_loop(A, B) -> np.ndarray:
+    """s_ij = Σ_c a_ic b_jc, one product at a time."""
+    return np.array([[math.fsum(a * b for a, b in zip(r, c, strict=True)) for c in B] for r in A])
+
+
+def softmax_by_loop(row) -> np.ndarray:
+    e = [math.exp(v - max(row)) for v in row]
+    return np.array([x / math.fsum(e) for x in e])
+
+
+def findings(at) -> list[str]:
+    """The bullet lines under 'What the numbers say'."""
+    return [m.value for m in at.markdown if m.value.startswith("- ")]
+
+
+def sub(*indices) -> str:
+    """Subscript digits, as the page names a cell: sub(0, 1) -> '₀,₁'."""
+    return ",".join(str(i) for i in indices).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
+@pytest.mark.parametrize(
+    ("lang", "head", "query"),
+    [
+        ("en", 0, {}),
+        ("zh", 1, {"decimals": 3, "mask": "causal"}),
+        ("en", 2, {"n_heads": 3, "d_model": 12, "seed": 5}),
+    ],
+)
+def test_score_and_weight_panels_print_x_xt_and_q_kt_and_their_softmaxes(lang, head, query):
+    """The four heatmaps print S = X Xᵀ, S = Q_h K_hᵀ, softmax(X Xᵀ/√d_model) and
+    softmax(Q_h K_hᵀ/√d_k) for the head picked (unmasked even with the sidebar's causal mask),
+    the score panels share one colour range, the bars print diag(A) of both, and the text prints
+    √d_model, √d_k and the two diagonals' means."""
+    sentence = SENTENCES[lang]
+    at = run_app("projections", lang=lang, sentence=sentence, **query)
+    if head:
+        at.selectbox(key="pj_head").set_value(head).run()
+    assert not at.exception
+    assert len(charts(at)) == by_script("projections").charts
+    decimals = query.get("decimals", 2)
+    o = app_oracle(sentence, d_model=query.get("d_model", 8), n_heads=query.get("n_heads", 2),
+                   seed=query.get("seed", 0))  # fmt: skip
+    d_model, d_k = o.X.shape[1], o.d_k
+    S_X = dots_by_loop(o.X, o.X)
+    A_X = np.array([softmax_by_loop(row / math.sqrt(d_model)) for row in S_X])
+    S_QK, A_QK = o.S[head], o.A[head]
+    assert_cells(keyed(at, "pj_S_X"), S_X, decimals, "S = X Xᵀ")
+    assert_cells(keyed(at, "pj_S_QK"), S_QK, decimals, f"S = Q Kᵀ, head {head}")
+    assert_cells(keyed(at, "pj_A_X"), A_X, decimals, "softmax(X Xᵀ / √d_model)")
+    assert_cells(keyed(at, "pj_A_QK"), A_QK, decimals, f"softmax(Q Kᵀ / √d_k), head {head}")
+    bound = max(np.abs(S_X).max(), np.abs(S_QK).max())
+    for key in ("pj_S_X", "pj_S_QK"):
+        trace = keyed(at, key)["data"][0]
+        assert (trace["zmin"], trace["zmax"]) == pytest.approx((-bound, bound))
+    for bar, A in zip(keyed(at, "pj_self")["data"], (A_X, A_QK), strict=True):
+        np.testing.assert_allclose(decode(bar["y"]), np.diag(A), atol=1e-12)
+        assert_printed(
+            [numbers(v)[0] for v in bar["text"]], np.diag(A), decimals, "weight on itself"
+        )
+    text = next(m.value for m in at.markdown if "√d_k =" in m.value)
+    expected = [math.sqrt(d_model), math.sqrt(d_k), 1, np.diag(A_X).mean(), np.diag(A_QK).mean()]
+    assert_printed(numbers(text), expected, decimals, "the scaling and the mean self-weights")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_both_panels_match_numpy_and_share_one_colour_range(lang):
-    at = run_app("projections", lang=lang)
+def test_what_the_numbers_say_prints_the_gap_the_mirrored_pair_the_lengths_and_the_wins(lang):
+    """Each statement prints numbers worked out here: X Xᵀ's largest mirrored difference (0),
+    the pair (i, j) where Q Kᵀ differs most from its transpose with s_ij and s_ji, the shortest
+    and longest |x_i| when every diagonal of X Xᵀ wins, and the rows where q_i · k_i wins."""
+    sentence = SENTENCES[lang]
+    at = run_app("projections", lang=lang, sentence=sentence)
+    o = app_oracle(sentence)
+    S_X, S_QK, n = dots_by_loop(o.X, o.X), o.S[0], len(o.tokens)
+    gaps = [(abs(S_QK[i, j] - S_QK[j, i]), i, j) for i in range(n) for j in range(i + 1, n)]
+    _, i, j = max(gaps)
+    lengths = [math.sqrt(math.fsum(x * x for x in row)) for row in o.X]
+    assert all(S_X[r, r] >= S_X[r].max() for r in range(n))  # this sentence: no broken row
+    wins = sum(S_QK[r, r] >= S_QK[r].max() for r in range(n))
+    symmetric, asymmetric, diagonal_X, diagonal_QK = findings(at)
+    assert_printed(numbers(symmetric), [0.0], 2, "X Xᵀ's largest mirrored difference")
+    assert_printed(numbers(asymmetric), [S_QK[i, j], S_QK[j, i], i, j], 2, "the mirrored pair")
+    assert f"s{sub(i, j)} = " in asymmetric and f"s{sub(j, i)} = " in asymmetric
+    assert_printed(numbers(diagonal_X), [min(lengths), max(lengths)], 2, "the lengths |x_i|")
+    assert numbers(diagonal_QK) == ([wins, n] if lang == "en" else [n, wins])
+
+
+@pytest.mark.parametrize(("lang", "base"), [("en", 0), ("zh", 1)])
+def test_a_long_vector_breaks_the_diagonal_of_x_xt_and_the_page_prints_which_and_why(lang, base):
+    """'the cat sat on the mat': in a row i where some s_ij beats s_ii, the page prints the row,
+    s_ij, s_ii, |x_j| and |x_i| as computed here, and how many rows the diagonal still wins."""
+    sentence = "the cat sat on the mat"
+    at = run_app("projections", lang=lang, sentence=sentence, base=base)
     assert not at.exception
-    assert len(charts(at)) == by_script("projections").charts
-    sentence = "the movie was really good" if lang == "en" else "这 部 电影 很 好看"
-    tokens, X, Q, K, _ = _inputs(sentence)
-    S_X = decode(chart_titled(at, "S = X X")["data"][0]["z"])
-    S_QK = decode(chart_titled(at, "S = (X W_Q)")["data"][0]["z"])
-    np.testing.assert_allclose(S_X, X @ X.T, rtol=1e-6, atol=1e-5)  # float32 on the wire
-    np.testing.assert_allclose(S_QK, Q @ K.T, rtol=1e-6, atol=1e-5)
-    left, right = chart_titled(at, "S = X X")["data"][0], chart_titled(at, "S = (X W_Q)")["data"][0]
-    bound = max(np.abs(X @ X.T).max(), np.abs(Q @ K.T).max())
-    assert left["zmax"] == right["zmax"] == pytest.approx(bound)
-    assert left["zmin"] == right["zmin"] == pytest.approx(-bound)
-    text = page_text(at)
-    # symmetric / not symmetric, as NumPy sees it, with the pair NumPy finds
-    gap_X = np.abs(X @ X.T - (X @ X.T).T).max()
-    D = np.abs(Q @ K.T - (Q @ K.T).T)
-    i, j = sorted(np.unravel_index(np.argmax(D), D.shape))
-    a, b = (f"{v:.2f}".replace("-", "−") for v in ((Q @ K.T)[i, j], (Q @ K.T)[j, i]))
-    sub = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-    ij, ji = f"{i},{j}".translate(sub), f"{j},{i}".translate(sub)
-    if lang == "en":
-        assert f"mirrored cells is {gap_X:.2f})" in text
-        assert "X Xᵀ is symmetric" in text and "is not symmetric" in text
-        assert f"s{ij} = {a} but s{ji} = {b}" in text
-    else:
-        assert "X Xᵀ 是对称的" in text and "不再对称" in text
-        assert f"s{ij} = {a}，而 s{ji} = {b}" in text
-        assert "Walkthrough" not in text and "diagonal" not in text
-    # each token's weight on itself: the mean of diag(softmax) for both, to the shown decimals
-    A_X = np.array([_softmax(r) for r in X @ X.T / math.sqrt(8)])
-    A_QK = np.array([_softmax(r) for r in Q @ K.T / 2.0])
-    assert f"{np.diag(A_X).mean():.2f}" in text and f"{np.diag(A_QK).mean():.2f}" in text
-    bars = chart_titled(at, "Weight on itself" if lang == "en" else "留给自己的权重")["data"]
-    np.testing.assert_allclose(decode(bars[0]["y"]), np.diag(A_X), atol=1e-12)
-    np.testing.assert_allclose(decode(bars[1]["y"]), np.diag(A_QK), atol=1e-12)
+    o = app_oracle(sentence)
+    S, n = dots_by_loop(o.X, o.X), len(o.tokens)
+    lengths = np.sqrt((o.X**2).sum(axis=1))
+    broken = [r for r in range(n) if S[r, r] < S[r].max()]
+    assert broken
+    line = next(line for line in findings(at) if " > s" in line)
+    head = [n - len(broken), n] if lang == "en" else [n, n - len(broken)]
+    expected = list(head)
+    for r in broken:
+        c = int(np.argmax(S[r]))
+        expected += [r + base, S[r, c], S[r, r], lengths[c], lengths[r]]
+        assert f"s{sub(r + base, c + base)} = " in line and f"|x{sub(c + base)}| = " in line
+    assert_printed(numbers(line), expected, 2, "the rows whose diagonal loses")
 
 
-def test_the_diagonal_statement_follows_the_numbers():
-    at = run_app("projections", lang="en")  # the default sentence: the diagonal wins everywhere
-    tokens, X, Q, K, _ = _inputs("the movie was really good")
-    assert all(_diagonal_rows(X @ X.T))
-    text = page_text(at)
-    assert "In every row of X Xᵀ the largest score is on the diagonal" in text
-    wins = sum(_diagonal_rows(Q @ K.T))
-    assert f"the diagonal is the largest in {wins} of 5 rows" in text
-
-    sentence = "the cat sat on the mat"  # x_2 is long enough to beat s_11 in row 1
-    at.text_input(key="sentence").set_value(sentence).run()
-    tokens, X, *_ = _inputs(sentence)
-    S = X @ X.T
-    rows = _diagonal_rows(S)
-    assert not all(rows)
-    text = page_text(at)
-    assert f"The diagonal of X Xᵀ is the largest in {sum(rows)} of 6 rows" in text
-    for i in (i for i, ok in enumerate(rows) if not ok):
-        j = int(np.argmax(S[i]))
-        assert np.linalg.norm(X[j]) > np.linalg.norm(X[i])  # what the page says, checked here
-        assert f"row {i} · {tokens[i]}: s" in text
-        assert f"= {S[i, j]:.2f} > s" in text
+@pytest.mark.parametrize(("lang", "i", "T", "head"), [("en", 2, 0.5, 0), ("zh", 4, 4.0, 1)])
+def test_the_lookup_prints_scores_weights_values_and_both_answers(lang, i, T, head):
+    """For query i at temperature T: the table prints q_i · k_j / √d_k, the hard one-hot, the
+    soft softmax(scores / T) and each v_j; the bars draw and print the two weight rows; and the
+    answers print the best key, v_best, Σ_j a_j v_j and the best key's weight."""
+    sentence = SENTENCES[lang]
+    at = run_app("projections", lang=lang, sentence=sentence)
+    if head:
+        at.selectbox(key="pj_head").set_value(head).run()
+    at.selectbox(key="pj_q").set_value(i).run()
+    at.select_slider(key="pj_T").set_value(T).run()
+    assert not at.exception
+    o = app_oracle(sentence)
+    Q, K, V = o.Q[head], o.K[head], o.V[head]
+    scores = [
+        math.fsum(q * k for q, k in zip(Q[i], key, strict=True)) / math.sqrt(o.d_k) for key in K
+    ]
+    weights = softmax_by_loop([s / T for s in scores])
+    best = int(np.argmax(scores))
+    hard = np.eye(len(scores))[best]
+    soft = sum(w * v for w, v in zip(weights, V, strict=True))
+    table = at.dataframe[0].value
+    columns = list(table.columns)
+    for column, values in zip(columns[1:4], (scores, hard, weights), strict=True):
+        assert_printed([numbers(v)[0] for v in table[column]], values, 2, column)
+    for printed, v in zip(table[columns[4]], V, strict=True):
+        assert_printed(numbers(printed), v, 2, "value v_j")
+    bars = keyed(at, "pj_lookup")["data"]
+    for bar, values in zip(bars, (hard, weights), strict=True):
+        np.testing.assert_allclose(decode(bar["y"]), values, atol=1e-12)
+        assert_printed([numbers(v)[0] for v in bar["text"]], values, 2, bar["name"])
+    answers = next(m.value for m in at.markdown if "Σ_j a_j v_j" in m.value)
+    expected = [best, *V[best], *soft, weights[best], best]
+    assert_printed(numbers(answers), expected, 2, "the hard and the soft answer")
+    assert answers.count(f"{best} · {o.tokens[best]}") == 2
 
 
 def test_numbering_from_one_and_decimals():
@@ -107,23 +177,6 @@ def test_numbering_from_one_and_decimals():
     assert "s₀" not in page_text(at)  # subscripts count from 1 as well
     at.selectbox(key="pj_head").set_value(1).run()
     assert "头 2" in chart_titled(at, "S = (X W_Q)")["layout"]["title"]["text"]
-
-
-def test_the_lookup_weights_and_answers_match_numpy():
-    at = run_app("projections", lang="en")
-    at.selectbox(key="pj_q").set_value(2).run()
-    at.select_slider(key="pj_T").set_value(0.5).run()
-    assert not at.exception
-    tokens, X, Q, K, V = _inputs("the movie was really good")
-    scores = K @ Q[2] / 2.0
-    weights = _softmax(scores / 0.5)
-    spec = chart_titled(at, "Weights over the keys for the query 2 · was")
-    hard, soft = (decode(trace["y"]) for trace in spec["data"])
-    best = int(np.argmax(scores))
-    np.testing.assert_array_equal(hard, np.eye(5)[best])
-    np.testing.assert_allclose(soft, weights, atol=1e-12)
-    mix = "[" + ", ".join(f"{v:.2f}".replace("-", "−") for v in weights @ V) + "]"
-    assert mix in page_text(at)
 
 
 def test_one_token_says_there_is_nothing_to_compare_yet():

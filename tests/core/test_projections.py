@@ -18,23 +18,35 @@ def _loop_scores(A, B):
                      for i in range(n)])  # fmt: skip
 
 
+def _loop_matmul(X, W):
+    """X W one product at a time: row i, column c is Σ_r x_ir w_rc."""
+    return np.array([[sum(X[i, r] * W[r, c] for r in range(W.shape[0])) for c in range(W.shape[1])]
+                     for i in range(len(X))])  # fmt: skip
+
+
 def _loop_softmax(row):
     e = [math.exp(v - max(row)) for v in row]
     return [x / sum(e) for x in e]
 
 
 @settings(max_examples=30, deadline=None)
-@given(n=st.integers(1, 7), d=st.integers(1, 6), seed=st.integers(0, 10_000))
-def test_score_pair_matches_a_loop(n, d, seed):
+@given(n=st.integers(1, 7), d=st.integers(1, 6), d_k=st.integers(1, 4), seed=st.integers(0, 10_000))
+def test_score_pair_adds_x_xt_and_both_softmaxes_to_the_heads_scores(n, d, d_k, seed):
+    """score_pair's own work, against loops from X and W alone: S_X = X Xᵀ one product at a
+    time, A_X = softmax(X Xᵀ / √d_model) and A_QK = softmax(Q Kᵀ / √d_k) by math.exp, and the
+    head's S passed through as S_QK (the page takes S from the trace; the app test holds the
+    page's S_QK against the oracle)."""
     rng = np.random.default_rng(seed)
-    X, W_Q, W_K = rng.normal(size=(n, d)), rng.normal(size=(d, 3)), rng.normal(size=(d, 3))
-    Q, K = X @ W_Q, X @ W_K
-    pair = projections.score_pair(X, Q @ K.T, Q @ K.T / math.sqrt(3))
-    np.testing.assert_allclose(pair.S_X, _loop_scores(X, X), atol=1e-12)
-    np.testing.assert_allclose(pair.S_QK, _loop_scores(X @ W_Q, X @ W_K), atol=1e-12)
+    X, W_Q, W_K = rng.normal(size=(n, d)), rng.normal(size=(d, d_k)), rng.normal(size=(d, d_k))
+    Q, K = _loop_matmul(X, W_Q), _loop_matmul(X, W_K)
+    S = _loop_scores(Q, K)
+    pair = projections.score_pair(X, S, S / math.sqrt(d_k))
+    S_X = _loop_scores(X, X)
+    np.testing.assert_allclose(pair.S_X, S_X, atol=1e-12)
+    np.testing.assert_array_equal(pair.S_QK, S)
     for i in range(n):
-        np.testing.assert_allclose(pair.A_X[i], _loop_softmax(pair.S_X[i] / math.sqrt(d)))
-        np.testing.assert_allclose(pair.A_QK[i], _loop_softmax(pair.S_QK[i] / math.sqrt(3)))
+        np.testing.assert_allclose(pair.A_X[i], _loop_softmax(S_X[i] / math.sqrt(d)), atol=1e-12)
+        np.testing.assert_allclose(pair.A_QK[i], _loop_softmax(S[i] / math.sqrt(d_k)), atol=1e-12)
     assert projections.asymmetry(pair.S_X).symmetric  # X Xᵀ always is
 
 
@@ -42,19 +54,25 @@ def test_asymmetry_finds_the_most_different_pair():
     S = np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 5.0], [0.5, -1.0, 3.0]])
     found = projections.asymmetry(S)
     assert (found.i, found.j, found.gap, found.symmetric) == (1, 2, 6.0, False)
+    found = projections.asymmetry(S.T)  # the larger cell below the diagonal: the same pair
+    assert (found.i, found.j, found.gap, found.symmetric) == (1, 2, 6.0, False)
     assert projections.asymmetry(S + S.T).symmetric
 
 
 def test_projections_break_the_symmetry_for_the_default_sentence():
+    """The default sentence's head-0 scores, built here by loops from its X and the seeded
+    weight tables, are not symmetric, and asymmetry() names the pair a loop over all pairs finds
+    with its gap."""
     tokens = core.tokenize("the movie was really good")
-    X = core.embed(tokens, 8) + core.positional_encoding(5, 8)
-    trace = core.attention(X, core.init_weights(core.AttentionConfig()), 2)  # head 0, d_k = 4
-    pair = projections.score_pair(X, trace.S[0], trace.S_scaled[0])
-    found = projections.asymmetry(pair.S_QK)
+    X = core.to_numpy(core.embed(tokens, 8) + core.positional_encoding(5, 8))
+    W = core.init_weights(core.AttentionConfig())  # head 0: the first d_k = 4 columns
+    W_Q, W_K = (core.to_numpy(M)[:, :4] for M in (W.W_Q, W.W_K))
+    S = _loop_scores(_loop_matmul(X, W_Q), _loop_matmul(X, W_K))
+    gap, i, j = max((abs(S[i, j] - S[j, i]), i, j) for i in range(5) for j in range(i + 1, 5))
+    found = projections.asymmetry(S)
     assert not found.symmetric
-    assert abs(pair.S_QK[found.i, found.j] - pair.S_QK[found.j, found.i]) == pytest.approx(
-        np.abs(pair.S_QK - pair.S_QK.T).max()
-    )
+    assert (found.i, found.j) == (i, j)
+    assert found.gap == pytest.approx(gap, abs=1e-12)
 
 
 @settings(max_examples=50, deadline=None)
