@@ -76,13 +76,19 @@ class RedisServer:
              "--appendonly", "yes", "--appendfsync", self.fsync, "--dir", str(self.folder)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+        for _ in range(200):  # until it answers: while it loads its AOF it says LOADING
+            if self._answers():
                 return
-            except OSError:
-                time.sleep(0.05)
+            time.sleep(0.05)
         pytest.fail("redis-server did not start")
+
+    def _answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as connection:
+                connection.sendall(b"PING\r\n")
+                return connection.recv(64).startswith(b"+PONG")
+        except OSError:
+            return False
 
     def kill(self) -> None:
         """As a crash does: SIGKILL, no shutdown save."""
