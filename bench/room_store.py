@@ -22,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from classroom import rooms as rooms_module  # noqa: E402
 from classroom.rooms import ALIVE_S, Rooms  # noqa: E402
 from classroom.store import RedisStore, SQLiteStore  # noqa: E402
-from tests.support.rooms import Clock, race  # noqa: E402
+from tests.support.clock import Clock  # noqa: E402
+from tests.support.rooms import race  # noqa: E402
 from tests.support.rooms import sample_question as question  # noqa: E402
 
 

@@ -28,10 +28,10 @@ import hmac
 import json
 import re
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import asdict
 
+import classroom.clock
 from core.lessons.questions import Question
 
 ROOM_TTL = 12 * 3600  # a room not used for this long expires
@@ -77,7 +77,7 @@ def _browser(browser: str) -> str:
 
 
 class Rooms:
-    def __init__(self, store, clock: Callable[[], float] = time.time):
+    def __init__(self, store, clock: Callable[[], float] = classroom.clock.now):
         self.store, self.clock = store, clock
 
     # the room itself

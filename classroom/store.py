@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import classroom.clock
+
 DATA_DIR = Path(os.environ.get("SELF_ATTENTION_DATA", Path(__file__).resolve().parents[1] / "data"))
 INF = float("inf")
 _LOG = logging.getLogger(__name__)
@@ -72,12 +74,12 @@ _checked = {"at": -float("inf"), "problem": None}
 CHECK_S = 5.0  # the shared store's test write is repeated at most this often
 
 
-def shared_problem() -> StoreError | None:
-    """Why the shared store fails its test write (tried again at most every CHECK_S seconds),
-    or None: the server's health and the room page both say it."""
-    now = time.monotonic()
+def shared_problem(clock: Callable[[], float] = time.monotonic) -> StoreError | None:
+    """Why the shared store fails its test write (tried again at most every CHECK_S seconds of
+    ``clock``), or None: the server's health and the room page both say it."""
+    at = clock()
     with _shared_lock:
-        due = now - _checked["at"] >= CHECK_S
+        due = at - _checked["at"] >= CHECK_S
     if due:
         problem = check(shared_store())
         with _shared_lock:
@@ -85,7 +87,7 @@ def shared_problem() -> StoreError | None:
                 _checked["problem"] is None or problem.code != _checked["problem"].code
             ):
                 _LOG.error("the room store does not work: %s", problem.reason)  # once a fault
-            _checked.update(at=now, problem=problem)
+            _checked.update(at=at, problem=problem)
     return _checked["problem"]
 
 
@@ -138,7 +140,7 @@ class SQLiteStore:
 
     SWEEP_S = 1.0  # at most one sweep a second per process
 
-    def __init__(self, path: Path, clock: Callable[[], float] = time.time):
+    def __init__(self, path: Path, clock: Callable[[], float] = classroom.clock.now):
         self.path, self._clock = Path(path), clock
         self._lock = threading.Lock()
         self._swept = 0.0

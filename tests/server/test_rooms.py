@@ -5,14 +5,13 @@ as a mischievous student would (threads and a second process racing, a Redis kil
 import json
 import multiprocessing
 import threading
-import time
 
 import pytest
 
 from classroom import rooms as rooms_module
-from classroom.rooms import CODE_PATTERN, RoomError, Rooms, join_wait
+from classroom.rooms import CODE_PATTERN, ROOM_TTL, UNTAUGHT_TTL, RoomError, Rooms, join_wait
 from classroom.store import open_store
-from tests.support.rooms import Clock, race
+from tests.support.rooms import race
 from tests.support.rooms import sample_question as _question
 
 
@@ -54,28 +53,32 @@ def test_a_second_teacher_tab_behind_the_room_takes_its_view_instead(store):
     assert rooms.publish(code, key, {"step": "mask"}, seen=v2) == (v2 + 1, {"step": "mask"})
 
 
-def test_wrong_and_expired_codes_are_told_apart(store, monkeypatch):
-    rooms = Rooms(store)
+def test_wrong_and_expired_codes_are_told_apart(store, clock, later):
+    rooms = Rooms(store, clock=clock)
     for code, error in (("", "bad_code"), ("AB", "bad_code"), ("ZZZZZ", "no_room")):
         with pytest.raises(RoomError) as raised:
             rooms.get(code)
         assert raised.value.code == error
-    monkeypatch.setattr(rooms_module, "ROOM_TTL", 0.3)
     code, key = rooms.open("teacher")
     rooms.publish(code, key, {"step": "av"})
-    time.sleep(0.4)
+    later(ROOM_TTL - 600)
+    rooms.publish(code, key, {"step": "softmax"})  # used again: the room lives ROOM_TTL from now
+    later(ROOM_TTL - 600)
+    assert rooms.get(code)["view"] == {"step": "softmax"}
+    later(600)
     with pytest.raises(RoomError) as raised:
         rooms.get(code)
     assert raised.value.code == "no_room"
 
 
-def test_a_room_nobody_taught_in_expires_sooner(store, monkeypatch):
-    monkeypatch.setattr(rooms_module, "UNTAUGHT_TTL", 0.3)
-    rooms = Rooms(store)
+def test_a_room_nobody_taught_in_expires_sooner(store, clock, later):
+    rooms = Rooms(store, clock=clock)
     untaught, _ = rooms.open("a")
     taught, key = rooms.open("b")
     rooms.publish(taught, key, {"step": "av"})  # a published view: the room lives ROOM_TTL
-    time.sleep(0.4)
+    later(UNTAUGHT_TTL - 60)
+    assert rooms.get(untaught)["view"] == {}
+    later(60)
     with pytest.raises(RoomError):
         rooms.get(untaught)
     assert rooms.get(taught)["view"] == {"step": "av"}
@@ -94,9 +97,8 @@ def test_a_browser_holds_one_open_room_opening_another_closes_it(store):
     assert store.zcount("rooms") == 32
 
 
-def test_a_full_store_evicts_idle_rooms_and_never_locks_a_teacher_out(store, monkeypatch):
+def test_a_full_store_evicts_idle_rooms_and_never_locks_a_teacher_out(store, clock, monkeypatch):
     monkeypatch.setattr(rooms_module, "MAX_ROOMS", 10)
-    clock = Clock(1_000_000.0)
     rooms = Rooms(store, clock=clock)
     code, key = rooms.open("real-teacher")
     rooms.publish(code, key, {"step": "softmax"})
@@ -132,9 +134,8 @@ def test_failed_joins_wait_longer_after_a_few_tries():
     assert join_wait(40) == 30
 
 
-def test_connected_counts_browsers_seen_lately_and_prunes_the_rest(store, monkeypatch):
+def test_connected_counts_browsers_seen_lately_and_prunes_the_rest(store, clock, monkeypatch):
     monkeypatch.setattr(rooms_module, "MAX_ALIVE", 50)
-    clock = Clock(1_000_000.0)
     rooms = Rooms(store, clock=clock)
     code, _ = rooms.open("teacher")
     for session in ("s1", "s2", "s3", "s1"):  # s1's second tab is the same browser
@@ -186,7 +187,7 @@ def test_no_answer_is_taken_after_the_reveal_even_racing_it(store):
     rooms = Rooms(store)
     code, key = rooms.open("teacher")
     qid = rooms.ask(code, key, _question())
-    stop = threading.Event()
+    stop, tried = threading.Event(), threading.Semaphore(0)
     after = []
 
     def students():
@@ -196,16 +197,20 @@ def test_no_answer_is_taken_after_the_reveal_even_racing_it(store):
             if rooms.answer(code, qid, f"s{i}", 0) and revealed:
                 after.append(i)
             i += 1
+            tried.release()
+
+    def answers_tried(n):  # by the four students together, counted as they are sent
+        assert all(tried.acquire(timeout=60) for _ in range(n))
 
     threads = [threading.Thread(target=students) for _ in range(4)]
     [thread.start() for thread in threads]
-    time.sleep(0.2)
+    answers_tried(40)  # the class is answering
     rooms.reveal(code, key)
     counted = sum(rooms.answers(code, qid))
-    time.sleep(0.2)
+    answers_tried(40)  # ... and goes on after the reveal
     stop.set()
     [thread.join() for thread in threads]
-    assert after == [] and sum(rooms.answers(code, qid)) == counted
+    assert counted > 0 and after == [] and sum(rooms.answers(code, qid)) == counted
 
 
 def test_a_question_asked_while_the_view_changes_is_never_lost(store):

@@ -1,19 +1,38 @@
 """One test suite for both stores: SQLite (a file) and Redis (a real redis-server, from
-conftest.py). Every read-then-write is one atomic step, checked with threads racing."""
+conftest.py). Every read-then-write is one atomic step, checked with threads racing. Time passes
+when a test says so (conftest.py's ``later``), never by waiting."""
 
-import time
+import logging
 
 import pytest
 
-from classroom.store import RedisStore, SQLiteStore, StoreError, check, open_store
+import classroom.store
+from classroom.store import (
+    CHECK_S,
+    RedisStore,
+    SQLiteStore,
+    StoreError,
+    check,
+    open_store,
+    shared_problem,
+)
+from tests.support.clock import Clock
 from tests.support.rooms import race
 
 
-def test_values_expire(store):
-    store.set("a", "1", ttl=0.3)
-    assert store.get("a") == "1" and store.get("b") is None
-    time.sleep(0.4)
-    assert store.get("a") is None
+def test_values_expire(store, later):
+    store.set("a", "1", ttl=600)
+    store.set("b", "2", ttl=900)
+    later(300)
+    assert store.get("a") == "1" and store.get("b") == "2" and store.get("c") is None
+    later(300)
+    assert store.get("a") is None and store.get("b") == "2"  # each key by its own TTL
+    assert store.set_new("a", "again", 600)  # an expired key is free again
+    assert store.update("b", lambda old: old + "!", ttl=600) == "2!"  # a write sets a new TTL
+    later(500)
+    assert store.get("a") == "again" and store.get("b") == "2!"
+    later(101)
+    assert store.get("a") is None and store.get("b") is None
 
 
 def test_set_new_sets_only_an_absent_key(store):
@@ -55,11 +74,16 @@ def test_a_guarded_hash_write_needs_the_guard_value(store):
     assert store.hgetall("answers") == {"s1": "0"}
 
 
-def test_hash_fields_expire(store):
-    store.hset_capped("h", "s1", "0", 10, 0.3)
+def test_hashes_and_sorted_sets_expire(store, later):
+    store.hset_capped("h", "s1", "0", 10, 600)
+    store.zadd_capped("z", "m", 1.0, 10, 600)
+    later(300)
     assert store.hgetall("h") == {"s1": "0"} and store.hlen("h") == 1
-    time.sleep(0.4)
+    assert store.zcount("z") == 1 and store.zlowest("z", 5) == [("m", 1.0)]
+    later(301)
     assert store.hgetall("h") == {} and store.hlen("h") == 0
+    assert store.zcount("z") == 0 and store.zlowest("z", 5) == []
+    assert store.hset_capped("h", "s2", "0", 1, 600)  # the expired field no longer fills the cap
 
 
 def test_sorted_sets_count_by_score_drop_the_old_and_keep_their_cap(store):
@@ -163,3 +187,28 @@ def test_redis_down_and_back(redis_server):
     finally:
         redis_server.start()
     assert store.get("room:KEEP") == "1"  # AOF: what it held came back with it
+
+
+def test_the_shared_check_is_repeated_every_check_s_and_logs_a_fault_once(
+    tmp_path, monkeypatch, caplog
+):
+    def broken(name):  # a store whose data folder is a file
+        (tmp_path / name).write_text("a file where the data folder should be")
+        return SQLiteStore(tmp_path / name / "rooms.sqlite3")
+
+    monkeypatch.setattr(classroom.store, "_shared", broken("a"))
+    monkeypatch.setattr(classroom.store, "_checked", {"at": -float("inf"), "problem": None})
+    clock = Clock(100.0)
+    with caplog.at_level(logging.ERROR, logger="classroom.store"):
+        assert shared_problem(clock).code == "sqlite_cannot_open"
+        (tmp_path / "a").unlink()  # the folder is fixed
+        clock.now += CHECK_S - 0.1
+        assert shared_problem(clock).code == "sqlite_cannot_open"  # not tried again yet
+        clock.now += 0.1
+        assert shared_problem(clock) is None  # tried again: it works
+        monkeypatch.setattr(classroom.store, "_shared", broken("b"))
+        for _ in range(3):  # broken again, and still broken at each check
+            clock.now += CHECK_S
+            assert shared_problem(clock).code == "sqlite_cannot_open"
+    faults = [r for r in caplog.records if "does not work" in r.getMessage()]
+    assert len(faults) == 2  # once for each fault, not once for each check

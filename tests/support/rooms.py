@@ -1,23 +1,12 @@
-"""What the room tests and bench/room_store.py share: a clock moved by hand, threads released
-together, and a real question about a small trace."""
+"""What the room tests and bench/room_store.py share: threads released together, and a real
+question about a small trace."""
 
 import threading
-import time
 
 import numpy as np
 
 import core
 from core.lessons.questions import make_question
-
-
-class Clock:
-    """A clock the caller moves by hand (``clock.now += 1``), for who counts as connected."""
-
-    def __init__(self, now: float | None = None):
-        self.now = time.time() if now is None else now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def race(work, n: int = 24) -> list:
