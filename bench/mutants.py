@@ -1,9 +1,12 @@
-r"""Mutation testing of the compute core, with no mutation-testing package: break the core on
-purpose, one mutant at a time, run the fast tests against it and report which test caught it.
+r"""Mutation testing, with no mutation-testing package: break the code on purpose, one mutant at
+a time, run the fast tests against it and report which test caught it. The mutants are in the
+compute core, and beyond it: the numbers the pages print (worked rows, a clicked cell's story,
+the loop and multi-head panels), the questions' answers and predict-first's gate, the classroom
+(answer counting, the teacher's key) and the curriculum (block, projections, scaling, mistakes).
 
-    .venv/bin/python bench/mutants.py                      # every mutant
-    .venv/bin/python bench/mutants.py --only ref_no_scale fast_no_scale
-    .venv/bin/python bench/mutants.py --list               # the mutants; check that they apply
+    python bench/mutants.py                      # every mutant (any interpreter with the
+    python bench/mutants.py --only ref_no_scale  # test requirements: a .venv's, CI's)
+    python bench/mutants.py --list               # the mutants; check that they apply
 
 Each mutant is a set of exact source edits (find this snippet, put that in its place). A snippet
 that is not found exactly once stops the script before anything runs, so mutants cannot rot
@@ -12,13 +15,14 @@ silently when the core changes: rewrite the snippet to match the new source.
 The working tree is never touched. The repository (git ls-files plus untracked, not-ignored
 files; no .venv, no .git) is copied once into a temporary directory, so edits made meanwhile in
 the tree do not mix into the run; every mutant then gets its own copy of that snapshot, is
-edited there, and the tests run there with the repository's own .venv:
+edited there, and the tests run there with the interpreter running this script:
 
     python -m pytest -x -q -p no:cacheprovider -rfE --hypothesis-seed=S \
-        tests/core tests/app tests/server
+        tests/core tests/app tests/ui tests/server
 
-(not tests/e2e: too slow). The unmutated snapshot runs first, without -x, and must pass: a
-mutant then counts as caught only because of its edits. A run past --timeout is "not caught".
+(not tests/e2e: too slow), or for a mutant far from the core, the test files nearest it. The
+unmutated snapshot runs first, without -x, and must pass: a mutant then counts as caught only
+because of its edits. A run past --timeout is "not caught".
 The Hypothesis seed is fixed (--seed) so a report can be reproduced.
 
 Exit status: 0 whatever survives (this is a report); 2 when a snippet does not apply or the
@@ -42,8 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PYTHON = REPO / ".venv" / "bin" / "python"
-TEST_PATHS = ("tests/core", "tests/app", "tests/server")
+PYTHON = Path(sys.executable)  # the interpreter running this script: a .venv, CI's, any
+TEST_PATHS = ("tests/core", "tests/app", "tests/ui", "tests/server")
 SKIPPED_TOP_LEVEL = {".venv", ".git"}
 MAX_JOBS = 2  # the machine this was written for has two cores
 
@@ -60,10 +64,13 @@ class Mutant:
     name: str
     what: str  # the bug it plants, in words
     edits: tuple[Edit, ...]
+    tests: tuple[str, ...] = TEST_PATHS  # what runs against it: the whole fast suite, or for a
+    # mutant far from the core, the test files nearest it (any failure there is a failure of
+    # the suite too; the baseline run shows that every one of them passes unmutated)
 
 
-def mutant(name: str, what: str, path: str, find: str, replace: str) -> Mutant:
-    return Mutant(name, what, (Edit(path, find, replace),))
+def mutant(name: str, what: str, path: str, find: str, replace: str, tests=TEST_PATHS) -> Mutant:
+    return Mutant(name, what, (Edit(path, find, replace),), tuple(tests))
 
 
 SOFT, LOOP, HEADS = "core/softmax.py", "core/variants/loop.py", "core/heads.py"
@@ -401,6 +408,268 @@ MUTANTS: tuple[Mutant, ...] = (
 )
 
 
+# Beyond the core: what the pages print, the questions, the classroom and the curriculum
+ROW, CELL_STORY = "ui/views/walkthrough/row_story.py", "ui/views/walkthrough/cell_story.py"
+WALK_TESTS = ("tests/app/test_walkthrough_numbers.py", "tests/ui/test_cell_story.py")
+ROOM_TESTS = ("tests/server", "tests/app/test_room.py", "tests/app/test_room_faults.py")
+
+BEYOND_CORE: tuple[Mutant, ...] = (
+    mutant(
+        "row_dot_wrong_key",
+        "worked row: q_i·k_j written with k_(j−1)'s components",
+        ROW,
+        'f"{factor(a, decimals)}·{factor(b, decimals)}" for a, b in zip(q_i, K[j])',
+        'f"{factor(a, decimals)}·{factor(b, decimals)}" for a, b in zip(q_i, K[j - 1])',
+        WALK_TESTS,
+    ),
+    mutant(
+        "row_exp_off",
+        "worked row: each e^(s − m) printed 1% too large",
+        ROW,
+        'f"{num(exps[j], decimals)}; a{sub(j + base)}',
+        'f"{num(exps[j] * 1.01, decimals)}; a{sub(j + base)}',
+        WALK_TESTS,
+    ),
+    mutant(
+        "row_sum_drops_a_key",
+        "worked row: the exponentials' sum printed without key 0's",
+        ROW,
+        'lines.append(t("walkthrough.focus_sum", lang, total=num(total, decimals)))',
+        'lines.append(t("walkthrough.focus_sum", lang, total=num(total - exps[0], decimals)))',
+        WALK_TESTS,
+    ),
+    mutant(
+        "row_output_wrong_column",
+        "worked row: o_i[c] written with column 0 of V for every c",
+        ROW,
+        'f"{num(weights_row[j], decimals)}·{factor(V[j, c], decimals)}" for j in keys',
+        'f"{num(weights_row[j], decimals)}·{factor(V[j, 0], decimals)}" for j in keys',
+        WALK_TESTS,
+    ),
+    mutant(
+        "row_lightest_keys",
+        "worked row past eight keys: the lightest keys written out instead of the heaviest",
+        ROW,
+        'heaviest = set(np.argsort(-weights_row, kind="stable")[: MAX_KEYS - 1].tolist())',
+        'heaviest = set(np.argsort(weights_row, kind="stable")[: MAX_KEYS - 1].tolist())',
+        WALK_TESTS,
+    ),
+    mutant(
+        "cell_divides_by_d_k",
+        "clicked cell: 's ÷ √d_k' printed with d_k as the divisor",
+        CELL_STORY,
+        'f"s{sij} ÷ √{d_k} = {num(s, decimals)} ÷ {num(math.sqrt(d_k), decimals)} = "',
+        'f"s{sij} ÷ √{d_k} = {num(s, decimals)} ÷ {num(d_k, decimals)} = "',
+        WALK_TESTS,
+    ),
+    mutant(
+        "cell_mask_always_one",
+        "clicked cell: the mask entry M_ij printed as 1 for a hidden key too",
+        CELL_STORY,
+        "lines.append(t(key, ij=sij, i=i + base, j=j + base, m=1 if allowed else 0))",
+        "lines.append(t(key, ij=sij, i=i + base, j=j + base, m=1))",
+        WALK_TESTS,
+    ),
+    mutant(
+        "cell_value_transposed",
+        "clicked O cell: the values column read from V transposed",
+        CELL_STORY,
+        'column = [f"v{sub(k + base)}[{c + base}] = {num(V[k, c], decimals)}" for k in keys]',
+        'column = [f"v{sub(k + base)}[{c + base}] = {num(V[c, k], decimals)}" for k in keys]',
+        WALK_TESTS,
+    ),
+    mutant(
+        "qkv_weights_of_head_0",
+        "the QKV step's weight charts show head 0's slice of W_Q, W_K, W_V for every head",
+        "ui/views/walkthrough/step_charts.py",
+        "W = getattr(c.data.W, name)[:, head * width : (head + 1) * width]",
+        "W = getattr(c.data.W, name)[:, :width]",
+        WALK_TESTS,
+    ),
+    mutant(
+        "block_row_prints_h_for_n",
+        "the block's worked row: LayerNorm's result printed as its input h",
+        "ui/views/walkthrough/block.py",
+        "*norm_lines(h, n, out.H[i], out.N[i]),",
+        "*norm_lines(h, n, out.H[i], out.H[i]),",
+        WALK_TESTS,
+    ),
+    mutant(
+        "cell_text_transposed",
+        "every square heatmap's printed cell values transposed (colours right)",
+        "ui/figures/charts.py",
+        "trace.text = _format(cells.M, decimals)",
+        "trace.text = _format(cells.M.T if cells.M.shape[0] == cells.M.shape[1] else cells.M,"
+        " decimals)",
+        ("tests/app/test_walkthrough_numbers.py", "tests/ui/test_figures.py"),
+    ),
+    mutant(
+        "loop_panel_runs_ahead",
+        "loop page: the loop's panel shows one row more than it has computed",
+        "ui/views/loop_vs_matrix.py",
+        "pending = np.broadcast_to(np.arange(n)[:, None] >= k, loop.output.shape)",
+        "pending = np.broadcast_to(np.arange(n)[:, None] >= k + 1, loop.output.shape)",
+        ("tests/app/test_loop_vs_matrix.py",),
+    ),
+    mutant(
+        "multi_head_A_reversed",
+        "multi-head page: each head's A drawn under another head's title",
+        "ui/views/multi_head.py",
+        'head_grid(tr.A, tokens, tokens, f"A_{{h}}  [{n} × {n}]", "mh_a", base=base, **weights)',
+        'head_grid(tr.A[::-1], tokens, tokens, f"A_{{h}}  [{n} × {n}]", "mh_a", base=base,'
+        " **weights)",
+        ("tests/app/test_multi_head.py",),
+    ),
+    mutant(
+        "multi_head_split_uses_W_K",
+        "multi-head page: the split drawn from X W_K instead of X W_Q",
+        "ui/views/multi_head.py",
+        "Q_all = data.trace.X @ data.W.W_Q",
+        "Q_all = data.trace.X @ data.W.W_K",
+        ("tests/app/test_multi_head.py",),
+    ),
+    mutant(
+        "question_score_unscaled",
+        "questions: a scaled score's right answer is q·k, not q·k ÷ √d_k",
+        "core/lessons/questions.py",
+        "    right = dot / math.sqrt(d_k)\n",
+        "    right = dot  # MUTANT\n",
+        ("tests/core/test_questions.py", "tests/app/test_walkthrough.py"),
+    ),
+    mutant(
+        "question_top_key_is_lightest",
+        "questions: 'which key gets the most weight' answered with the least",
+        "core/lessons/questions.py",
+        "best = max(keys, key=lambda j: A[j])",
+        "best = min(keys, key=lambda j: A[j])",
+        ("tests/core/test_questions.py", "tests/app/test_walkthrough.py"),
+    ),
+    mutant(
+        "question_qkv_shape_transposed",
+        "questions: Q's shape answered as d_k × n",
+        "core/lessons/questions.py",
+        '"qkv": (n, d_k),',
+        '"qkv": (d_k, n),',
+        ("tests/core/test_questions.py", "tests/app/test_walkthrough.py"),
+    ),
+    mutant(
+        "predict_gate_open",
+        "predict first: the step's result shown before the learner answers",
+        "ui/views/walkthrough/predict.py",
+        "        _tally_line(tally)\n    return False\n",
+        "        _tally_line(tally)\n    return True  # MUTANT\n",
+        ("tests/app/test_walkthrough.py",),
+    ),
+    mutant(
+        "predict_every_answer_right",
+        "predict first: every answer counted as right",
+        "ui/views/walkthrough/predict.py",
+        'tally[question["id"]] = (choice, question["answer"])',
+        'tally[question["id"]] = (choice, choice)',
+        ("tests/app/test_walkthrough.py",),
+    ),
+    mutant(
+        "block_no_residual",
+        "block: H = MultiHead(X), the residual X + … left out",
+        "core/block.py",
+        "    H = X + attention_out\n",
+        "    H = attention_out * 1.0  # MUTANT\n",
+        ("tests/core/test_block.py", "tests/app/test_walkthrough_numbers.py"),
+    ),
+    mutant(
+        "block_second_norm_skips_N",
+        "block: Y = LayerNorm(F), the second residual left out",
+        "core/block.py",
+        "layer_norm(N + F))",
+        "layer_norm(F))",
+        ("tests/core/test_block.py", "tests/app/test_walkthrough_numbers.py"),
+    ),
+    mutant(
+        "projections_X_unscaled",
+        "projections: softmax(X Xᵀ) without ÷ √d_model",
+        "core/lessons/projections.py",
+        "A_X = softmax_rows(S_X / np.sqrt(X.shape[1]))",
+        "A_X = softmax_rows(S_X)",
+        ("tests/core/test_projections.py", "tests/app/test_projections.py"),
+    ),
+    mutant(
+        "projections_lookup_unscaled",
+        "projections: the lookup's scores q·k_j without ÷ √d_k",
+        "core/lessons/projections.py",
+        "scores = K @ q / np.sqrt(K.shape[1])  # [n]",
+        "scores = K @ q  # MUTANT",
+        ("tests/core/test_projections.py", "tests/app/test_projections.py"),
+    ),
+    mutant(
+        "scaling_divides_by_d_k",
+        "scaling: the scaled softmax divides by d_k instead of √d_k",
+        "core/lessons/scaling.py",
+        "A = softmax_rows(S / np.sqrt(d_k) if scaled else S)",
+        "A = softmax_rows(S / d_k if scaled else S)",
+        ("tests/core/test_scaling.py", "tests/app/test_scaling.py"),
+    ),
+    mutant(
+        "scaling_q_dot_q",
+        "scaling: the sampled dot products are q·q instead of q·k",
+        "core/lessons/scaling.py",
+        'return np.einsum("sd,sd->s", q, k)  # [samples]',
+        'return np.einsum("sd,sd->s", q, q)  # MUTANT',
+        ("tests/core/test_scaling.py", "tests/app/test_scaling.py"),
+    ),
+    mutant(
+        "mistake_wrong_axis_is_right",
+        "mistakes: the 'wrong axis' softmax taken along the right axis",
+        "core/lessons/mistakes.py",
+        "return softmax_along(scaled, axis=-2)",
+        "return softmax_along(scaled, axis=-1)",
+        ("tests/core/test_mistakes.py", "tests/app/test_mistakes.py"),
+    ),
+    mutant(
+        "mistake_mask_after_softmax_unmasked",
+        "mistakes: 'mask after softmax' never zeroes the hidden keys",
+        "core/lessons/mistakes.py",
+        "return softmax_along(scaled, axis=-1) * allowed",
+        "return softmax_along(scaled, axis=-1) * 1.0",
+        ("tests/core/test_mistakes.py", "tests/app/test_mistakes.py"),
+    ),
+    mutant(
+        "room_counts_every_answer_as_first",
+        "classroom: every answer counted for the first choice",
+        "classroom/rooms.py",
+        "counts[int(choice)] += 1",
+        "counts[0] += 1",
+        ROOM_TESTS,
+    ),
+    mutant(
+        "room_one_browser_answers_twice",
+        "classroom: a browser that changes its answer is counted twice",
+        "classroom/rooms.py",
+        'f"answers:{code}:{question_id}", _browser(browser), str(choice), MAX_ANSWERS,',
+        'f"answers:{code}:{question_id}", _browser(browser) + str(choice), str(choice),'
+        " MAX_ANSWERS,",
+        ROOM_TESTS,
+    ),
+    mutant(
+        "room_any_key_drives",
+        "classroom: any key (a student's guess) drives the room",
+        "classroom/rooms.py",
+        'if not hmac.compare_digest(_hash(key or ""), room["key_hash"]):',
+        "if False:  # MUTANT",
+        ROOM_TESTS,
+    ),
+    mutant(
+        "room_any_key_is_teacher",
+        "classroom: any key is taken for the teacher's",
+        "classroom/rooms.py",
+        'return hmac.compare_digest(_hash(key), room["key_hash"])',
+        "return True  # MUTANT",
+        ROOM_TESTS,
+    ),
+)
+
+MUTANTS = MUTANTS + BEYOND_CORE
+
+
 class RottenMutant(Exception):
     pass
 
@@ -466,12 +735,12 @@ class Run:
     seconds: float
 
 
-def run_pytest(cwd: Path, args: argparse.Namespace, stop_at_first: bool) -> Run:
+def run_pytest(cwd: Path, args: argparse.Namespace, stop_at_first: bool, paths=TEST_PATHS) -> Run:
     command = [str(PYTHON), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfE"]
     command += ["-x"] if stop_at_first else []
     command += [f"--hypothesis-seed={args.seed}"]
     command += [f"--deselect={node}" for node in args.deselect]
-    command += list(TEST_PATHS)
+    command += list(paths)
     # COLUMNS: pytest cuts the summary's messages at the terminal's width
     env = dict(os.environ, PYTHONPATH=str(cwd), PYTHONDONTWRITEBYTECODE="1", COLUMNS="240")
     start = time.monotonic()
@@ -577,13 +846,21 @@ def judge(m: Mutant, run: Run) -> Verdict:
     return Verdict(m, True, "caught (crash)", "", why, run.seconds)
 
 
+def baseline_paths(chosen: list[Mutant]) -> tuple[str, ...]:
+    """What must pass unmutated: every test any chosen mutant runs (the whole fast suite as soon
+    as one mutant runs it)."""
+    if any(m.tests == TEST_PATHS for m in chosen):
+        return TEST_PATHS
+    return tuple(sorted({path for m in chosen for path in m.tests}))
+
+
 def run_mutant(m: Mutant, pristine: Path, work: Path, args: argparse.Namespace) -> Verdict:
     copy = work / m.name
     shutil.copytree(pristine, copy, symlinks=True)
     try:
         for path, text in mutated_sources(copy, m).items():
             (copy / path).write_text(text, encoding="utf-8")
-        run = run_pytest(copy, args, stop_at_first=True)
+        run = run_pytest(copy, args, stop_at_first=True, paths=m.tests)
     finally:
         if not args.keep:
             shutil.rmtree(copy, ignore_errors=True)
@@ -649,9 +926,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{m.name:32} {files:18} {m.what}  [{state}]")
         return 2 if rotten else 0
 
-    if not PYTHON.exists():
-        print(f"no virtualenv python at {PYTHON}", file=sys.stderr)
-        return 2
     if args.logs:
         args.logs.mkdir(parents=True, exist_ok=True)
 
@@ -673,8 +947,9 @@ def main(argv: list[str] | None = None) -> int:
 
         baseline_copy = work / "_baseline"
         shutil.copytree(pristine, baseline_copy, symlinks=True)
-        say(f"baseline: the unmutated suite ({' '.join(TEST_PATHS)}) ...")
-        baseline = run_pytest(baseline_copy, args, stop_at_first=False)
+        paths = baseline_paths(chosen)
+        say(f"baseline: the unmutated suite ({' '.join(paths)}) ...")
+        baseline = run_pytest(baseline_copy, args, stop_at_first=False, paths=paths)
         shutil.rmtree(baseline_copy, ignore_errors=True)
         if args.logs:
             (args.logs / "_baseline.log").write_text(baseline.output, encoding="utf-8")
