@@ -26,6 +26,7 @@ import tempfile
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,7 +53,7 @@ class Measurement:
     n: int | None = None  # the n being measured
     result: dict | None = None
     error: str | None = None
-    finished_at: float | None = None  # time.time() when done
+    finished_at: float | None = None  # the queue's clock when done
     sessions: set = field(default_factory=set)
     event: threading.Event = field(default_factory=threading.Event)
 
@@ -94,10 +95,11 @@ def run_in_child(job: str, args: dict, on_step):
 
 
 class MeasurementQueue:
-    """Single-flight measurements keyed by their settings (see the module's docstring)."""
+    """Single-flight measurements keyed by their settings (see the module's docstring); how fresh
+    a result is goes by ``clock`` (seconds, the system's clock)."""
 
-    def __init__(self, run=run_in_child):
-        self.run = run
+    def __init__(self, run=run_in_child, clock: Callable[[], float] = time.time):
+        self.run, self.clock = run, clock
         self._lock = threading.Lock()
         self._by_key: dict[tuple, Measurement] = {}
         self._queue: deque[Measurement] = deque()
@@ -110,7 +112,7 @@ class MeasurementQueue:
         (the function ``JOBS[job]`` names, reused for ``fresh_s`` seconds once done)."""
         with self._lock:
             measurement = self._by_key.get(key)
-            if measurement is None or not measurement.fresh(time.time()):
+            if measurement is None or not measurement.fresh(self.clock()):
                 measurement = Measurement(key, job, args, fresh_s)
                 self._by_key[key] = measurement
                 self._queue.append(measurement)
@@ -125,7 +127,7 @@ class MeasurementQueue:
         with self._lock:
             measurement = self._by_key.get(key)
         if measurement and measurement.state == "done":
-            if measurement.fresh(time.time()):
+            if measurement.fresh(self.clock()):
                 return measurement
         return None
 
@@ -153,7 +155,7 @@ class MeasurementQueue:
                 measurement.error, measurement.state = str(error), "failed"
             else:
                 measurement.result, measurement.progress = result, 1.0
-                measurement.finished_at, measurement.state = time.time(), "done"
+                measurement.finished_at, measurement.state = self.clock(), "done"
             with self._lock:
                 self._queue.popleft()
             measurement.event.set()

@@ -6,12 +6,12 @@ other threads allocate NumPy arrays as learners' reruns do."""
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
 
-from measure.queue import MeasurementQueue, run_in_child
+from measure.queue import FRESH_S, MeasurementQueue, run_in_child
+from tests.support.clock import Clock
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"ns": [64, 128, 256, 512], "d_model": 8, "n_heads": 2, "loop_max_n": 64}
@@ -143,17 +143,25 @@ def test_a_result_is_measured_again_once_it_is_stale_and_a_failure_is_reported()
             raise RuntimeError("child exited with 1")
         return {"n": args["ns"]}
 
-    measurements = MeasurementQueue(run=run)
-    first = measurements.request("k", "cost", {"ns": [1]}, "a", fresh_s=0.3)
-    assert first.event.wait(5) and measurements.latest("k") is first
-    assert measurements.request("k", "cost", {"ns": [1]}, "b", fresh_s=0.3) is first
+    clock = Clock()
+    measurements = MeasurementQueue(run=run, clock=clock)
+    first = measurements.request("k", "cost", {"ns": [1]}, "a")
+    assert first.event.wait(60) and first.finished_at == clock.now
+    clock.now += FRESH_S - 1
+    assert measurements.latest("k") is first
+    assert measurements.request("k", "cost", {"ns": [1]}, "b") is first
     assert len(calls) == 1
-    time.sleep(0.4)
+    clock.now += 1
     assert measurements.latest("k") is None
-    second = measurements.request("k", "cost", {"ns": [1]}, "c", fresh_s=0.3)
-    assert second is not first and second.event.wait(5) and len(calls) == 2
+    second = measurements.request("k", "cost", {"ns": [1]}, "c")
+    assert second is not first and second.event.wait(60) and len(calls) == 2
+    clock.now += 10 * FRESH_S
+    kept = measurements.request("kept", "cost", {"ns": [1]}, "a", fresh_s=float("inf"))
+    assert kept.event.wait(60)
+    clock.now += 10 * FRESH_S
+    assert measurements.latest("kept") is kept  # kept as long as the server runs
     failed = measurements.request("bad", "cost", {"fail": True}, "a")
-    assert failed.event.wait(5) and failed.state == "failed" and "exited" in failed.error
+    assert failed.event.wait(60) and failed.state == "failed" and "exited" in failed.error
     retried = measurements.request("bad", "cost", {"fail": True}, "a")
     assert retried is not failed  # a failure is not kept: the next press measures again
 
@@ -174,17 +182,19 @@ def test_the_queue_says_how_many_run_before_a_measurement():
 
     def run(job, args, on_step):
         started.set()
-        release.wait(10)
+        release.wait()  # the first runs until the test releases it, however slow the test is
         return {}
 
     measurements = MeasurementQueue(run=run)
     first = measurements.request("a", "cost", {}, "s1")
-    assert started.wait(5)
-    second = measurements.request("b", "cost", {}, "s2")
-    third = measurements.request("c", "cost", {}, "s3")
-    assert [measurements.queued_before(m) for m in (first, second, third)] == [0, 1, 2]
-    release.set()
-    assert third.event.wait(10) and measurements.queued_before(third) == 0
+    try:
+        assert started.wait(60)
+        second = measurements.request("b", "cost", {}, "s2")
+        third = measurements.request("c", "cost", {}, "s3")
+        assert [measurements.queued_before(m) for m in (first, second, third)] == [0, 1, 2]
+    finally:
+        release.set()
+    assert third.event.wait(60) and measurements.queued_before(third) == 0
 
 
 def test_a_failing_child_reports_its_error():

@@ -49,7 +49,7 @@ def measured(ns, d_model: int, n_heads: int) -> dict | None:
         measurement = QUEUE.latest(key)  # measured by another learner, still fresh
     if measurement is None:
         return None
-    ago = time.time() - measurement.finished_at
+    ago = QUEUE.clock() - measurement.finished_at
     st.caption(
         t(
             "cost.measured_at",
