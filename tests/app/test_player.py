@@ -1,10 +1,11 @@
-"""The step-through players (ui/kit/player.py) of the loop, flash and cost pages."""
-
-import time
+"""The step-through players (ui/kit/player.py) of the loop, flash and cost pages, on a clock
+the test moves (``player_clock``) instead of waiting for the timer."""
 
 import pytest
 
+import ui.kit.player
 from tests.support.app import player_button, run_app, slider
+from tests.support.clock import Clock
 from ui.kit.player import INTERVAL_S, advance
 
 PLAYERS = {  # page -> (the player's session key, its first position): counts, from 1 whatever
@@ -22,8 +23,16 @@ def test_advance_moves_one_step_a_tick_and_stops_at_the_end():
     assert advance(4, 4, 9, elapsed=2 * INTERVAL_S) == (5, True)  # one step, however late
 
 
+@pytest.fixture
+def player_clock(monkeypatch):
+    """The clock the players' timer reads, standing still until the test moves it."""
+    clock = Clock(1000.0)
+    monkeypatch.setattr(ui.kit.player, "clock", clock)
+    return clock
+
+
 @pytest.mark.parametrize("page", list(PLAYERS))
-def test_players_open_at_the_first_position_and_play_in_both_languages(page):
+def test_players_open_at_the_first_position_and_play_in_both_languages(page, player_clock):
     key, first = PLAYERS[page]
     for lang, play, pause in (("en", "Play", "Pause"), ("zh", "播放", "暂停")):
         at = run_app(page, lang=lang)
@@ -32,12 +41,18 @@ def test_players_open_at_the_first_position_and_play_in_both_languages(page):
         assert play in player_button(at, key).label
         player_button(at, key).click().run()
         assert pause in player_button(at, key).label and slider(at, key).value == first
-        time.sleep(INTERVAL_S)
+        player_clock.now += 0.5 * INTERVAL_S
+        at.run()  # a rerun before the interval is up: no step
+        assert slider(at, key).value == first
+        player_clock.now += 0.5 * INTERVAL_S
         at.run()  # what the fragment's timer does once a second
         assert not at.exception
         assert slider(at, key).value == first + 1
+        player_clock.now += INTERVAL_S
+        at.run()
+        assert slider(at, key).value == first + 2
         player_button(at, key).click().run()  # pause
         assert play in player_button(at, key).label
-        time.sleep(INTERVAL_S)
+        player_clock.now += 5 * INTERVAL_S
         at.run()
-        assert slider(at, key).value == first + 1
+        assert slider(at, key).value == first + 2

@@ -12,6 +12,7 @@ import streamlit as st
 from ui.kit.i18n import t
 
 INTERVAL_S = 1.0  # one step a second: slow enough to read each step
+clock = time.monotonic  # what the timer goes by (a test puts a clock it moves by hand here)
 
 
 def advance(position: int, first: int, last: int, elapsed: float, interval: float = INTERVAL_S):
@@ -31,7 +32,7 @@ def _toggle(key: str, first: int, last: int) -> None:
     if playing and st.session_state.get(key, first) >= last:
         st.session_state[key] = first
     st.session_state[f"{key}_playing"] = playing
-    st.session_state[f"{key}_tick"] = time.monotonic()
+    st.session_state[f"{key}_tick"] = clock()
 
 
 def player(label: str, count: int, key: str, draw, first: int = 0, help: str | None = None):
@@ -52,7 +53,7 @@ def player(label: str, count: int, key: str, draw, first: int = 0, help: str | N
         if playing != playing_now:  # Play or Pause was pressed: the page starts or stops the timer
             st.rerun()
         if playing:
-            now = time.monotonic()
+            now = clock()
             position, playing = advance(
                 st.session_state.get(key, first),
                 first,
