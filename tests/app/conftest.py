@@ -3,6 +3,8 @@ first visit itself."""
 
 import pytest
 
+import classroom.clock
+from tests.support.clock import Clock
 from ui.shell.legacy_pages import past_the_first_visit
 
 
@@ -35,3 +37,13 @@ def rooms_in_a_fresh_store(tmp_path, monkeypatch):
     monkeypatch.setattr(classroom.store, "_shared", None)
     monkeypatch.setitem(classroom.store._checked, "at", -float("inf"))
     yield
+
+
+@pytest.fixture(autouse=True)
+def room_clock(monkeypatch):
+    """The clock rooms and their store read (classroom/clock.py), standing still unless the test
+    moves it: who counts as connected, when a room expires and how long a failed join waits do
+    not depend on how fast the test runs."""
+    clock = Clock()
+    monkeypatch.setattr(classroom.clock, "source", clock)
+    return clock

@@ -4,6 +4,7 @@ following, asking, answering, revealing, wrong codes, and the key kept off stude
 import re
 
 import ui.kit.browser
+from classroom.rooms import ROOM_TTL, UNTAUGHT_TTL
 from tests.support.app import charts, decode, page_text, run_app
 from ui.room import connection as room
 
@@ -122,21 +123,23 @@ def test_joining_by_code_on_the_room_page():
     assert at.session_state["room"] == code
 
 
-def test_an_expired_room_says_so_to_a_student_in_their_language(monkeypatch):
-    import classroom.rooms
+def test_an_expired_room_says_so_to_a_student_in_their_language(room_clock):
+    def no_room(at, words):
+        return any(words in w.value for w in at.warning)
 
-    _, code, _ = _open_room()
-    room.rooms().store.delete(f"room:{code}")  # what expiry does, 12 hours after the last use
+    _, code, key = _open_room()
+    run_app(room=code, key=key, lang="en", step="softmax")  # taught: it lives 12 hours
+    room_clock.now += ROOM_TTL - 60
+    assert not no_room(run_app(room=code, lang="en"), "There is no room")
+    room_clock.now += 60
     for lang, words in (("en", f"There is no room {code}"), ("zh", f"没有代码为 {code} 的课堂")):
         at = run_app(room=code, lang=lang)
-        assert not at.exception and any(words in w.value for w in at.warning)
-    monkeypatch.setattr(classroom.rooms, "UNTAUGHT_TTL", 0.2)  # and expiry itself (untaught)
-    _, code, _ = _open_room()
-    import time
-
-    time.sleep(0.3)
-    at = run_app(room=code, lang="en")
-    assert any(f"There is no room {code}" in w.value for w in at.warning)
+        assert not at.exception and no_room(at, words)
+    _, code, _ = _open_room()  # one nobody teaches in: 15 minutes
+    room_clock.now += UNTAUGHT_TTL - 60
+    assert not no_room(run_app(room=code, lang="en"), "There is no room")
+    room_clock.now += 60
+    assert no_room(run_app(room=code, lang="en"), f"There is no room {code}")
 
 
 def test_a_teacher_back_after_a_reload_types_the_key_and_drives_again():

@@ -122,13 +122,27 @@ def test_one_browser_one_answer_through_reloads_and_new_tabs(monkeypatch):
     assert len(other.session_state["_browser_id"]) == 32
 
 
-def test_failed_joins_wait_longer_after_a_few_tries():
+def test_failed_joins_wait_longer_after_a_few_tries(room_clock):
     at = run_app("room", lang="zh")
-    for attempt in range(4):
-        at.text_input(key="room_join_code").set_value(f"ZZZZ{attempt + 2}").run()
+
+    def join(code: str) -> str:
+        at.text_input(key="room_join_code").set_value(code).run()
         at.button(key="room_join_button").click().run()
-    assert any("请等待" in w.value for w in at.warning)
+        return " ".join(w.value for w in at.warning)
+
+    for attempt in range(3):  # the free tries, one straight after another
+        assert "没有代码为" in join(f"ZZZZ{attempt + 2}")
+    room_clock.now += 0.5
+    assert "请等待 2 秒后再试" in join("ZZZZ5")  # the fourth waits 2 s, and is not tried
     assert at.text_input(key="room_join_code").value == "ZZZZ5"  # what they typed stays
+    room_clock.now += 1
+    assert "请等待 1 秒后再试" in join("ZZZZ5")
+    room_clock.now += 0.5
+    assert "没有代码为 ZZZZ5" in join("ZZZZ5")  # tried once the wait is over: wrong again
+    room_clock.now += 3.5
+    assert "请等待 1 秒后再试" in join("ZZZZ6")  # ... so the next waits longer, 4 s
+    room_clock.now += 0.5
+    assert "没有代码为 ZZZZ6" in join("ZZZZ6")
 
 
 LINK = re.compile(r"(?<!\\)\]\((?!\\)")  # a markdown link or image: ]( not escaped

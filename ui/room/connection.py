@@ -13,10 +13,10 @@ polls until the store answers again, then the page carries on by itself.
 import functools
 import logging
 import threading
-import time
 
 import streamlit as st
 
+import classroom.clock
 from classroom.rooms import (
     CODE_LENGTH,
     ROOM_TTL,
@@ -137,7 +137,7 @@ def shown_code(text: str) -> str:
 
 def join_allowed() -> bool:
     """False (with a message) while this session waits after too many failed joins."""
-    wait = st.session_state.get("_join_next_at", 0.0) - time.time()
+    wait = st.session_state.get("_join_next_at", 0.0) - classroom.clock.now()
     if wait > 0:
         st.warning(t("room.join_wait", s=int(wait) + 1))
         return False
@@ -147,7 +147,7 @@ def join_allowed() -> bool:
 def join_failed(success: bool) -> None:
     failures = 0 if success else st.session_state.get("_join_failures", 0) + 1
     st.session_state["_join_failures"] = failures
-    st.session_state["_join_next_at"] = time.time() + join_wait(failures)
+    st.session_state["_join_next_at"] = classroom.clock.now() + join_wait(failures)
 
 
 def enter(code: str, key: str | None = None) -> None:
