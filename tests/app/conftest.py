@@ -4,6 +4,7 @@ first visit itself."""
 import pytest
 
 import classroom.clock
+import ui.kit.player
 from tests.support.clock import Clock
 from ui.shell.legacy_pages import past_the_first_visit
 
@@ -46,4 +47,13 @@ def room_clock(monkeypatch):
     not depend on how fast the test runs."""
     clock = Clock()
     monkeypatch.setattr(classroom.clock, "source", clock)
+    return clock
+
+
+@pytest.fixture
+def player_clock(monkeypatch):
+    """The clock the step-through players' timer reads (ui/kit/player.py), standing still until
+    the test moves it (``player_clock.now += INTERVAL_S``: what a second of playing does)."""
+    clock = Clock(1000.0)
+    monkeypatch.setattr(ui.kit.player, "clock", clock)
     return clock

@@ -1,11 +1,9 @@
 """The step-through players (ui/kit/player.py) of the loop, flash and cost pages, on a clock
-the test moves (``player_clock``) instead of waiting for the timer."""
+the test moves (conftest.py's ``player_clock``) instead of waiting for the timer."""
 
 import pytest
 
-import ui.kit.player
 from tests.support.app import player_button, run_app, slider
-from tests.support.clock import Clock
 from ui.kit.player import INTERVAL_S, advance
 
 PLAYERS = {  # page -> (the player's session key, its first position): counts, from 1 whatever
@@ -21,14 +19,6 @@ def test_advance_moves_one_step_a_tick_and_stops_at_the_end():
     assert advance(2, 0, 3, elapsed=INTERVAL_S) == (3, False)  # reaches the end: stops
     assert advance(3, 0, 3, elapsed=INTERVAL_S) == (3, False)
     assert advance(4, 4, 9, elapsed=2 * INTERVAL_S) == (5, True)  # one step, however late
-
-
-@pytest.fixture
-def player_clock(monkeypatch):
-    """The clock the players' timer reads, standing still until the test moves it."""
-    clock = Clock(1000.0)
-    monkeypatch.setattr(ui.kit.player, "clock", clock)
-    return clock
 
 
 @pytest.mark.parametrize("page", list(PLAYERS))
