@@ -1,10 +1,14 @@
 """The trained page: the e5 and MiniLM attention maps, links, numbering, and what it says when a
 model is missing or a sentence too long."""
 
+import math
+
 import numpy as np
 import pytest
 
+from tests.support import ROOT
 from tests.support.app import chart_titled, charts, decode, run_app
+from tests.support.numbers import cell_text, close, numbers
 
 SENTENCE = "这 部 电影 很 好看"
 
@@ -147,3 +151,126 @@ def test_a_too_long_sentence_on_the_trained_page_is_cut_in_its_own_box():
     assert not at.exception and not at.error
     assert at.text_input(key="tr_text").value == " ".join(["word"] * 200)
     assert at.text_input(key="sentence").value == sidebar_sentence  # the sidebar is untouched
+
+
+RECORDED = ROOT / "tests" / "core" / "reference"
+E5_SENTENCE = (
+    "这部电影真好看"  # e5.npz's s0: <s> ▁ 这部 电影 真 好看 </s>, layers 0 and 11 recorded
+)
+E5_Q, E5_K = 5, 3  # 好看 and 电影
+SLACK = 3e-5  # the app's float32 NumPy against transformers' float32 (tests/core: 2e-5)
+
+
+def keyed(at, key: str) -> dict:
+    """The Plotly spec of the chart drawn with widget key ``key``."""
+    return charts(at)[[chart.key for chart in at.get("plotly_chart")].index(key)]
+
+
+def near(printed, recorded, decimals: int) -> bool:
+    """A printed number is the recorded one rounded, within the two engines' float32 gap."""
+    return abs(printed - recorded) <= 0.5 * 10.0**-decimals + SLACK
+
+
+def assert_near_recorded(printed, coloured, recorded, decimals: int, what: str) -> None:
+    """Cells print the recorded matrix rounded and are coloured with it."""
+    recorded = np.asarray(recorded, dtype=float)
+    assert np.shape(printed) == recorded.shape, what
+    gap = np.abs(printed - recorded).max()
+    assert gap <= 0.5 * 10.0**-decimals + SLACK, f"{what}: a printed cell is {gap:.4f} off"
+    np.testing.assert_allclose(coloured, recorded, atol=SLACK, err_msg=what)
+
+
+def shown(spec: dict) -> tuple[np.ndarray, np.ndarray]:
+    """A heatmap's printed cells and its coloured values."""
+    return cell_text(spec), decode(spec["data"][0]["z"]).astype(float)
+
+
+@pytest.mark.parametrize(
+    ("lang", "layer", "head", "base", "decimals"),
+    [("en", 11, 3, 0, 2), ("zh", 0, 7, 1, 3), ("en", 0, 0, 0, 2)],
+)
+def test_e5_prints_the_recorded_torch_attention_and_who_looks_at_whom(
+    lang, layer, head, base, decimals
+):
+    """With e5.npz's sentence, A of the chosen layer and head prints the attention transformers
+    recorded (tests/core/reference/make_e5_reference.py), the layer × head map's recorded rows
+    (layers 0 and 11) print a_{好看→电影} of every head, the focus line prints that weight, the
+    row's largest and its sum (1), and the strongest line's weight is at least every recorded one
+    and the even share is 1/n."""
+    recorded = np.load(RECORDED / "e5.npz")
+    assert str(recorded["sentences"][0]) == E5_SENTENCE
+    at = run_app(
+        "trained",
+        lang=lang,
+        tr_model="e5-small-q4",
+        tr_text=E5_SENTENCE,
+        tr_layer=str(layer + base),
+        tr_head=str(head + base),
+        base=str(base),
+        decimals=str(decimals),
+    )
+    assert not at.exception
+    focus, key = at.selectbox(key="tr_focus"), at.selectbox(key="tr_key")
+    assert focus.options[focus.value] == f"{E5_Q + base} · 好看"
+    assert key.options[key.value] == f"{E5_K + base} · 电影"
+    A = recorded[f"s0_attention_{layer}"][head]  # [n, n]
+    n = len(recorded["s0_ids"])
+    assert_near_recorded(*shown(keyed(at, "tr_A")), A, decimals, f"A, layer {layer}, head {head}")
+    who_printed, who_coloured = shown(keyed(at, "tr_who"))  # [layers, heads]
+    for L in (0, 11):
+        row = recorded[f"s0_attention_{L}"][:, E5_Q, E5_K]  # [heads]
+        assert_near_recorded(who_printed[L], who_coloured[L], row, decimals, f"layer {L}'s row")
+    line = next(m.value for m in at.markdown if "“好看”" in m.value and "“电影”" in m.value)
+    printed = numbers(line)
+    assert printed[:2] == [layer + base, head + base]
+    expected = [A[E5_Q, E5_K], A[E5_Q].max(), 1.0]
+    assert len(printed) == 5, line
+    assert all(near(p, v, decimals) for p, v in zip(printed[2:], expected, strict=True)), line
+    strongest = next(m.value for m in at.markdown if m.value != line and "“电影”" in m.value)
+    _, _, weight, pieces, even = numbers(strongest)
+    top_recorded = max(recorded[f"s0_attention_{L}"][:, E5_Q, E5_K].max() for L in (0, 11))
+    assert weight >= round(top_recorded, decimals) - 10.0**-decimals
+    assert pieces == n and close(even, 1 / n, decimals)
+
+
+@pytest.mark.parametrize("layer", [0, 5])
+def test_minilm_main_map_and_word_order_pair_print_the_recorded_attention(layer):
+    """MiniLM's word-order pair is minilm.npz's first two sentences: both side-by-side maps print
+    the attention transformers recorded in that layer and head, and so does the main map once
+    the sentence is 'I love you'."""
+    recorded = np.load(RECORDED / "minilm.npz")
+    first, second = (str(s) for s in recorded["sentences"][:2])
+    head = 4
+    at = run_app("trained", lang="en", tr_model="minilm", tr_text=first, tr_layer=str(layer),
+                 tr_head=str(head))  # fmt: skip
+    assert not at.exception
+    assert [spec["layout"]["title"]["text"] for spec in charts(at)[-2:]] == [first, second]
+    for key, s in (("tr_A", 0), ("tr_cmp_0", 0), ("tr_cmp_1", 1)):
+        A = recorded[f"s{s}_attention_{layer}"][head]
+        assert_near_recorded(*shown(keyed(at, key)), A, 2, f"{key}, layer {layer}")
+
+
+def test_the_steps_behind_a_agree_with_each_other_and_with_a():
+    """The expander's numbers hold together as attention says they must, computed here from the
+    printed charts: S/√d_k = Q Kᵀ/√32 of the Q and K shown, A (recorded by torch, layer 0) is
+    the softmax of each printed S row, and O = A V of the V shown."""
+    recorded = np.load(RECORDED / "e5.npz")
+    head = 6
+    at = run_app("trained", lang="en", tr_model="e5-small-q4", tr_text=E5_SENTENCE,
+                 tr_layer="0", tr_head=str(head))  # fmt: skip
+    assert not at.exception
+    Q, K, V, S, O = (
+        decode(keyed(at, f"tr_{name}")["data"][0]["z"]).astype(float) for name in "QKVSO"
+    )
+    A = recorded["s0_attention_0"][head].astype(float)
+    d_k = Q.shape[1]
+    assert d_k == 32
+    by_hand = np.array([[sum(q * k for q, k in zip(Qi, Kj)) for Kj in K] for Qi in Q]) / math.sqrt(
+        d_k
+    )
+    np.testing.assert_allclose(S, by_hand, rtol=1e-5, atol=1e-3)
+    printed_S = cell_text(keyed(at, "tr_S"))
+    assert np.abs(printed_S - by_hand).max() <= 0.005 + 1e-3
+    softmax = np.exp(S - S.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(softmax / softmax.sum(axis=1, keepdims=True), A, atol=1e-4)
+    np.testing.assert_allclose(O, A @ V, atol=1e-4)
