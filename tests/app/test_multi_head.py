@@ -1,7 +1,10 @@
 """The multi-head page: the split is a reshape of the projection, one head's note, the panels'
-shared ranges and their numbering from 1."""
+shared ranges and their numbering from 1, and every number it prints (Q_h, A_h, O_h, X W_Q, the
+concat, the output, the one wide head and its difference) against the per-head oracle
+(tests/support/oracles.py), never the core's attention."""
 
 import numpy as np
+import pytest
 
 from tests.support.app import (
     chart_titled,
@@ -11,6 +14,15 @@ from tests.support.app import (
     page_text,
     run_app,
 )
+from tests.support.numbers import (
+    app_oracle,
+    assert_cells,
+    assert_masked_cells,
+    chart_keyed,
+    close,
+    numbers,
+)
+from ui.kit.i18n import DEFAULT_SENTENCE
 
 
 def test_multi_head_split_is_a_reshape_of_the_projection():
@@ -63,3 +75,68 @@ def test_multi_head_numbers_heads_and_columns_from_one():
     assert Q_all["xaxis"]["ticktext"][0] == "1" and Q_all["xaxis"]["ticktext"][-1] == "8"
     assert [note["text"] for note in Q_all["annotations"]] == ["头 1", "头 2"]
     assert "头 1 在前" in chart_titled(at, "拼接")["layout"]["title"]["text"]
+
+
+MULTI_HEAD_CASES = [
+    {"lang": "en", "n_heads": 4, "d_model": 8, "decimals": 3},
+    {"lang": "zh", "n_heads": 2, "d_model": 8, "base": 1, "mask": "causal"},
+]
+
+
+def _oracle(query: dict, n_heads: int | None = None):
+    """The per-head oracle for the page's settings (the default sentence of its language)."""
+    return app_oracle(
+        DEFAULT_SENTENCE[query["lang"]],
+        d_model=query["d_model"],
+        n_heads=n_heads or query["n_heads"],
+        causal=query.get("mask") == "causal",
+    )
+
+
+@pytest.mark.parametrize("query", MULTI_HEAD_CASES, ids=["en-4-heads", "zh-causal-from-1"])
+def test_every_head_prints_its_Q_A_and_O_as_the_oracle_computes_them(query):
+    """Each head's panels Q_h, A_h and O_h = A_h V_h print (and colour) the per-head oracle's
+    numbers for that head, under that head's number; A's masked cells read 0."""
+    at = run_app("multi-head", **query)
+    assert not at.exception
+    ref, dec, base = _oracle(query), query.get("decimals", 2), query.get("base", 0)
+    hidden = np.zeros(ref.A.shape[1:], bool) if ref.mask is None else ~ref.mask
+    for h in range(query["n_heads"]):
+        Q_h, A_h, O_h = (chart_keyed(at, f"mh_{name}_{h}") for name in ("q", "a", "o"))
+        for spec, name in ((Q_h, "Q"), (A_h, "A"), (O_h, "O")):
+            assert spec["layout"]["title"]["text"].startswith(f"{name}_{h + base} ")
+        assert_cells(Q_h, ref.Q[h], dec, f"Q_{h}")
+        assert_masked_cells(A_h, ref.A[h], hidden, "0", dec, f"A_{h}")
+        assert_cells(O_h, ref.O[h], dec, f"O_{h}")
+
+
+@pytest.mark.parametrize("query", MULTI_HEAD_CASES, ids=["en-4-heads", "zh-causal-from-1"])
+def test_X_W_Q_the_concat_and_the_output_are_the_oracles(query):
+    """X W_Q is every head's Q side by side; the concat is every head's O side by side, head 0
+    first; the output is the concat times W_O: each as the oracle computes it."""
+    at = run_app("multi-head", **query)
+    ref, dec = _oracle(query), query.get("decimals", 2)
+    assert_cells(chart_keyed(at, "mh_q_all"), np.concatenate(list(ref.Q), axis=-1), dec, "X W_Q")
+    concat = np.concatenate(list(ref.O), axis=-1)  # [n, h·d_v]
+    assert_cells(chart_keyed(at, "mh_concat"), concat, dec, "concat")
+    assert_cells(chart_keyed(at, "mh_output"), concat @ ref.W.W_O, dec, "output")
+
+
+@pytest.mark.parametrize("query", MULTI_HEAD_CASES, ids=["en-4-heads", "zh-causal-from-1"])
+def test_one_wide_head_prints_its_A_and_its_difference_from_the_heads(query):
+    """The one wide head (the same weights, d_k = d_model) prints the one-head oracle's A; the
+    difference panel is output(1 head) − output(h heads), and the text's largest |difference|
+    is that panel's largest entry, from the two oracles."""
+    at = run_app("multi-head", **query)
+    ref, wide, dec = _oracle(query), _oracle(query, n_heads=1), query.get("decimals", 2)
+    single = chart_keyed(at, "mh_single")
+    assert numbers(single["layout"]["title"]["text"]) == [query["d_model"]]  # d_k = d_model
+    hidden = np.zeros(wide.A.shape[1:], bool) if wide.mask is None else ~wide.mask
+    assert_masked_cells(single, wide.A[0], hidden, "0", dec, "one wide head's A")
+    difference = wide.output - ref.output
+    assert_cells(chart_keyed(at, "mh_diff"), difference, dec, "output(1) − output(h)")
+    h = query["n_heads"]
+    line = next(m.value for m in at.markdown if "W_O" in m.value and "A" in m.value)
+    *counts, largest = numbers(line)
+    assert counts == [h, h], line
+    assert close(largest, np.abs(difference).max(), dec), line
