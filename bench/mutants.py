@@ -426,8 +426,8 @@ BEYOND_CORE: tuple[Mutant, ...] = (
         "row_exp_off",
         "worked row: each e^(s − m) printed 1% too large",
         ROW,
-        'f"{num(exps[j], decimals)}; a{sub(j + base)}',
-        'f"{num(exps[j] * 1.01, decimals)}; a{sub(j + base)}',
+        "s, e = num(masked_row[j], decimals), num(exps[j], decimals)",
+        "s, e = num(masked_row[j], decimals), num(exps[j] * 1.01, decimals)",
         WALK_TESTS,
     ),
     mutant(

@@ -1,4 +1,11 @@
-"""Numbers as the pages print them, one rule for every layer: a true minus sign, and no "−0.00"."""
+"""Numbers as the pages print them, one rule for every layer: a true minus sign, and no "−0.00";
+indices as real subscripts (q₄, s₄,₁), never q_4; tiny numbers as powers of ten (10⁻⁵,
+3.6 × 10⁻¹⁶), never 1e-05 or 0.0e+00."""
+
+import math
+
+_SUB = str.maketrans("0123456789,", "₀₁₂₃₄₅₆₇₈₉,")
+_SUP = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 def num(value: float, decimals: int) -> str:
@@ -7,3 +14,27 @@ def num(value: float, decimals: int) -> str:
     if float(text) == 0:
         text = text.lstrip("-")  # no "−0.00"
     return text.replace("-", "−")
+
+
+def sub(*indices) -> str:
+    """Subscript digits: sub(4, 2) -> '₄,₂'."""
+    return ",".join(str(i) for i in indices).translate(_SUB)
+
+
+def power_of_ten(value: float, digits: int = 2) -> str:
+    """A small (or large) number in a sentence: '0', '10⁻⁵', '3.6 × 10⁻¹⁶', '−2 × 10⁻⁹'; a
+    number between 0.01 and 10 000 as it is ('0.25')."""
+    if value == 0:
+        return "0"
+    if 0.01 <= abs(value) < 1e4:
+        return f"{value:.{digits}g}".replace("-", "−")
+    exponent = math.floor(math.log10(abs(value)))
+    mantissa = float(f"{value / 10.0**exponent:.{digits}g}")
+    if abs(mantissa) >= 10:  # 9.99… rounded up to 10
+        mantissa, exponent = mantissa / 10, exponent + 1
+    power = f"10{str(exponent).translate(_SUP)}"
+    if mantissa == 1:
+        return power
+    if mantissa == -1:
+        return f"−{power}"
+    return f"{mantissa:g} × {power}".replace("-", "−")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.lessons.number_text import num
+from core.lessons.number_text import num, sub
 
 KINDS = ("shape", "score_cell", "top_key", "masked_cells", "row_sum", "next_token")
 STEP_KINDS = {  # what can be asked at each walkthrough step, the step's own question first
@@ -75,13 +75,14 @@ def _score_question(trace, head, i, j, rng, base=0) -> Question:
     labels = [_fmt(x) for x in [right, *wrong]]
     choices, answer = _shuffled(labels[0], labels[1:], rng)
     products = " + ".join(f"{_fmt(a)}·{_fmt(b)}" for a, b in zip(q, k))
-    qi, kj = f"q_{i + base}", f"k_{j + base}"
+    qi, kj = f"q{sub(i + base)}", f"k{sub(j + base)}"
     worked = (
         f"{qi} = {_vector(q)},  {kj} = {_vector(k)}",
         f"{qi} · {kj} = {products} = {_fmt(dot)}",
         f"{_fmt(dot)} ÷ √{d_k} = {_fmt(right)}",
     )
-    params = {"i": i + base, "j": j + base, "q": _vector(q), "k": _vector(k), "d_k": d_k}
+    params = {"i": i + base, "j": j + base, "si": sub(i + base), "sj": sub(j + base),
+              "q": _vector(q), "k": _vector(k), "d_k": d_k}  # fmt: skip
     return Question("score_cell", params, tuple((c, None) for c in choices), answer, worked)
 
 
@@ -91,7 +92,7 @@ def _top_key_question(trace, tokens, head, i, allowed, base=0) -> Question:
     best = max(keys, key=lambda j: A[j])
     shown = sorted(sorted(keys, key=lambda j: -A[j])[:5])  # the best and up to four more
     choices = tuple((f"{j + base} · {tokens[j]}", None) for j in shown)
-    worked = tuple(f"a_{i + base},{j + base} = {A[j]:.4f}" for j in shown)
+    worked = tuple(f"a{sub(i + base, j + base)} = {A[j]:.4f}" for j in shown)
     params = {"i": i + base, "token": tokens[i]}
     return Question("top_key", params, choices, shown.index(best), worked)
 

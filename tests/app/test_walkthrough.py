@@ -86,13 +86,14 @@ def test_block_step_works_out_the_focus_rows_layer_norm():
     text = page_text(at)
     assert f"h₂: mean μ = {H.mean():.3f}".replace("-", "−") in text
     assert f"variance σ² = {H.var():.3f}" in text
-    assert "n₂ = (h₂ − μ) ÷ √(σ² + 1e-05)" in text  # named after its result, not its input
+    assert "n₂ = (h₂ − μ) ÷ √(σ² + ε) = [" in text  # named after its result, not its input
+    assert "y₂ = (n₂ + f₂ − μ) ÷ √(σ² + ε) = [" in text and "with ε = 10⁻⁵" in text
 
 
 def test_formula_line_buttons_open_their_steps():
     at = run_app(lang="en", sentence="a b c")
     assert at.session_state["step"] == "tokens"
-    at.button_group(key="formula_pick").set_value(4).run()  # the chip "/ √d_k"
+    at.button_group(key="formula_pick").set_value(5).run()  # the chip "/ √d_k"
     assert at.session_state["step"] == "scaled"
     assert "Scaling" in page_text(at)
 
@@ -103,7 +104,8 @@ def test_causal_focus_defaults_to_a_row_with_a_masked_key():
     assert focus == 2
     assert focus < 4  # key 4 comes after it, so the mask hides it
     text = page_text(at)
-    assert "key 3 is masked: weight 0" in text and "key 4 is masked: weight 0" in text
+    assert "j = 3: masked, e^(−∞) = 0" in text and "j = 4: masked, e^(−∞) = 0" in text
+    assert "a₂,₃ = 0 ÷ " in text and "a₂,₄ = 0 ÷ " in text
     # without the mask the default stays the last token
     at = run_app(step="softmax", lang="en", sentence="a b c d e")
     assert at.selectbox(key="focus").value == 4

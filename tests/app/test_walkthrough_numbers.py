@@ -188,20 +188,25 @@ def test_the_block_row_is_worked_out_with_the_oracles_numbers(lang, base, decima
                  decimals=decimals)  # fmt: skip
     o, i = app_oracle(SENTENCE), FOCUS
     b = _block(o)
-    lines = [line.removeprefix("- ") for line in _bullets_after(
-        at, t("walkthrough.focus_block", lang, i=i + base))]  # fmt: skip
+    heading = t("walkthrough.focus_block", lang, i=i + base, token=o.tokens[i])
+    lines = [line.removeprefix("- ") for line in _bullets_after(at, heading)]
     residual, mean_h, norm, ffn, f, mean_nf, y, last = lines
     assert_printed(numbers(residual), [*o.X[i], *o.output[i], *b["H"][i]], decimals, residual)
     assert_printed(numbers(mean_h), [b["H"][i].mean(), b["H"][i].var()], decimals, mean_h)
-    assert norm.startswith(f"n{_sub(i + base)} = (h{_sub(i + base)} − μ)"), norm
-    assert_printed(numbers(norm), [1e-5, *b["N"][i]], decimals, norm)
+    assert norm.startswith(f"n{_sub(i + base)} = (h{_sub(i + base)} − μ) ÷ √(σ² + ε) = "), norm
+    norm, eps = norm.rsplit(" ε = ", 1)
+    assert eps == "10⁻⁵", eps  # the oracle's ε, 1e-5, written as a power of ten
+    assert_printed(numbers(norm), b["N"][i], decimals, norm)
     d_ff, zeros, _ = numbers(ffn)  # "… sets the k negative ones to 0"
     assert d_ff == 32 and zeros == (b["hidden"][i] == 0).sum() > 0, ffn
     assert_printed(numbers(f), b["F"][i], decimals, f)
     NF = b["N"][i] + b["F"][i]
     assert_printed(numbers(mean_nf), [NF.mean(), NF.var()], decimals, mean_nf)
-    assert y.startswith(f"y{_sub(i + base)} = "), y
-    assert_printed(numbers(y), [1e-5, *b["Y"][i]], decimals, y)
+    nf = f"(n{_sub(i + base)} + f{_sub(i + base)} − μ)"
+    assert y.startswith(f"y{_sub(i + base)} = {nf} ÷ √(σ² + ε) = "), y
+    y, eps = y.rsplit(" ε = ", 1)
+    assert eps == "10⁻⁵", eps
+    assert_printed(numbers(y), b["Y"][i], decimals, y)
     assert o.tokens[i] in last
 
 

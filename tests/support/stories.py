@@ -65,6 +65,8 @@ def check_row_story(step: str, lines: list[str], o, h: int, i: int, decimals: in
     n = o.S.shape[-1]
     allowed = np.ones(n, bool) if o.mask is None else o.mask[i]
     keys = heaviest_keys(o.A[h, i])
+    if step == "softmax":  # says how many keys it leaves out before their sum, not last
+        return _check_softmax_lines(lines, o, h, i, keys, decimals, base)
     if len(keys) < n:
         assert numbers(lines[-1]) == [n - len(keys)], lines[-1]  # "… and k more keys"
         lines = lines[:-1]
@@ -80,29 +82,40 @@ def check_row_story(step: str, lines: list[str], o, h: int, i: int, decimals: in
             assert index == j + base, line
             assert_printed([value], [o.S_scaled[h, i, j]], decimals, line)
             assert ("−∞" in line) == (not allowed[j]), line
-    elif step == "softmax":
-        _check_softmax_lines(lines, o, h, i, keys, decimals, base)
     else:
         _check_output_lines(lines, o, h, i, keys, decimals, base)
 
 
 def _check_softmax_lines(lines, o, h, i, keys, decimals, base):
+    """In the order of the work on paper: the row's largest visible score m; e^(s′ − m) for each
+    key written out ('j = J: e^(s′ − m) = e', 'j = J: masked, e^(−∞) = 0'); '… and k more keys'
+    when some are left out; the sum of every key's exponential; then each weight
+    'a_ij = e ÷ sum = **a**'. The sum comes before the lines that divide by it."""
     allowed, m, exps, total = _row_exps(o, h, i)
+    n, k = len(exps), len(keys)
     assert_printed(numbers(lines[0]), [m], decimals, lines[0])  # the largest visible score
-    assert_printed(numbers(lines[-1]), [total], decimals, lines[-1])  # the exponentials' sum
-    body = lines[1:-1]
-    assert len(body) == len(keys)
-    for j, line in zip(keys, body, strict=True):
+    exp_lines, rest = lines[1 : 1 + k], lines[1 + k :]
+    for j, line in zip(keys, exp_lines, strict=True):
+        assert line.startswith(f"j = {j + base}"), line
         values = numbers(line)
         assert values[0] == j + base, line
         if not allowed[j]:
-            assert values == [j + base, 0], line  # "key j is masked: weight 0"
+            assert values == [j + base, 0] and "−∞" in line, line  # e^(−∞) = 0
             continue
-        # j = J: exp(s′ − m) = e; a = e ÷ total = **a_ij**
-        s, top, e, e_again, divisor, a = values[1:]
-        want = [o.S_scaled[h, i, j], m, exps[j], exps[j], total]
-        assert_printed([s, top, e, e_again, divisor], want, decimals, line)
+        assert_printed(values[1:], [o.S_scaled[h, i, j], m, exps[j]], decimals, line)
+    if k < n:
+        assert numbers(rest[0]) == [n - k], rest[0]  # "… and k more keys"
+        rest = rest[1:]
+    assert_printed(numbers(rest[0]), [total], decimals, rest[0])  # the exponentials' sum
+    weight_lines = rest[1:]
+    assert len(weight_lines) == k, weight_lines
+    for j, line in zip(keys, weight_lines, strict=True):
+        assert line.startswith(f"a{sub(i + base, j + base)} = "), line  # a_ij, not a_j
+        e, divisor, a = numbers(line.split(" = ", 1)[1])
+        assert_printed([e, divisor], [exps[j], total], decimals, line)
         assert_printed([a], [o.A[h, i, j]], decimals, line)
+        if not allowed[j]:
+            assert e == 0 and a == 0 and o.A[h, i, j] == 0, line
 
 
 def _check_output_lines(lines, o, h, i, keys, decimals, base):

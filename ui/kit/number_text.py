@@ -1,17 +1,10 @@
 """Numbers as the page prints them: true minus signs, no "−0.00" (core/lessons/number_text.py),
-subscripts, brackets in products, positions from 0 or 1."""
+subscripts, tiny numbers as powers of ten, brackets in products, positions from 0 or 1."""
 
-from core.lessons.number_text import num
+from core.lessons.number_text import num, power_of_ten, sub
 
-__all__ = ["num", "sub", "factor", "sum_notes", "shown_index", "row_label", "indices"]
-
-
-_SUB = str.maketrans("0123456789,", "₀₁₂₃₄₅₆₇₈₉,")
-
-
-def sub(*indices) -> str:
-    """Subscript digits: sub(4, 2) -> '₄,₂'."""
-    return ",".join(str(i) for i in indices).translate(_SUB)
+__all__ = ["num", "sub", "power_of_ten", "factor", "sum_notes", "shown_index", "row_label",
+           "indices"]  # fmt: skip
 
 
 def factor(value: float, decimals: int) -> str:

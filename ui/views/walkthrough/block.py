@@ -13,7 +13,7 @@ from ui.figures.charts import heatmap
 from ui.figures.place import grid
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
-from ui.kit.number_text import indices, num, sub
+from ui.kit.number_text import indices, num, power_of_ten, sub
 from ui.kit.shared_cache import shared
 
 FORMULA = (
@@ -98,7 +98,13 @@ def focus_lines(data, settings, i: int) -> list[str]:
         mu, var = float(source.mean()), float(source.var())
         return [
             t("walkthrough.block_mean", of=source_name, mu=num(mu, dec), var=num(var, dec)),
-            f"{result_name} = ({source_name} − μ) ÷ √(σ² + {EPS:g}) = {vec(result)}",
+            t(
+                "walkthrough.block_norm",
+                result=result_name,
+                source=source_name,
+                values=vec(result),
+                eps=power_of_ten(EPS),
+            ),
         ]
 
     zeros = int((out.hidden[i] == 0).sum())

@@ -60,8 +60,11 @@ def row_exps(masked_row):
     return allowed, m, exps, float(exps.sum())
 
 
-def softmax_lines(masked_row, weights_row, keys, decimals: int, lang=None, base: int = 0):
-    """The row's max, each exponential, their sum, and each weight."""
+def softmax_lines(
+    masked_row, weights_row, keys, i: int, decimals: int, lang=None, base: int = 0
+) -> list[str]:
+    """In the order they are worked on paper: the row's max m, each e^(s − m), their sum (over
+    every key, written out or not), then each weight a_ij = e ÷ sum."""
     worked = row_exps(masked_row)
     if worked is None:
         return [t("walkthrough.focus_masked_key", lang, j="*")]
@@ -69,14 +72,17 @@ def softmax_lines(masked_row, weights_row, keys, decimals: int, lang=None, base:
     lines = [t("walkthrough.focus_max", lang, m=num(m, decimals))]
     for j in keys:
         if allowed[j]:
-            lines.append(
-                f"j = {j + base}: exp({num(masked_row[j], decimals)} − {factor(m, decimals)}) = "
-                f"{num(exps[j], decimals)}; a{sub(j + base)} = {num(exps[j], decimals)} ÷ "
-                f"{num(total, decimals)} = **{num(weights_row[j], decimals)}**"
-            )
+            s, e = num(masked_row[j], decimals), num(exps[j], decimals)
+            lines.append(t("walkthrough.focus_exp", lang, j=j + base, s=s, m=factor(m, decimals),
+                           e=e))  # fmt: skip
         else:
-            lines.append(t("walkthrough.focus_masked_key", lang, j=j + base))
+            lines.append(t("walkthrough.focus_exp_masked", lang, j=j + base))
+    if len(keys) < len(masked_row):
+        lines.append(t("walkthrough.focus_more", lang, k=len(masked_row) - len(keys)))
     lines.append(t("walkthrough.focus_sum", lang, total=num(total, decimals)))
+    for j in keys:
+        e, a = (num(exps[j], decimals), num(weights_row[j], decimals)) if allowed[j] else ("0", "0")
+        lines.append(f"a{sub(i + base, j + base)} = {e} ÷ {num(total, decimals)} = **{a}**")
     return lines
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ui.kit.i18n import t
 from ui.kit.number_text import sub
 from ui.views.walkthrough import block, step_charts
 
@@ -41,10 +42,19 @@ def _sizes(data):
 
 
 def _qkv_shapes(data, head, base):
-    n, d, d_k, d_v, _ = _sizes(data)
-    return (
-        f"X {shape(n, d)} × W_Q {shape(d, d_k)} → Q {shape(n, d_k)};   "
-        f"× W_K {shape(d, d_k)} → K {shape(n, d_k)};   × W_V {shape(d, d_v)} → V {shape(n, d_v)}"
+    """As the code computes them: X times the whole W_Q, then this head's d_k columns."""
+    n, d, d_k, d_v, h = _sizes(data)
+    first = head * d_k + base
+    return t(
+        "walkthrough.shapes_qkv",
+        nd=shape(n, d),
+        wq=shape(d, h * d_k),
+        wk=shape(d, h * d_k),
+        wv=shape(d, h * d_v),
+        h=head + base,
+        cols=f"{first}–{first + d_k - 1}",
+        nk=shape(n, d_k),
+        nv=shape(n, d_v),
     )
 
 

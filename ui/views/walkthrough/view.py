@@ -216,7 +216,7 @@ def render(step: str, data, settings, head: int, focus: int) -> None:
 def _notes(step: str, data, settings, head: int) -> None:
     """The code, the shapes with their numbers, and what the step means."""
     code_lines.show(BY_NAME[step].symbols)
-    st.markdown(f"**{t('shell.shape')}:** `{shapes_line(step, data, head, settings.base)}`")
+    st.markdown(f"**{t('shell.shape')}** `{shapes_line(step, data, head, settings.base)}`")
     explain_key = {"mask": f"walkthrough.explain_mask_{settings.mask}"}.get(
         step, f"walkthrough.explain_{step}"
     )

@@ -27,42 +27,49 @@ def clicked_cell(step: str, data, settings, head: int, focus: int) -> None:
         )
         lines = provenance.story(step, data.trace, head, i, j, settings.decimals, base)
         st.markdown("\n".join(f"- {line}" for line in lines))
+        st.caption(t("walkthrough.unrounded_note"))
 
 
 def focus_row(step: str, data, head: int, i: int, settings) -> None:
-    """The focus token's row with its real numbers."""
-    tr, decimals, base = data.trace, settings.decimals, settings.base
-    title = t(
-        "walkthrough.focus_title", i=shown_index(i, base), token=markdown_text(data.tokens[i])
-    )
+    """The focus token's row with its real numbers, and a note that they were worked unrounded."""
+    base, token = settings.base, markdown_text(data.tokens[i])
+    title = t("walkthrough.focus_title", i=shown_index(i, base), token=token)
     with st.expander(title, expanded=data.n <= 12):
         if step == "block":
-            st.markdown(f"**{t('walkthrough.focus_block', i=shown_index(i, base))}**")
+            heading = t("walkthrough.focus_block", i=shown_index(i, base), token=token)
             lines = block_step.focus_lines(data, settings, i)
-            st.markdown("\n".join(f"- {line}" for line in lines))
-            return
-        A_row = tr.A[head, i]
-        keys = arithmetic.keys_to_show(A_row)
-        allowed_row = np.isfinite(tr.S_masked[head, i])
-        label = {"i": shown_index(i, base), "si": sub(i + base)}
-        if step in ("scores", "scaled"):
-            st.markdown(f"**{t('walkthrough.focus_dot', **label)}**")
-            lines = arithmetic.dot_product_lines(
-                tr.Q[head, i], tr.K[head], keys, i, data.d_k, allowed_row, decimals, base=base
-            )
-        elif step == "mask":
-            st.markdown(f"**{t('walkthrough.focus_mask', **label)}**")
-            lines = arithmetic.mask_lines(
-                tr.S_scaled[head, i], allowed_row, keys, i, decimals, base=base
-            )
-        elif step == "softmax":
-            st.markdown(f"**{t('walkthrough.focus_softmax', **label)}**")
-            lines = arithmetic.softmax_lines(tr.S_masked[head, i], A_row, keys, decimals, base=base)
         else:
-            st.markdown(f"**{t('walkthrough.focus_output', **label)}**")
-            lines = arithmetic.weighted_sum_lines(
-                A_row, tr.V[head], keys, i, tr.O[head, i], decimals, base=base
-            )
-        if len(keys) < data.n:
-            lines.append(t("walkthrough.focus_more", k=data.n - len(keys)))
+            heading, lines = _attention_lines(step, data, head, i, settings)
+        st.markdown(f"**{heading}**")
         st.markdown("\n".join(f"- {line}" for line in lines))
+        st.caption(t("walkthrough.unrounded_note"))
+
+
+def _attention_lines(step: str, data, head: int, i: int, settings) -> tuple[str, list[str]]:
+    """The heading and the lines of query row i at an attention step."""
+    tr, decimals, base = data.trace, settings.decimals, settings.base
+    A_row = tr.A[head, i]
+    keys = arithmetic.keys_to_show(A_row)
+    allowed_row = np.isfinite(tr.S_masked[head, i])
+    label = {"i": shown_index(i, base), "si": sub(i + base)}
+    if step in ("scores", "scaled"):
+        heading = t("walkthrough.focus_dot", **label)
+        lines = arithmetic.dot_product_lines(
+            tr.Q[head, i], tr.K[head], keys, i, data.d_k, allowed_row, decimals, base=base
+        )
+    elif step == "mask":
+        heading = t("walkthrough.focus_mask", **label)
+        lines = arithmetic.mask_lines(tr.S_scaled[head, i], allowed_row, keys, i, decimals,
+                                      base=base)  # fmt: skip
+    elif step == "softmax":  # says how many keys it leaves out itself, before their sum
+        heading = t("walkthrough.focus_softmax", **label)
+        return heading, arithmetic.softmax_lines(tr.S_masked[head, i], A_row, keys, i, decimals,
+                                                 base=base)  # fmt: skip
+    else:
+        heading = t("walkthrough.focus_output", **label)
+        lines = arithmetic.weighted_sum_lines(
+            A_row, tr.V[head], keys, i, tr.O[head, i], decimals, base=base
+        )
+    if len(keys) < data.n:
+        lines.append(t("walkthrough.focus_more", k=data.n - len(keys)))
+    return heading, lines
