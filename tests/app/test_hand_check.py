@@ -1,11 +1,14 @@
 """The hand check page: the chosen example on screen, the mask and d_v options, the Check button,
 numbering from 1, and edits that change the result."""
 
+import math
+
 import numpy as np
 import pytest
 
 from core.lessons import hand_example
 from tests.support.app import page_text, run_app
+from tests.support.numbers import assert_printed, numbers
 from tests.support.oracles import by_hand
 
 
@@ -126,3 +129,151 @@ def test_a_shared_link_keeps_d_v_and_the_mask():
     assert not at.exception
     assert at.session_state["hand_dv"] == 2 and at.session_state["hand_causal"] is True
     assert at.session_state["hand_matrices"]["W_V"].shape[1] == 2
+
+
+def sub(*indices) -> str:
+    """Subscript digits, as the page names a cell: sub(0, 2) -> '₀,₂'."""
+    return ",".join(str(i) for i in indices).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
+def qkv_by_loop(M):
+    """Q = X W_Q, K = X W_K, V = X W_V one product at a time, in plain Python."""
+
+    def product(A, B):
+        return [[sum(a[r] * B[r][c] for r in range(len(B))) for c in range(len(B[0]))] for a in A]
+
+    X = M["X"].tolist()
+    return tuple(np.array(product(X, M[name].tolist())) for name in ("W_Q", "W_K", "W_V"))
+
+
+def loop_panel(at, lang: str) -> list[list[str]]:
+    """Each query's box in the per-token panel: its heading, then its lines."""
+    start = "**Query q" if lang == "en" else "**查询 q"
+    boxes = [m.value for m in at.markdown if m.value.startswith(start)]
+    return [[box.split("\n\n")[0], *(line[2:] for line in box.split("\n")[2:])] for box in boxes]
+
+
+def worksheet_tables(at) -> dict[str, np.ndarray]:
+    """The worked solution's tables on the page, by caption: '**Q [3 × 4]**' -> the numbers."""
+    sheet = next(m.value for m in at.markdown if m.value.startswith("#### "))
+    tables = {}
+    for part in sheet.split("\n\n**")[1:]:
+        caption, _, body = part.partition("**\n\n")
+        rows = [line for line in body.splitlines() if line.startswith("| ") and "·" in line]
+        if rows and "[" in caption:
+            cells = [[c.strip() for c in row.strip("|").split("|")[1:]] for row in rows]
+            tables[caption.split(" [")[0]] = np.array([[numbers(c)[0] for c in r] for r in cells])
+    return tables
+
+
+def assert_worked_row(lines, i, Q, K, V, A, O, causal, d, base, what):
+    """One query's box, term by term: each product q_ic·k_jc and s_ij, √d_k and s_ij/√d_k,
+    which keys are masked, m and each e^(x − m), Σ and a_i, then each a_ij beside v_j and o_i."""
+    n, d_k = len(Q), Q.shape[1]
+    allowed = [j <= i or not causal for j in range(n)]
+    assert f"q{sub(i + base)}" in lines[0], what
+    for j in range(n):
+        terms = [x for c in range(d_k) for x in (Q[i, c], K[j, c])]
+        assert_printed(numbers(lines[1 + j]), [*terms, Q[i] @ K[j]], d, f"{what}: s_{i}{j}")
+    rest = lines[1 + n :]
+    scaled = [float(Q[i] @ K[j]) / math.sqrt(d_k) for j in range(n)]
+    assert_printed(numbers(rest.pop(0)), [math.sqrt(d_k), *scaled], d, f"{what}: ÷ √d_k")
+    if not all(allowed):
+        masked = rest.pop(0)
+        assert numbers(masked) == [0], masked
+        assert all((f"k{sub(j + base)}" in masked) != allowed[j] for j in range(n)), masked
+    m = max(s for s, ok in zip(scaled, allowed, strict=True) if ok)
+    exps = [
+        x for s, ok in zip(scaled, allowed, strict=True) if ok for x in (s - m, math.exp(s - m))
+    ]
+    assert_printed(numbers(rest.pop(0)), [m, *exps], d, f"{what}: e^(x − m)")
+    total = sum(math.exp(s - m) for s, ok in zip(scaled, allowed, strict=True) if ok)
+    assert_printed(numbers(rest.pop(0)), [total, *A[i]], d, f"{what}: Σ and a_i")
+    kept = [A[i, j] for j in range(n) if allowed[j]]
+    assert_printed(numbers(rest.pop(0)), [*kept, *O[i]], d, f"{what}: o_i")
+    assert not rest, rest
+
+
+@pytest.mark.parametrize(
+    ("lang", "base", "causal", "decimals", "d_v"),
+    [("en", 0, False, 4, 4), ("zh", 1, True, 2, 4), ("en", 1, True, 3, 3), ("zh", 0, False, 2, 2)],
+)
+def test_every_printed_number_of_the_hand_check_is_the_example_worked_by_hand(
+    lang, base, causal, decimals, d_v
+):
+    """The matrix-form A and O tables, each query's box in the per-token panel (every product,
+    score, ÷√d_k, e^(x − m), Σ, weight and output) and the worksheet's Q, K, V, S, S/√d_k, A and
+    O tables print the chosen example worked in plain Python here (by_hand and a loop for Q, K,
+    V), with the mask, d_v, numbering and decimals asked for."""
+    M = hand_example.example(d_v)
+    at = run_app("hand-check", lang=lang, base=base, decimals=decimals, hand_dv=d_v,
+                 hand_causal=str(causal).lower())  # fmt: skip
+    assert not at.exception
+    S, A, O = by_hand(M, causal)
+    Q, K, V = qkv_by_loop(M)
+    np.testing.assert_allclose(Q @ K.T, S, atol=1e-12)  # the two hand computations agree
+    for table, expected in ((_table(at, 1), A), (_table(at, 2), O)):
+        assert_printed([numbers(c)[0] for c in table.to_numpy().ravel()], expected, decimals)
+    boxes = loop_panel(at, lang)
+    assert len(boxes) == 3
+    for i, lines in enumerate(boxes):
+        assert_worked_row(lines, i, Q, K, V, A, O, causal, decimals, base, f"query {i}")
+    tables = worksheet_tables(at)
+    expected = {"Q": Q, "K": K, "V": V, "S = Q Kᵀ": S, "S / √d_k": S / 2, "A": A, "O = A V": O}
+    assert set(expected) <= set(tables), tables.keys()
+    for name, values in expected.items():
+        assert_printed(tables[name].ravel(), values, decimals, f"the worksheet's {name}")
+
+
+def test_the_worksheet_on_the_page_works_each_query_as_the_loop_panel_does():
+    """The worked solution's query boxes print the same terms, checked against the hand
+    computation (Chinese, causal, numbered from 1)."""
+    M = hand_example.example(4)
+    at = run_app("hand-check", lang="zh", base=1, hand_causal="true")
+    S, A, O = by_hand(M, True)
+    Q, K, V = qkv_by_loop(M)
+    sheet = next(m.value for m in at.markdown if m.value.startswith("#### "))
+    boxes = [part for part in sheet.split("\n\n**查询 q")[1:]]
+    assert len(boxes) == 3
+    for i, box in enumerate(boxes):
+        heading, _, body = box.partition("\n\n")
+        lines = [f"q{heading}", *(line[2:] for line in body.splitlines() if line.startswith("- "))]
+        assert_worked_row(lines, i, Q, K, V, A, O, True, 2, 1, f"the worksheet's query {i}")
+
+
+def test_a_wrong_answer_prints_each_entry_off_and_the_worked_row():
+    """Check with one wrong entry of o_1: the message prints that entry's index, what was typed,
+    the right value and the difference, worked out here, then the row worked term by term."""
+    M = hand_example.example(4)
+    _, A, O = by_hand(M)
+    Q, K, V = qkv_by_loop(M)
+    at = run_app("hand-check", lang="en", base=1, decimals=3)
+    typed = O[1].round(3)
+    typed[2] += 0.25
+    _check(at, " ".join(f"{v:g}" for v in typed), "O", 1)
+    message = at.error[0].value
+    parts = message.split("\n")
+    off = [line for line in parts if line.startswith("- entry")]
+    assert len(off) == 1
+    assert_printed(numbers(off[0]), [3, typed[2], O[1, 2], typed[2] - O[1, 2]], 3, off[0])
+    worked = message.split("The worked row: **")[1]
+    heading, _, body = worked.partition("**\n\n")
+    lines = [heading, *(line[2:] for line in body.splitlines())]
+    assert_worked_row(lines, 1, Q, K, V, A, O, False, 3, 1, "the worked row")
+
+
+def test_edited_numbers_are_worked_term_by_term_too():
+    """After an edit away from whole numbers (X₀,₀ = 0.5, W_Q₁,₂ = −1.25), each query's box
+    and the A and O tables print the edited example worked by hand."""
+    at = run_app("hand-check", lang="en", decimals=3)
+    edited = {name: M.copy() for name, M in at.session_state["hand_matrices"].items()}
+    edited["X"][0, 0], edited["W_Q"][1, 2] = 0.5, -1.25
+    at.session_state["hand_matrices"] = edited
+    at.run()
+    assert not at.exception
+    S, A, O = by_hand(edited)
+    Q, K, V = qkv_by_loop(edited)
+    for table, expected in ((_table(at, 1), A), (_table(at, 2), O)):
+        assert_printed([numbers(c)[0] for c in table.to_numpy().ravel()], expected, 3)
+    for i, lines in enumerate(loop_panel(at, "en")):
+        assert_worked_row(lines, i, Q, K, V, A, O, False, 3, 0, f"edited, query {i}")
