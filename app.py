@@ -45,7 +45,9 @@ def session_pages(lang: str) -> dict:
     return made[lang]
 
 
-page = st.navigation(session_pages(lang), position="top")
+# expanded: every page listed where the navigation folds into the sidebar (a phone), with no
+# "View N more" button, which Streamlit writes in English whatever the page's language
+page = st.navigation(session_pages(lang), position="top", expanded=True)
 here = by_url(page.url_path)
 st.session_state[PAGE_SCRIPT] = here.script
 follow_page(here.script)

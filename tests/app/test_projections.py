@@ -100,8 +100,9 @@ def test_what_the_numbers_say_prints_the_gap_the_mirrored_pair_the_lengths_and_t
     wins = sum(S_QK[r, r] >= S_QK[r].max() for r in range(n))
     symmetric, asymmetric, diagonal_X, diagonal_QK = findings(at)
     assert_printed(numbers(symmetric), [0.0], 2, "X Xᵀ's largest mirrored difference")
-    assert_printed(numbers(asymmetric), [S_QK[i, j], S_QK[j, i], i, j], 2, "the mirrored pair")
+    assert_printed(numbers(asymmetric), [S_QK[i, j], S_QK[j, i]], 2, "the mirrored pair")
     assert f"s{sub(i, j)} = " in asymmetric and f"s{sub(j, i)} = " in asymmetric
+    assert f"“{o.tokens[i]}”" in asymmetric and f"“{o.tokens[j]}”" in asymmetric  # by name
     assert_printed(numbers(diagonal_X), [min(lengths), max(lengths)], 2, "the lengths |x_i|")
     assert numbers(diagonal_QK) == ([wins, n] if lang == "en" else [n, wins])
 
@@ -159,7 +160,7 @@ def test_the_lookup_prints_scores_weights_values_and_both_answers(lang, i, T, he
     for bar, values in zip(bars, (hard, weights), strict=True):
         np.testing.assert_allclose(decode(bar["y"]), values, atol=1e-12)
         assert_printed([numbers(v)[0] for v in bar["text"]], values, 2, bar["name"])
-    answers = next(m.value for m in at.markdown if "Σ_j a_j v_j" in m.value)
+    answers = next(m.value for m in at.markdown if "Σⱼ aⱼ vⱼ" in m.value)
     expected = [best, *V[best], *soft, weights[best], best]
     assert_printed(numbers(answers), expected, 2, "the hard and the soft answer")
     assert answers.count(f"{best} · {o.tokens[best]}") == 2

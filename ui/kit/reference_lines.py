@@ -9,7 +9,7 @@ from functools import lru_cache
 import streamlit as st
 
 from core import reference
-from ui.kit.i18n import t
+from ui.kit.i18n import current_lang, t
 
 ASSIGNMENT = re.compile(r"^\s*(\w+) = ")
 MARK = '<mark style="background:#fde68a;color:inherit;padding:0 2px;border-radius:3px">'
@@ -40,9 +40,19 @@ def code_html(lines, symbols) -> str:
     return f'<pre style="{style}"><code>{body}</code></pre>'
 
 
+# The code's comments that say more than a shape or a formula, in the reader's language: shown
+# under the code for a reader of any language but English, which the comments are written in.
+COMMENT_NOTES = {"A": "walkthrough.code_note_A"}
+
+
 def show(symbols) -> None:
-    """The caption and the lines that compute ``symbols`` (nothing when no line does)."""
+    """The caption and the lines that compute ``symbols`` (nothing when no line does), and what
+    their comments say, translated."""
     lines = lines_for(symbols)
     if lines:
         st.caption(t("walkthrough.code_caption"))
         st.html(code_html(lines, symbols))
+        if current_lang() != "en":
+            for symbol in symbols:
+                if symbol in COMMENT_NOTES:
+                    st.caption(t(COMMENT_NOTES[symbol]))

@@ -72,7 +72,7 @@ def scores_side_by_side(data, pair, settings, head: int) -> None:
 
 def findings(data, pair, base: int, decimals: int) -> list[str]:
     """The statements about symmetry and the diagonal, checked on these very numbers."""
-    n, names = data.n, [markdown_text(name) for name in labels(data, base)]
+    n, names = data.n, [markdown_text(token) for token in data.tokens]  # quoted in the text
     if n == 1:
         return [t("projections.one_token", ii=sub(base, base))]
     lines = [t("projections.X_symmetric", gap=num(projections.asymmetry(pair.S_X).gap, decimals))]
@@ -94,9 +94,8 @@ def findings(data, pair, base: int, decimals: int) -> list[str]:
         )
     lines.append(_diagonal_of_X(data, pair, base, decimals))
     wins = sum(w.diagonal_wins for w in projections.row_winners(pair.S_QK))
-    lines.append(
-        t("projections.QK_diagonal_all" if wins == n else "projections.QK_diagonal", wins=wins, n=n)
-    )
+    key = "QK_diagonal_all" if wins == n else "QK_diagonal_none" if not wins else "QK_diagonal"
+    lines.append(t(f"projections.{key}", wins=wins, n=n))
     return lines
 
 
