@@ -4,7 +4,6 @@ are held, row by row, to the per-head oracle (tests/support/oracles.py), never t
 attention or to the difference the page reports itself."""
 
 import re
-import time
 
 import numpy as np
 import pytest
@@ -70,10 +69,10 @@ def test_loop_page_timing_table_arrives_from_the_shared_measurement():
     assert all(cell.endswith(" ms") for cell in table["matrix"])
 
 
-def test_a_player_stops_at_the_end_and_plays_again_from_the_start():
+def test_a_player_stops_at_the_end_and_plays_again_from_the_start(player_clock):
     at = run_app("loop-vs-matrix", lang="en", sentence="one two")
     player_button(at, "loop_rows").click().run()
-    time.sleep(INTERVAL_S)
+    player_clock.now += INTERVAL_S  # a second of playing
     at.run()
     assert slider(at, "loop_rows").value == 2 and "Play" in player_button(at, "loop_rows").label
     player_button(at, "loop_rows").click().run()  # Play at the end: from the first row again
