@@ -79,7 +79,7 @@ def test_check_button_says_right_or_wrong_with_the_worked_row():
     _check(at, " ".join(f"{v:.4f}" for v in wrong), "A", 2)
     assert not at.success
     message = at.error[0].value
-    assert "Incorrect. 1 of 3 entries is off" in message and "entry 0" in message
+    assert "Incorrect. 1 of 3 entries is off" in message and "number 1: " in message
     assert "The worked row:" in message and "Query q₂ (you)" in message
     assert "a₂ = each e^(x − m) ÷ Σ = [0.31, 0.51, 0.19]" in message
 
@@ -93,7 +93,7 @@ def test_check_in_chinese_numbered_from_one():
     _check(at, "0.2 0.2 0.6", "A", 1)
     message = at.error[0].value
     assert message.startswith("不正确。3 个数中有")
-    assert "元素 1" in message and "查询 q₂（喜欢）" in message
+    assert "第 1 个数：" in message and "查询 q₂（喜欢）" in message
     _check(at, "0.1 abc 0.3")
     assert any("“abc”不是一个数" in w.value for w in at.warning)
 
@@ -253,7 +253,7 @@ def test_a_wrong_answer_prints_each_entry_off_and_the_worked_row():
     _check(at, " ".join(f"{v:g}" for v in typed), "O", 1)
     message = at.error[0].value
     parts = message.split("\n")
-    off = [line for line in parts if line.startswith("- entry")]
+    off = [line for line in parts if line.startswith("- number")]
     assert len(off) == 1
     assert_printed(numbers(off[0]), [3, typed[2], O[1, 2], typed[2] - O[1, 2]], 3, off[0])
     worked = message.split("The worked row: **")[1]

@@ -12,7 +12,7 @@ import core
 from core.lessons import hand_example
 from ui.kit.errors import show_input_error
 from ui.kit.i18n import labeller, t
-from ui.kit.number_text import indices, num, row_label, shown_index
+from ui.kit.number_text import indices, num, power_of_ten, row_label, shown_index
 from ui.views.hand_check import text as handcheck
 from ui.views.hand_check.worksheet import worksheet_html
 
@@ -129,9 +129,10 @@ def two_ways(trace, steps, tokens, settings) -> None:
         loop_O = np.array([step.output for step in steps])
         diff = max(np.abs(loop_A - trace.A[0]).max(), np.abs(loop_O - trace.O[0]).max())
         if diff < 1e-9:
-            st.info(t("hand_check.hand_agree", diff=f"{diff:.1e}"), icon=":material/check_circle:")
+            key = "hand_check.hand_agree" if diff else "hand_check.hand_agree_exactly"
+            st.info(t(key, diff=power_of_ten(diff)), icon=":material/check_circle:")
         else:
-            st.error(t("hand_check.hand_disagree", diff=f"{diff:.1e}"))
+            st.error(t("hand_check.hand_disagree", diff=power_of_ten(diff)))
 
 
 def answer(trace, steps, tokens, settings) -> None:
@@ -181,11 +182,11 @@ def answer(trace, steps, tokens, settings) -> None:
 
 def _wrong_answer(check, k: int, worked: list, settings, space: str) -> str:
     """Which entries are off and by how much, then the row worked out."""
-    d, base = settings.decimals, settings.base
+    d = settings.decimals
     lines = [
         t(
             "hand_check.answer_off",
-            j=shown_index(j, base),
+            nth=j + 1,  # which number of the typed row: counted from 1 whatever the numbering
             typed=f"{v:g}",
             expected=num(e, d),
             diff=num(x, d),
