@@ -146,3 +146,19 @@ def assert_masked_cells(spec: dict, values, hidden, hidden_text: str, decimals: 
     overlay = np.asarray(spec["data"][1]["text"], dtype=object)
     assert (overlay[hidden] == hidden_text).all(), f"{what}: hidden cells read {overlay[hidden]}"
     assert (overlay[~hidden] == "").all(), f"{what}: a visible cell is covered"
+
+
+_FIELD = re.compile(r"\{(\w+)\}")
+
+
+def template_numbers(template: str, **values) -> list[float]:
+    """The numbers a string template prints, in order: its own figures as numbers() reads them,
+    and each {field} as values[field] (a number, a list of numbers, or None for a field that
+    prints none, such as a token). Pass t(key, lang), the template itself, unformatted."""
+    printed = []
+    for i, part in enumerate(_FIELD.split(template)):
+        if i % 2 == 0:
+            printed += numbers(part)
+        elif values[part] is not None:
+            printed += [float(v) for v in np.ravel(values[part])]
+    return printed
