@@ -17,7 +17,7 @@ from tests.support.app import (
     run_app,
     slider,
 )
-from tests.support.numbers import app_oracle, assert_cells, numbers
+from tests.support.numbers import app_oracle, assert_cells, numbers, power_of_ten_value
 from tests.support.oracles import simulated_cnn_layers
 
 
@@ -78,8 +78,8 @@ def test_cost_page_training_rows_are_causal_attention_and_decoding_rows_the_toke
     # the rows differ from attention without the mask: the test tells the two apart
     unmasked = app_oracle(sentence, causal=False, **oracle).output
     assert not np.allclose(decode(full["data"][0]["z"]), unmasked, atol=1e-3)
-    message = next(s.value for s in at.success if "e-" in s.value)
-    largest = numbers(message.rsplit(":", 1)[-1].rsplit("：", 1)[-1])[0]
+    message = next(s.value for s in at.success if "10⁻" in s.value or s.value.endswith(" 0"))
+    largest = power_of_ten_value(message.rsplit(":", 1)[-1].rsplit("：", 1)[-1])
     assert 0 <= largest <= max(1e-12, 10 * np.abs(causal.output - decoded).max())
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tests.support.app import charts, decode, page_text, run_app
+from tests.support.numbers import power_of_ten_value
 
 
 def _bars(at) -> dict:
@@ -85,7 +86,7 @@ def test_training_rows_match_one_pass_and_one_at_a_time(gemma):
     table = next(d.value for d in at.dataframe if "p(target), one pass" in d.value.columns)
 
     def numbers(column):
-        return table[column].str.replace("−", "-").astype(float).to_numpy()
+        return np.array([power_of_ten_value(cell) for cell in table[column]])  # 5 × 10⁻⁵
 
     shown = numbers("p(target), one pass")
     np.testing.assert_allclose(shown, p, atol=1e-4)

@@ -28,6 +28,21 @@ def numbers(text: str) -> list[float]:
     return [float(m.replace("−", "-")) for m in _NUMBER.findall(text.replace("**", ""))]
 
 
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+
+
+def power_of_ten_value(text: str) -> float:
+    """The number a page writes as a power of ten ('0', '10⁻⁵', '3.6 × 10⁻¹⁶', '0.25'), read
+    back; the printed text is the whole of ``text``, spaces aside."""
+    text = text.strip().replace("−", "-")
+    match = re.fullmatch(r"(?:(-?\d+(?:\.\d+)?) × )?(-?)10([⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)", text)
+    if match is None:
+        return float(text)
+    mantissa, sign, exponent = match.groups()
+    value = float(mantissa or 1) * 10.0 ** int(exponent.translate(_SUPERSCRIPT))
+    return -value if sign else value
+
+
 def close(printed: float, value: float, decimals: int) -> bool:
     """``printed`` is ``value`` rounded to ``decimals`` places (half a unit in the last place, and
     a hair for values that sit on a rounding edge)."""

@@ -3,10 +3,13 @@
 The strings live in assets/strings/ as data (README: "Translating"); t() looks them up.
 """
 
+import math
 import tomllib
 from pathlib import Path
 
 import streamlit as st
+
+from core.lessons.number_text import power_of_ten
 
 LANGS = ("en", "zh")
 LANG_NAMES = {"en": "English", "zh": "中文"}
@@ -61,11 +64,16 @@ def t(key: str, lang: str | None = None, **params) -> str:
 
 
 def error_text(error, lang: str | None = None) -> str:
-    """The learner-facing message of an InputError in ``lang``."""
+    """The learner-facing message of an InputError in ``lang``; a finite float parameter is
+    written as the pages write numbers in sentences (3.4 × 10³⁸, not 3.4e+38)."""
     entry = ERRORS.get(error.code)
     if entry is None:
         return str(error)
-    return pick(entry, lang or current_lang(), error.params).format(**error.params)
+    params = {
+        name: power_of_ten(value) if isinstance(value, float) and math.isfinite(value) else value
+        for name, value in error.params.items()
+    }
+    return pick(entry, lang or current_lang(), params).format(**params)
 
 
 def labeller(prefix: str):

@@ -11,7 +11,7 @@ from ui.figures.charts import heatmap, line_chart
 from ui.figures.place import grid, plot
 from ui.kit.i18n import t
 from ui.kit.measure_panel import arriving
-from ui.kit.number_text import indices, num, row_label
+from ui.kit.number_text import indices, num, power_of_ten, row_label
 from ui.kit.player import player
 
 
@@ -31,7 +31,7 @@ def tiles(data, settings) -> None:
         _step(data, settings, steps[index], index, len(steps), tiles_per_row)
 
     player(t("flash.step_slider"), len(steps), "fl_step", draw, first=1)  # steps are counted
-    st.success(t("flash.equal", diff=f"{np.abs(O - tr.O[0]).max():.1e}"))
+    st.success(t("flash.equal", diff=power_of_ten(float(np.abs(O - tr.O[0]).max()))))
 
 
 def _what_happened(step, tokens, base: int, dec: int) -> str:

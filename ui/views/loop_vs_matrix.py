@@ -9,7 +9,7 @@ from ui.figures.axes import token_axes
 from ui.figures.charts import heatmap, line_chart
 from ui.figures.place import plot
 from ui.kit.i18n import t
-from ui.kit.number_text import indices
+from ui.kit.number_text import indices, power_of_ten
 from ui.kit.player import player
 
 
@@ -49,11 +49,11 @@ def rows_side_by_side(data, loop, settings) -> None:
 
     player(t("loop_vs_matrix.loop_rows_done"), n, "loop_rows", draw, first=1)
     diff = float(np.max(np.abs(loop.output - matrix)))
-    st.success(t("loop_vs_matrix.max_diff", diff=f"{diff:.1e}"))
+    st.success(t("loop_vs_matrix.max_diff", diff=power_of_ten(diff)))
     st.caption(
         t("loop_vs_matrix.max_diff_zero")
         if diff == 0
-        else t("loop_vs_matrix.max_diff_why", diff=f"{diff:.1e}")
+        else t("loop_vs_matrix.max_diff_why", diff=power_of_ten(diff))
     )
 
 

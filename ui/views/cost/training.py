@@ -12,7 +12,7 @@ from ui.figures.charts import heatmap
 from ui.figures.place import grid
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
-from ui.kit.number_text import indices, shown_index
+from ui.kit.number_text import indices, power_of_ten, shown_index
 from ui.kit.player import player
 from ui.kit.traces import TraceKey, sentence_trace
 
@@ -48,7 +48,7 @@ def training(data, settings) -> None:
         st.dataframe(shifted_targets(tokens, base), hide_index=True, width="stretch")
         st.caption(t("cost.shift_caption", rows=data.n - 1))
     full, incremental = training_and_decoding(TraceKey.of(settings))
-    st.success(t("cost.same", diff=f"{np.abs(full - incremental).max():.1e}"))
+    st.success(t("cost.same", diff=power_of_ten(float(np.abs(full - incremental).max()))))
     st.caption(t("cost.teacher_forcing"))
     common = {
         **token_axes(settings.decimals),

@@ -13,7 +13,7 @@ from ui.figures.place import plot
 from ui.kit.decoding import prompt_pass
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
-from ui.kit.number_text import indices, num, shown_index
+from ui.kit.number_text import indices, num, power_of_ten, shown_index
 from ui.views.generate.next_token import label
 
 
@@ -32,12 +32,12 @@ def training(model, ids: tuple, decimals: int, base: int) -> None:
     }
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     loss = float(-np.log(np.maximum(seen.target_p, 1e-30)).mean())
-    st.markdown(t("generate.loss", n=n, loss=num(loss, 3), diff=f"{seen.max_diff:.1e}"))
+    st.markdown(t("generate.loss", n=n, loss=num(loss, 3), diff=power_of_ten(float(seen.max_diff))))
 
 
 def _probability(p: float) -> str:
     """Four decimals, or two significant digits for the tiny ones (no column of 0.0000)."""
-    return num(float(p), 4) if p >= 1e-3 else f"{p:.1e}".replace("-", "−")
+    return num(float(p), 4) if p >= 1e-3 else power_of_ten(float(p))
 
 
 def attention_map(model, ids: tuple, view: tuple, decimals: int, base: int) -> None:
