@@ -80,8 +80,9 @@ def panel(code: str) -> None:
 
 
 def lost_button(code: str) -> None:
-    """🙋 I'm lost, for the view on screen (drawn with the page, not every second: a new view
-    from the teacher reruns the page, and clears it)."""
+    """The raised hand, "I'm lost", for the view on screen (drawn with the page, not every
+    second: a new view from the teacher reruns the page, and clears it). A Material icon that
+    Streamlit bundles, not an emoji: a projector's machine may have no emoji font."""
     state = st.session_state
     version = state.get("room_version", -1)
     if state.get(f"_lost_at_{version}"):
