@@ -5,7 +5,10 @@ Chinese, no number in computer notation. Each check takes a text and returns wha
 import re
 
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")
-NOTATION = re.compile(r"`[^`]*`|\$[^$]*\$")  # a code span or a LaTeX formula: written as code
+# Streamlit's icon shortcode in a label (":material/front_hand: 没听懂"): the icon, not text
+ICON = re.compile(r":material/[a-z0-9_]+:")
+# a code span, a LaTeX formula or an icon: written as code
+NOTATION = re.compile(rf"`[^`]*`|\$[^$]*\$|{ICON.pattern}")
 
 # The paper's names whose subscript is a name, not an index: d_k, d_v, d_ff (like d_model, W_Q,
 # W_O, whose capital or long subscripts the index pattern below does not match anyway), and

@@ -16,7 +16,7 @@ import tomllib
 import pytest
 
 from tests.support import ROOT
-from tests.support.wording import ascii_colons, computer_numbers, underscore_subscripts
+from tests.support.wording import ICON, ascii_colons, computer_numbers, underscore_subscripts
 from ui.kit.i18n import ERRORS, STRINGS
 
 GLOSSARY = tomllib.loads((ROOT / "assets" / "glossary.toml").read_text("utf-8"))
@@ -87,7 +87,8 @@ def english_words(text: str) -> set[str]:
     A symbol is one letter (Q, d, i), or carries an underscore or a digit (W_Q, d_k, s_ij):
     the paper's notation. Placeholders are values, not words, and are left out.
     """
-    words = re.findall(r"[A-Za-z][A-Za-z0-9_.\-]*[A-Za-z0-9]|[A-Za-z]", PLACEHOLDER.sub(" ", text))
+    text = ICON.sub(" ", PLACEHOLDER.sub(" ", text))  # an icon's name is not a word
+    words = re.findall(r"[A-Za-z][A-Za-z0-9_.\-]*[A-Za-z0-9]|[A-Za-z]", text)
     return {w for w in words if len(w) > 1 and not re.search(r"[_0-9]", w) and w not in NAMES}
 
 
@@ -110,7 +111,7 @@ def half_width_next_to_chinese(text: str) -> list[str]:
     and is notation, not prose.
     A placeholder stands for a value, so it is neither Chinese nor punctuation.
     """
-    text = PLACEHOLDER.sub("0", text)
+    text = ICON.sub(" ", PLACEHOLDER.sub("0", text))  # an icon's colons are not punctuation
     punctuation = re.escape(HALF_WIDTH)
     pattern = rf"[{CJK}][{punctuation}]|[{punctuation}][{CJK}]|[,:;?!] +[{CJK}]"
     return [text[max(m.start() - 3, 0) : m.end() + 3] for m in re.finditer(pattern, text)]
@@ -274,6 +275,8 @@ def test_each_code_check_catches_bad_code_and_passes_good_code(check, bad, good)
         (ordinal_labels, "第 {j} 个数：你写的是", "第 {nth} 个数：你写的是"),
         (ascii_colons, "形状: X [3 × 4]", "形状：`a: b`，{limit:.3g}"),
         (ascii_colons, "{of}: 均值", "{of}：均值 μ = {mu}"),
+        (ascii_colons, "跟随: {n}", ":material/front_hand: 没听懂"),
+        (half_width_next_to_chinese, "跟随: {n}", ":material/front_hand: 没听懂"),
         (underscore_subscripts, "已知 q_{i} = {q}", "已知 q{si} = {q}，d_k = {d_k}，W_Q、W_up"),
         (underscore_subscripts, "s_ij = s_ji，因为 x_i · x_j", "sᵢⱼ = sⱼᵢ，`s_ij = q_i · k_j`"),
         (underscore_subscripts, "Σ_j a_j v_j and W_1, b_1", "Σⱼ aⱼ vⱼ, W₁, d_model, e^(m_old)"),
