@@ -17,13 +17,14 @@ from tests.support.app import (
     run_app,
     slider,
 )
-from tests.support.numbers import app_oracle, assert_cells, numbers, power_of_ten_value
+from tests.support.numbers import (
+    app_oracle,
+    assert_cells,
+    chart_keyed,
+    numbers,
+    power_of_ten_value,
+)
 from tests.support.oracles import simulated_cnn_layers
-
-
-def charts_by_key(at, key: str) -> dict:
-    """The Plotly spec of the chart drawn with widget key ``key``."""
-    return charts(at)[[chart.key for chart in at.get("plotly_chart")].index(key)]
 
 
 def decoded_token_by_token(o):
@@ -70,7 +71,7 @@ def test_cost_page_training_rows_are_causal_attention_and_decoding_rows_the_toke
     causal = app_oracle(sentence, causal=True, **oracle)
     decoded, _, _ = decoded_token_by_token(causal)
     title = {"en": ("Training", "Inference"), "zh": ("训练", "推理")}[lang]
-    full, incremental = charts_by_key(at, "co_full"), charts_by_key(at, "co_incr")
+    full, incremental = chart_keyed(at, "co_full"), chart_keyed(at, "co_incr")
     assert full["layout"]["title"]["text"].startswith(title[0])
     assert incremental["layout"]["title"]["text"].startswith(title[1])
     assert_cells(full, causal.output, decimals, "training: one pass with a causal mask")
@@ -99,7 +100,7 @@ def test_cost_page_kv_cache_after_each_step_holds_rows_0_to_t(lang, base):
             at.slider(key="co_step").set_value(step).run()
         assert not at.exception
         for name, cache in (("K", K_cache[0]), ("V", V_cache[0])):
-            spec = charts_by_key(at, f"co_cache_{name}")
+            spec = chart_keyed(at, f"co_cache_{name}")
             assert_cells(spec, cache[:step], 2, f"{name} cache after step {step}")
             assert spec["layout"]["yaxis"]["ticktext"] == o.tokens[:step]
         caption = next(c.value for c in at.caption if "K" in c.value and "V" in c.value)

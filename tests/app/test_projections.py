@@ -9,15 +9,10 @@ import numpy as np
 import pytest
 
 from tests.support.app import chart_titled, charts, decode, page_text, run_app
-from tests.support.numbers import app_oracle, assert_cells, assert_printed, numbers
+from tests.support.numbers import app_oracle, assert_cells, assert_printed, chart_keyed, numbers
 from ui.shell.registry import by_script
 
 SENTENCES = {"en": "the movie was really good", "zh": "这 部 电影 很 好看"}
-
-
-def keyed(at, key: str) -> dict:
-    """The Plotly spec of the chart drawn with widget key ``key``."""
-    return charts(at)[[chart.key for chart in at.get("plotly_chart")].index(key)]
 
 
 def dots_by_loop(A, B) -> np.ndarray:
@@ -66,15 +61,15 @@ def test_score_and_weight_panels_print_x_xt_and_q_kt_and_their_softmaxes(lang, h
     S_X = dots_by_loop(o.X, o.X)
     A_X = np.array([softmax_by_loop(row / math.sqrt(d_model)) for row in S_X])
     S_QK, A_QK = o.S[head], o.A[head]
-    assert_cells(keyed(at, "pj_S_X"), S_X, decimals, "S = X Xᵀ")
-    assert_cells(keyed(at, "pj_S_QK"), S_QK, decimals, f"S = Q Kᵀ, head {head}")
-    assert_cells(keyed(at, "pj_A_X"), A_X, decimals, "softmax(X Xᵀ / √d_model)")
-    assert_cells(keyed(at, "pj_A_QK"), A_QK, decimals, f"softmax(Q Kᵀ / √d_k), head {head}")
+    assert_cells(chart_keyed(at, "pj_S_X"), S_X, decimals, "S = X Xᵀ")
+    assert_cells(chart_keyed(at, "pj_S_QK"), S_QK, decimals, f"S = Q Kᵀ, head {head}")
+    assert_cells(chart_keyed(at, "pj_A_X"), A_X, decimals, "softmax(X Xᵀ / √d_model)")
+    assert_cells(chart_keyed(at, "pj_A_QK"), A_QK, decimals, f"softmax(Q Kᵀ / √d_k), head {head}")
     bound = max(np.abs(S_X).max(), np.abs(S_QK).max())
     for key in ("pj_S_X", "pj_S_QK"):
-        trace = keyed(at, key)["data"][0]
+        trace = chart_keyed(at, key)["data"][0]
         assert (trace["zmin"], trace["zmax"]) == pytest.approx((-bound, bound))
-    for bar, A in zip(keyed(at, "pj_self")["data"], (A_X, A_QK), strict=True):
+    for bar, A in zip(chart_keyed(at, "pj_self")["data"], (A_X, A_QK), strict=True):
         np.testing.assert_allclose(decode(bar["y"]), np.diag(A), atol=1e-12)
         assert_printed(
             [numbers(v)[0] for v in bar["text"]], np.diag(A), decimals, "weight on itself"
@@ -156,7 +151,7 @@ def test_the_lookup_prints_scores_weights_values_and_both_answers(lang, i, T, he
         assert_printed([numbers(v)[0] for v in table[column]], values, 2, column)
     for printed, v in zip(table[columns[4]], V, strict=True):
         assert_printed(numbers(printed), v, 2, "value v_j")
-    bars = keyed(at, "pj_lookup")["data"]
+    bars = chart_keyed(at, "pj_lookup")["data"]
     for bar, values in zip(bars, (hard, weights), strict=True):
         np.testing.assert_allclose(decode(bar["y"]), values, atol=1e-12)
         assert_printed([numbers(v)[0] for v in bar["text"]], values, 2, bar["name"])
