@@ -218,7 +218,7 @@ def test_an_open_question_hides_the_steps_result_on_students_screens_until_revea
     text = page_text(student)
     assert "老师正在向全班提问" in text
     assert not [c for c in charts(student) if c["data"][0]["type"] == "heatmap"]  # no A
-    assert "**形状:**" not in text and "softmax 按行进行" not in text  # no shapes, no explanation
+    assert "**形状：**" not in text and "softmax 按行进行" not in text  # no shapes, no explanation
     assert [c for c in charts(teacher) if c["data"][0]["type"] == "heatmap"]  # the teacher's
     teacher.button(key="room_reveal").click().run()
     student.run()
