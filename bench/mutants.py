@@ -515,8 +515,8 @@ BEYOND_CORE: tuple[Mutant, ...] = (
         "multi_head_A_reversed",
         "multi-head page: each head's A drawn under another head's title",
         "ui/views/multi_head.py",
-        'head_grid(tr.A, tokens, tokens, f"A_{{h}}  [{n} × {n}]", "mh_a", base=base, **weights)',
-        'head_grid(tr.A[::-1], tokens, tokens, f"A_{{h}}  [{n} × {n}]", "mh_a", base=base,'
+        'head_grid(tr.A, tokens, tokens, f"A{{sh}}  [{n} × {n}]", "mh_a", base=base, **weights)',
+        'head_grid(tr.A[::-1], tokens, tokens, f"A{{sh}}  [{n} × {n}]", "mh_a", base=base,'
         " **weights)",
         ("tests/app/test_multi_head.py",),
     ),

@@ -22,6 +22,7 @@ from tests.support.numbers import (
     close,
     numbers,
 )
+from tests.support.stories import sub
 from ui.kit.i18n import DEFAULT_SENTENCE
 
 
@@ -31,10 +32,10 @@ def test_multi_head_split_is_a_reshape_of_the_projection():
     Q_all = decode(chart_titled(at, "X W_Q")["data"][0]["z"])  # [n, h*d_k]
     assert Q_all.shape == (5, 8)
     for h in range(4):  # head h is columns 2h, 2h+1 of X W_Q
-        Q_h = decode(chart_titled(at, f"Q_{h}")["data"][0]["z"])
+        Q_h = decode(chart_titled(at, f"Q{sub(h)}")["data"][0]["z"])
         np.testing.assert_array_equal(Q_h, Q_all[:, 2 * h : 2 * h + 2])
     for h in range(4):
-        A_h = decode(chart_titled(at, f"A_{h}")["data"][0]["z"])
+        A_h = decode(chart_titled(at, f"A{sub(h)}")["data"][0]["z"])
         np.testing.assert_allclose(A_h.sum(axis=1), 1.0, atol=1e-5)
     assert "One head or several" in page_text(at)
 
@@ -50,7 +51,7 @@ def test_multi_head_panels_of_one_quantity_share_one_symmetric_range():
     assert not at.exception
     Q_all = decode(chart_titled(at, "X W_Q")["data"][0]["z"])
     for name, values in (("Q", Q_all), ("O", None)):
-        specs = [chart_titled(at, f"{name}_{h}") for h in range(4)]
+        specs = [chart_titled(at, f"{name}{sub(h)}") for h in range(4)]
         ranges = {colour_range(spec) for spec in specs}
         assert len(ranges) == 1, ranges  # one range over the heads
         low, high = ranges.pop()
@@ -61,16 +62,16 @@ def test_multi_head_panels_of_one_quantity_share_one_symmetric_range():
         if values is not None:
             assert abs(high - float(np.abs(values).max())) < 1e-5
         assert min(float(np.abs(M).max()) for M in heads) < high  # some head's own max is less
-    assert {colour_range(chart_titled(at, f"A_{h}")) for h in range(4)} == {(0, 1)}
+    assert {colour_range(chart_titled(at, f"A{sub(h)}")) for h in range(4)} == {(0, 1)}
 
 
 def test_multi_head_numbers_heads_and_columns_from_one():
     at = run_app("multi-head", lang="zh", n_heads=2, d_model=8, base=1)
     assert not at.exception
     titles = [spec["layout"]["title"]["text"] for spec in charts(at)]
-    assert any(title.startswith("Q_1") for title in titles)
-    assert any(title.startswith("Q_2") for title in titles)
-    assert not any(title.startswith(("Q_0", "A_0", "O_0")) for title in titles)
+    assert any(title.startswith("Q₁") for title in titles)
+    assert any(title.startswith("Q₂") for title in titles)
+    assert not any(title.startswith(("Q₀", "A₀", "O₀")) for title in titles)
     Q_all = chart_titled(at, "X W_Q")["layout"]
     assert Q_all["xaxis"]["ticktext"][0] == "1" and Q_all["xaxis"]["ticktext"][-1] == "8"
     assert [note["text"] for note in Q_all["annotations"]] == ["头 1", "头 2"]
@@ -104,7 +105,7 @@ def test_every_head_prints_its_Q_A_and_O_as_the_oracle_computes_them(query):
     for h in range(query["n_heads"]):
         Q_h, A_h, O_h = (chart_keyed(at, f"mh_{name}_{h}") for name in ("q", "a", "o"))
         for spec, name in ((Q_h, "Q"), (A_h, "A"), (O_h, "O")):
-            assert spec["layout"]["title"]["text"].startswith(f"{name}_{h + base} ")
+            assert spec["layout"]["title"]["text"].startswith(f"{name}{sub(h + base)} ")
         assert_cells(Q_h, ref.Q[h], dec, f"Q_{h}")
         assert_masked_cells(A_h, ref.A[h], hidden, "0", dec, f"A_{h}")
         assert_cells(O_h, ref.O[h], dec, f"O_{h}")

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ui.figures.charts import HEAD_COLOURS, heatmap
 from ui.kit.i18n import t
-from ui.kit.number_text import shown_index
+from ui.kit.number_text import shown_index, sub
 
 PROJECTOR_HEIGHT = 410  # px: a chart under the projector band fits a 1280 x 720 screen
 DENSE_COLUMNS = 8  # wider heatmaps print numbers too small on a phone: there they hide (style.py)
@@ -86,8 +86,8 @@ def head_grid(
     one colour range (the largest |value| over the heads) so that equal colours mean equal
     numbers from panel to panel.
 
-    ``title`` may use {h} for the head number (from ``base``); ``per_row`` defaults to as many
-    as fit with their numbers readable.
+    ``title`` may use {h} for the head number (from ``base``), {sh} for it as a subscript
+    (Q{sh}: Q₀); ``per_row`` defaults to as many as fit with their numbers readable.
     """
     stack = np.asarray(stack)
     finite = stack[np.isfinite(stack)]
@@ -100,7 +100,7 @@ def head_grid(
                 M,
                 row_labels,
                 col_labels,
-                title=title.format(h=shown_index(h, base)),
+                title=title.format(h=shown_index(h, base), sh=sub(h + base)),
                 title_colour=HEAD_COLOURS[h % len(HEAD_COLOURS)],
                 **heatmap_args,
             ),

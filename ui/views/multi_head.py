@@ -46,7 +46,7 @@ def split(data, settings) -> None:
         **common,
     )
     plot(figure, "mh_q_all")
-    title = f"Q_{{h}}  [{n} × {d_k}]"
+    title = f"Q{{sh}}  [{n} × {d_k}]"
     head_grid(data.trace.Q, tokens, indices(d_k, base), title, "mh_q", base=base, **common)
 
 
@@ -57,10 +57,10 @@ def every_head(data, settings) -> None:
     st.subheader(t("multi_head.weights_title"))
     st.caption(t("multi_head.weights_text"))
     weights = _A_args(data, settings.decimals)
-    head_grid(tr.A, tokens, tokens, f"A_{{h}}  [{n} × {n}]", "mh_a", base=base, **weights)
+    head_grid(tr.A, tokens, tokens, f"A{{sh}}  [{n} × {n}]", "mh_a", base=base, **weights)
     st.subheader(t("multi_head.outputs_title"))
     code_lines.show(("concat", "output"))
-    title = "O_{h} = A_{h} V_{h}"
+    title = "O{sh} = A{sh} V{sh}"
     head_grid(tr.O, tokens, indices(d_v, base), title, "mh_o", base=base, **common)
     bands = head_bands(h, d_v, base)
     concat = heatmap(
