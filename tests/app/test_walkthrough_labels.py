@@ -116,6 +116,8 @@ def test_the_block_row_writes_epsilon_as_a_power_of_ten_and_names_its_row(lang):
     token = {"en": "good", "zh": "好看"}[lang]
     heading = t("walkthrough.focus_block", lang, i=4, token=token)
     assert {"en": "Row 4 (“good”)", "zh": "行 4（“好看”）"}[lang] in heading
+    row = {"en": "Row 4 (“good”) worked out", "zh": "行 4（“好看”）的计算过程"}[lang]
+    assert row in [e.label for e in at.expander]  # a row here, not a query row
     lines = _bullets_after(at, heading)
     eps = {"en": ", with ε = 10⁻⁵", "zh": "，其中 ε = 10⁻⁵"}[lang]
     norms = [line for line in lines if "√(σ² + ε)" in line]

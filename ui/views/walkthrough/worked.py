@@ -33,7 +33,8 @@ def clicked_cell(step: str, data, settings, head: int, focus: int) -> None:
 def focus_row(step: str, data, head: int, i: int, settings) -> None:
     """The focus token's row with its real numbers, and a note that they were worked unrounded."""
     base, token = settings.base, markdown_text(data.tokens[i])
-    title = t("walkthrough.focus_title", i=shown_index(i, base), token=token)
+    key = "walkthrough.focus_title_block" if step == "block" else "walkthrough.focus_title"
+    title = t(key, i=shown_index(i, base), token=token)  # at the block the row asks nothing
     with st.expander(title, expanded=data.n <= 12):
         if step == "block":
             heading = t("walkthrough.focus_block", i=shown_index(i, base), token=token)
