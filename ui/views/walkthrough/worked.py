@@ -27,7 +27,7 @@ def clicked_cell(step: str, data, settings, head: int, focus: int) -> None:
         )
         lines = provenance.story(step, data.trace, head, i, j, settings.decimals, base)
         st.markdown("\n".join(f"- {line}" for line in lines))
-        st.caption(t("walkthrough.unrounded_note"))
+    st.caption(t("walkthrough.unrounded_note"))  # below the box: the box holds the story alone
 
 
 def focus_row(step: str, data, head: int, i: int, settings) -> None:
