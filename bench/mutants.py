@@ -124,8 +124,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "fast_no_scale",
         "fast: root = 1 instead of sqrt(d_k)",
         FAST,
-        "    root = math.sqrt(Q.shape[-1])\n",
-        "    root = 1.0  # MUTANT\n",
+        "    root = math.sqrt(Q.shape[-1])\n    n_cells",
+        "    root = 1.0  # MUTANT\n    n_cells",
     ),
     # 3. the mask applied after the softmax
     mutant(
@@ -251,8 +251,9 @@ MUTANTS: tuple[Mutant, ...] = (
         "fast_v_replaced_by_k",
         "fast: O = A K instead of A V",
         FAST,
-        "    O = A @ V  # [..., hb, n, n]",
-        "    O = A @ K  # MUTANT [..., hb, n, n]",
+        "    O = A @ V  # [..., hb, n, n] @ [..., hb, n, d_v] -> [..., hb, n, d_v]\n"
+        '    check_no_overflow("O = A V", O)  # rows',
+        '    O = A @ K  # MUTANT\n    check_no_overflow("O = A V", O)  # rows',
     ),
     # 10. 1/d_k instead of 1/sqrt(d_k)
     mutant(
@@ -266,8 +267,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "fast_scale_by_d_k",
         "fast: root = d_k instead of sqrt(d_k)",
         FAST,
-        "    root = math.sqrt(Q.shape[-1])\n",
-        "    root = float(Q.shape[-1])  # MUTANT\n",
+        "    root = math.sqrt(Q.shape[-1])\n    n_cells",
+        "    root = float(Q.shape[-1])  # MUTANT\n    n_cells",
     ),
     # 11. the per-token loop wrong (both variants: it is an oracle the matrix forms are held to)
     mutant(
@@ -404,6 +405,36 @@ MUTANTS: tuple[Mutant, ...] = (
         "core/variants/flash.py",
         "            rescale = np.exp(m - safe)",
         "            rescale = np.where(np.isfinite(m), 1.0, 0.0)  # MUTANT",
+    ),
+    # 12. the fused pass on every core (core/fast.py's _attend_block_on_every_core: large blocks)
+    mutant(
+        "fused_no_scale",
+        "fused pass on every core: the scores copied unscaled (÷ √d_k skipped in each block)",
+        FAST,
+        "            np.divide(S[index][rows], root, out=z)",
+        "            np.copyto(z, S[index][rows])  # MUTANT",
+    ),
+    mutant(
+        "fused_mask_ignored",
+        "fused pass on every core: the mask never written into the blocks",
+        FAST,
+        "            np.copyto(masked, -math.inf, where=fb[index][rows])",
+        "            pass  # MUTANT",
+    ),
+    mutant(
+        "fused_last_rows_skipped",
+        "fused pass on every core: each head's last block of rows left out of the pass",
+        FAST,
+        "        for rows in threads.row_blocks(shape[-2], n, Q.itemsize)\n    ]",
+        "        for rows in threads.row_blocks(shape[-2], n, Q.itemsize)[:-1]  # MUTANT\n    ]",
+    ),
+    mutant(
+        "fused_v_replaced_by_k",
+        "fused pass on every core: O = A K instead of A V",
+        FAST,
+        "    O = A @ V  # [..., hb, n, n] @ [..., hb, n, d_v] -> [..., hb, n, d_v]\n"
+        '    check_no_overflow("O = A V", O)\n',
+        '    O = A @ K  # MUTANT\n    check_no_overflow("O = A V", O)\n',
     ),
 )
 
