@@ -8,7 +8,6 @@ from ui.shell.sidebar import current
 from ui.views import lessons
 
 settings = current()
-lessons.go_if_asked(settings.lang)
 page_header()
 st.caption(t("lessons.lessons_intro"))
 lessons.show(settings.lang)

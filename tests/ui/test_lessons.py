@@ -1,12 +1,24 @@
-"""The lessons' table (ui/views/lessons.py): every item names a page and valid settings, and its
-link carries the same settings."""
+"""The lessons' table (core/lessons/plan.py): every item names a page and valid settings, its link
+carries the same settings and its place in the lesson, nothing is used before it is shown, and
+each lesson keeps one numbering."""
 
+from dataclasses import replace
+
+import pytest
+
+from core.lessons.plan import LESSONS, LIKE, MOVIE, NEEDS, position, used_too_early
 from core.tokens import tokenize
 from ui.kit.settings import BY_URL
 from ui.shell.registry import PAGES
-from ui.views.lessons import LESSONS, LIKE, url
+from ui.views.lessons import url
+from ui.views.walkthrough.steps import NAMES
 
 SCRIPTS = {page.script for page in PAGES}
+
+
+def item_keyed(lesson_key: str, key: str):
+    lesson = next(each for each in LESSONS if each.key == lesson_key)
+    return lesson, next(item for item in lesson.items if item.key == key)
 
 
 def test_every_item_names_a_page_and_valid_settings():
@@ -34,7 +46,68 @@ def test_the_issues_examples_are_all_there():
     assert any(item.page == "hand-check" for lesson in LESSONS for item in lesson.items)
 
 
-def test_links_carry_the_same_settings():
-    item = LESSONS[1].items[5]
-    link = url(item, "zh")
+def test_links_carry_the_same_settings_and_the_place_in_the_lesson():
+    lesson, item = item_keyed("pipeline", "like_softmax")
+    assert lesson.items.index(item) == 3  # the fourth item: after Q K V, the scores, ÷√d_k
+    link = url(item, "zh", lesson)
     assert link.startswith("/?lang=zh&sentence=") and "step=softmax" in link and "focus=2" in link
+    assert link.endswith("&lesson=2&item=4")
+    assert "lesson=" not in url(item, "zh")  # without its lesson: the view alone
+
+
+def test_the_query_row_of_the_lookup_is_the_lessons_own():
+    """The projections page's query picker has no URL key: the item sets it (学习, 好看)."""
+    for lesson_key, sentence, word in (("pipeline", LIKE, "学习"), ("transformer", MOVIE, "好看")):
+        _, item = next(
+            (lesson, item)
+            for lesson in LESSONS
+            for item in lesson.items
+            if lesson.key == lesson_key and item.page == "projections"
+        )
+        assert dict(item.params)["sentence"] == sentence
+        assert tokenize(sentence)[dict(item.state)["pj_q"]] == word
+
+
+def test_nothing_is_used_before_it_is_shown():
+    assert used_too_early() == []
+
+
+def test_the_order_check_finds_the_reviewed_order():
+    """Lesson 2 as the review found it, 'why Q and K need projections' second: it used the
+    scores, the scaling, the softmax and A V that the items after it introduce."""
+    lesson, projections = item_keyed("pipeline", "projections")
+    rest = [item for item in lesson.items if item is not projections]
+    old = replace(lesson, items=(rest[0], projections, *rest[1:]))
+    found = used_too_early((LESSONS[0], old))
+    assert {(key, number) for key, number, _ in found} == {("pipeline", 2)}
+    assert {idea for *_, idea in found} == {"scores", "scaled", "softmax", "av"}
+    # and an idea that no lesson ever shows is found wherever it is used
+    lone = replace(LESSONS[0], items=(replace(LESSONS[0].items[0], uses=("nowhere",)),))
+    assert used_too_early((lone,)) == [("matrices", 1, "nowhere")]
+
+
+def test_a_walkthrough_step_needs_only_steps_before_it():
+    assert set(NEEDS) == set(NAMES)
+    for step, needs in NEEDS.items():
+        assert all(NAMES.index(need) < NAMES.index(step) for need in needs), step
+    for lesson in LESSONS:
+        for item in lesson.items:
+            if item.page == "walkthrough":
+                assert set(NEEDS[dict(item.params)["step"]]) <= set(item.uses), item.key
+
+
+def test_each_lesson_has_one_numbering():
+    for lesson in LESSONS:
+        bases = {dict(item.params).get("base", "0") for item in lesson.items}
+        assert bases == {str(lesson.base)}, lesson.key
+    assert [lesson.base for lesson in LESSONS] == [0, 0, 1, 0]  # the third: q₁ … q₄
+
+
+@pytest.mark.parametrize(
+    "lesson, item, found",
+    [("2", "1", (1, 0)), ("2", "11", (1, 10)), ("4", "6", (3, 5)), ("2", "12", None),
+     ("0", "1", None), ("5", "1", None), ("2", "0", None), ("x", "1", None), (None, None, None)],
+)  # fmt: skip
+def test_a_urls_place_names_a_lesson_and_an_item_from_one(lesson, item, found):
+    at = position(lesson, item)
+    assert (at and (LESSONS.index(at[0]), at[1])) == found

@@ -9,6 +9,7 @@ from ui.kit.session import SETTINGS_DRAWN
 from ui.kit.settings import BY_URL, SIDEBAR, Setting, Settings, settings_from
 from ui.kit.url import check_url, coded_choice, keep_in_url, url_choice
 from ui.shell.legacy_pages import leave_legacy_mode
+from ui.shell.lesson_band import band
 
 BIND = {"bind": "query-params"}
 
@@ -112,11 +113,13 @@ def sidebar(lang: str | None = None, unused: tuple = ()) -> Settings:
 
 
 def current() -> Settings:
-    """The settings app.py drew in this run (each run's page takes them once)."""
+    """The settings app.py drew in this run (each run's page takes them once). Every page starts
+    here: an item a lesson's button asked for opens, and a lesson's item shows its band."""
     settings = st.session_state.pop(SETTINGS_DRAWN, None)
     if settings is None:
         # Streamlit ran this page script without app.py (ui/shell/legacy_pages.py says why):
         # switch that mode off and rerun, so app.py draws the sidebar and routes to this page
         leave_legacy_mode()
         st.rerun()
+    band(settings.lang)  # a lesson's item: where the learner is in it, and its neighbours
     return settings
