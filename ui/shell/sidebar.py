@@ -6,7 +6,7 @@ import streamlit as st
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import DEFAULT_SENTENCE, LANG_NAMES, LANGS, labeller, t
 from ui.kit.session import SETTINGS_DRAWN
-from ui.kit.settings import BY_URL, SIDEBAR, Setting, Settings, settings_from
+from ui.kit.settings import SIDEBAR, Setting, Settings, settings_from
 from ui.kit.url import check_url, coded_choice, keep_in_url, url_choice
 from ui.shell.legacy_pages import leave_legacy_mode
 from ui.shell.lesson_band import band
@@ -86,23 +86,38 @@ DRAW = {  # a row's widget -> how it is drawn
 }  # fmt: skip
 
 
+def _draw(settings, lang: str, values: dict, unused: tuple, heading) -> None:
+    """Draw ``settings`` in the table's order, each group under its ``heading``."""
+    group = None
+    for s in settings:
+        if s.group != group:
+            group = s.group
+            if group:
+                heading(t(group))
+        more = {"help": t(s.help)} if s.help else {}
+        values[s.name] = DRAW[s.widget](s, lang, disabled=s.in_url in unused, **more)
+
+
+def _small_heading(text: str) -> None:
+    st.caption(f"**{markdown_text(text)}**")
+
+
 def sidebar(lang: str | None = None, unused: tuple = ()) -> Settings:
     """Draw the sidebar's settings (kept in the URL) and return them. Settings in ``unused`` (URL
-    keys) do not apply to this page: they are drawn disabled, under a note."""
+    keys) do not apply to this page: they are folded away in a closed expander, drawn there
+    (disabled) so that they keep their values and their place in the URL for the other pages."""
     url_notes = check_url()
     lang = lang or language()
-    values, group = {"lang": lang}, None
+    values = {"lang": lang}
+    aside = [s for s in SIDEBAR if s.in_url in unused]
     with st.sidebar:
-        if unused:
-            names = ("、" if lang == "zh" else ", ").join(t(BY_URL[n].label) for n in unused)
-            st.info(t("shell.unused_here", names=names), icon=":material/block:")
-        for s in SIDEBAR:
-            if s.group != group:
-                group = s.group
-                if group:
-                    st.subheader(t(group))
-            more = {"help": t(s.help)} if s.help else {}
-            values[s.name] = DRAW[s.widget](s, lang, disabled=s.in_url in unused, **more)
+        _draw([s for s in SIDEBAR if s not in aside], lang, values, unused, st.subheader)
+        if aside:
+            label = t("shell.unused_fold", count=len(aside))
+            with st.expander(label, icon=":material/visibility_off:", expanded=False):
+                names = ("、" if lang == "zh" else ", ").join(t(s.label) for s in aside)
+                st.caption(t("shell.unused_here", names=names))
+                _draw(aside, lang, values, unused, _small_heading)
         st.caption(t("shell.share_hint"))
         if url_notes:
             st.warning(
