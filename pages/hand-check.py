@@ -7,6 +7,7 @@ from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views.hand_check import sections as hand_check
 from ui.views.hand_check import text as handcheck
+from ui.views.hand_check.answer import answer
 from ui.views.hand_check.text import HAND_TOKENS
 
 settings = current()
@@ -18,6 +19,7 @@ matrices = hand_check.matrices_or_stop(tokens, settings.base)
 trace = hand_check.trace_or_stop(matrices, causal)
 steps = handcheck.steps_of(trace)
 hand_check.exp_table(steps)
-hand_check.answer(trace, steps, tokens, settings)
+hand_check.recipe(causal)
+answer(matrices, trace, steps, tokens, settings)
 hand_check.two_ways(trace, steps, tokens, settings)
 hand_check.worksheet(matrices, trace, tokens, settings)

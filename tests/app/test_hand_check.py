@@ -11,10 +11,13 @@ from tests.support.app import page_text, run_app
 from tests.support.numbers import assert_printed, numbers
 from tests.support.oracles import by_hand
 
+INPUTS = 4  # X, W_Q, W_K and W_V come first, as plain tables until the learner edits them
+
 
 def _table(at, caption_index):
-    """st.table number ``caption_index`` as strings: 0 is the e^x table, 1 is A, 2 is O."""
-    return at.table[caption_index].value
+    """st.table number ``caption_index`` after the inputs, as strings: 0 is the e^x table, 1 is
+    A, 2 is O."""
+    return at.table[INPUTS + caption_index].value
 
 
 def _check(at, text, matrix="A", row=0):
@@ -80,8 +83,11 @@ def test_check_button_says_right_or_wrong_with_the_worked_row():
     assert not at.success
     message = at.error[0].value
     assert "Incorrect. 1 of 3 entries is off" in message and "number 1: " in message
-    assert "The worked row:" in message and "Query q₂ (you)" in message
-    assert "a₂ = each e^(x − m) ÷ Σ = [0.31, 0.51, 0.19]" in message
+    before = page_text(at)  # the solution is asked for, not given
+    at.button(key="answer_working").click().run()
+    working = page_text(at)
+    for line in ("**Query q₂ (you)**", "a₂ = each e^(x − m) ÷ Σ = [0.31, 0.51, 0.19]"):
+        assert working.count(line) == before.count(line) + 1, line
 
 
 def test_check_in_chinese_numbered_from_one():
@@ -93,7 +99,11 @@ def test_check_in_chinese_numbered_from_one():
     _check(at, "0.2 0.2 0.6", "A", 1)
     message = at.error[0].value
     assert message.startswith("不正确。3 个数中有")
-    assert "第 1 个数：" in message and "查询 q₂（喜欢）" in message
+    assert "第 1 个数：" in message and "查询 q₂（喜欢）" not in message
+    before = page_text(at).count("**查询 q₂（喜欢）**")
+    at.button(key="answer_working").click().run()
+    assert at.button(key="answer_working").label == "显示完整过程"
+    assert page_text(at).count("**查询 q₂（喜欢）**") == before + 1
     _check(at, "0.1 abc 0.3")
     assert any("“abc”不是一个数" in w.value for w in at.warning)
 
@@ -243,7 +253,8 @@ def test_the_worksheet_on_the_page_works_each_query_as_the_loop_panel_does():
 
 def test_a_wrong_answer_prints_each_entry_off_and_the_worked_row():
     """Check with one wrong entry of o_1: the message prints that entry's index, what was typed,
-    the right value and the difference, worked out here, then the row worked term by term."""
+        the right value and the difference, worked out here; the whole working button then works the
+    row term by term."""
     M = hand_example.example(4)
     _, A, O = by_hand(M)
     Q, K, V = qkv_by_loop(M)
@@ -256,10 +267,11 @@ def test_a_wrong_answer_prints_each_entry_off_and_the_worked_row():
     off = [line for line in parts if line.startswith("- number")]
     assert len(off) == 1
     assert_printed(numbers(off[0]), [3, typed[2], O[1, 2], typed[2] - O[1, 2]], 3, off[0])
-    worked = message.split("The worked row: **")[1]
-    heading, _, body = worked.partition("**\n\n")
-    lines = [heading, *(line[2:] for line in body.splitlines())]
-    assert_worked_row(lines, 1, Q, K, V, A, O, False, 3, 1, "the worked row")
+    assert len(loop_panel(at, "en")) == 3  # the per-token panel's boxes only, so far
+    at.button(key="answer_working").click().run()
+    boxes = loop_panel(at, "en")
+    assert len(boxes) == 4  # the answer's working comes first, before the panel
+    assert_worked_row(boxes[0], 1, Q, K, V, A, O, False, 3, 1, "the worked row")
 
 
 def test_edited_numbers_are_worked_term_by_term_too():

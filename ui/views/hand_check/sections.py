@@ -1,6 +1,7 @@
-"""The hand-check page's parts on screen: the chosen example's controls and editable matrices,
-the table of e^x, the matrix result beside the per-token loop, the learner's answer with a Check
-button, and the worksheet downloads. The arithmetic as text is in ui/views/hand_check/text.py."""
+"""The hand-check page's parts on screen: the chosen example's controls and its matrices (editable
+on request), the table of e^x, the steps to work, the matrix result beside the per-token loop,
+and the worksheet downloads. The learner's answer is in ui/views/hand_check/answer.py, the
+arithmetic as text in ui/views/hand_check/text.py."""
 
 from functools import partial
 
@@ -11,7 +12,8 @@ import streamlit as st
 import core
 from core.lessons import hand_example
 from ui.kit.errors import show_input_error
-from ui.kit.i18n import labeller, t
+from ui.kit.escape import markdown_text
+from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, power_of_ten, row_label, shown_index
 from ui.views.hand_check import text as handcheck
 from ui.views.hand_check.worksheet import worksheet_html
@@ -45,11 +47,19 @@ def controls() -> bool:
     return causal
 
 
+def _shown(M: np.ndarray, rows, base: int) -> pd.DataFrame:
+    cells = [[f"{v:g}".replace("-", "−") for v in row] for row in M]
+    return pd.DataFrame(cells, index=rows, columns=indices(M.shape[1], base))
+
+
 def matrices_or_stop(tokens, base: int) -> dict:
-    """X, W_Q, W_K, W_V as the learner edited them; a cell that is not a number stops the page
-    with a message that names it, the typed text kept in its cell."""
+    """X, W_Q, W_K, W_V: plain tables (nothing to print but the numbers), or editors once the
+    learner asks to edit; a cell that is not a number stops the page with a message that names
+    it, the typed text kept in its cell."""
     start = st.session_state["hand_matrices"]
-    st.subheader(t("hand_check.hand_inputs"))
+    title, edit = st.columns([3, 1], vertical_alignment="bottom")
+    title.subheader(t("hand_check.hand_inputs"))
+    editing = edit.toggle(t("hand_check.hand_edit"), key="hand_edit")
     d_model, d_k = start["W_Q"].shape
     st.caption(t("hand_check.hand_shapes", d_model=d_model, d_k=d_k, d_v=start["W_V"].shape[1]))
     matrices, problem = {}, None
@@ -57,33 +67,44 @@ def matrices_or_stop(tokens, base: int) -> dict:
         with column:
             rows, cols = start[name].shape
             st.markdown(f"**{name}** `[{rows} × {cols}]`")
+            labels = indices(rows, base)
             if name == "X":
-                index_labels = [row_label(i, token, base) for i, token in enumerate(tokens)]
-            else:
-                index_labels = indices(rows, base)
-            frame = pd.DataFrame(start[name], index=index_labels, columns=indices(cols, base))
+                labels = [row_label(i, token, base) for i, token in enumerate(tokens)]
+            shown = _shown(start[name], labels, base)
+            if not editing:
+                st.table(shown)
+                matrices[name] = start[name]
+                continue
             key = f"hand_{name}_{st.session_state['hand_version']}"
-            narrow = {c: st.column_config.TextColumn(width=40) for c in frame.columns}
-            shown = frame.map(lambda v: f"{v:g}".replace("-", "−"))
+            narrow = {c: st.column_config.TextColumn(width=40) for c in shown.columns}
             edited = st.data_editor(shown, key=key, width="stretch", column_config=narrow)
-            values, cell = handcheck.parse_matrix(name, edited.to_numpy())
+            matrices[name], cell = handcheck.parse_matrix(name, edited.to_numpy())
             problem = problem or cell
-            matrices[name] = values
     if problem is not None:
-        key = (
-            "hand_check.cell_not_finite" if problem.finite_but_not else "hand_check.cell_not_number"
-        )
-        label = (
-            tokens[problem.row] if problem.matrix == "X" else f"d{shown_index(problem.row, base)}"
-        )
-        where = {
-            "matrix": problem.matrix,
-            "row": shown_index(problem.row, base),
-            "col": shown_index(problem.col, base),
-        }
-        st.error(t(key, label=label, text=problem.text, **where))
-        st.stop()
+        _stop_at(problem, tokens, base)
     return matrices
+
+
+def _stop_at(problem, tokens, base: int) -> None:
+    """The cell that is not a number, named, with what was typed there (escaped)."""
+    key = "hand_check.cell_not_finite" if problem.finite_but_not else "hand_check.cell_not_number"
+    label = tokens[problem.row] if problem.matrix == "X" else f"d{shown_index(problem.row, base)}"
+    where = {
+        "matrix": markdown_text(problem.matrix),
+        "row": shown_index(problem.row, base),
+        "col": shown_index(problem.col, base),
+    }
+    st.error(t(key, label=markdown_text(label), text=markdown_text(problem.text), **where))
+    st.stop()
+
+
+def recipe(causal: bool) -> None:
+    """The steps to work on paper, as the printed worksheet gives them, each naming what to
+    check below."""
+    st.subheader(t("hand_check.recipe"))
+    keys = [k for k in ("qkv", "s", "mask", "a", "o") if k != "mask" or causal]
+    st.markdown("\n".join(f"{n}. {t(f'hand_check.ws_task_{k}')}" for n, k in enumerate(keys, 1)))
+    st.caption(t("hand_check.recipe_check"))
 
 
 def trace_or_stop(matrices, causal: bool):
@@ -133,78 +154,6 @@ def two_ways(trace, steps, tokens, settings) -> None:
             st.info(t(key, diff=power_of_ten(diff)), icon=":material/check_circle:")
         else:
             st.error(t("hand_check.hand_disagree", diff=power_of_ten(diff)))
-
-
-def answer(trace, steps, tokens, settings) -> None:
-    """A row of A or O typed by the learner, checked entry by entry when they press Check."""
-    base = settings.base
-    st.subheader(t("hand_check.your_answer"))
-    a, b, c, button = st.columns([1, 1, 2, 0.6], vertical_alignment="bottom")
-    which = a.selectbox(
-        t("hand_check.answer_matrix"),
-        ("A", "O"),
-        key="answer_matrix",
-        format_func=labeller("hand_check.answer"),
-    )
-    row = b.selectbox(
-        t("hand_check.answer_which"),
-        range(handcheck.N),
-        key="answer_row",
-        format_func=lambda i: row_label(i, tokens[i], base),
-    )
-    expected = (trace.A[0] if which == "A" else trace.O[0])[row]
-    typed = c.text_input(t("hand_check.answer_input", k=len(expected)), key="answer_text")
-    if button.button(t("hand_check.answer_check"), key="answer_check", type="primary"):
-        st.session_state["answer_checked"] = (which, row, typed)
-    if st.session_state.get("answer_checked") != (which, row, typed):
-        return  # nothing checked yet, or the question or the answer changed since
-    if not typed.strip():
-        st.info(t("hand_check.answer_empty"))
-        return
-    check = handcheck.check_answer(typed, expected)
-    space = "" if settings.lang == "zh" else " "  # after a full-width 。 no space
-    if check.problem == "count":
-        st.warning(t("hand_check.answer_count", **check.detail))
-    elif check.problem == "not_a_number":
-        st.warning(t("hand_check.answer_nan", **check.detail))
-    elif check.right:
-        st.success(
-            t("hand_check.answer_correct")
-            + space
-            + t("hand_check.answer_ok", k=len(expected), tol=0.01)
-        )
-    else:
-        worked = handcheck.worked_row(
-            steps[row], tokens, trace, settings.decimals, base, settings.lang
-        )
-        st.error(_wrong_answer(check, len(expected), worked, settings, space))
-
-
-def _wrong_answer(check, k: int, worked: list, settings, space: str) -> str:
-    """Which entries are off and by how much, then the row worked out."""
-    d = settings.decimals
-    lines = [
-        t(
-            "hand_check.answer_off",
-            nth=j + 1,  # which number of the typed row: counted from 1 whatever the numbering
-            typed=f"{v:g}",
-            expected=num(e, d),
-            diff=num(x, d),
-        )
-        for j, v, e, x in check.wrong
-    ]
-    heading = (
-        t("hand_check.answer_incorrect")
-        + space
-        + t("hand_check.answer_wrong", bad=len(check.wrong), k=k)
-    )
-    return (
-        heading
-        + "\n\n"
-        + "\n".join(f"- {line}" for line in lines)
-        + f"\n\n{t('hand_check.answer_worked')} **{worked[0]}**\n\n"
-        + "\n".join(f"- {line}" for line in worked[1:])
-    )
 
 
 def worksheet(matrices, trace, tokens, settings) -> None:

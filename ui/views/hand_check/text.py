@@ -231,9 +231,15 @@ class AnswerCheck:
         return self.problem is None and not self.wrong
 
 
+def typed_numbers(text: str) -> list[str]:
+    """The pieces of a typed row: split at spaces and (half- or full-width) commas or semicolons."""
+    return [p for p in re.split(r"[\s,;，；、]+", text.strip().replace("−", "-")) if p]
+
+
 def check_answer(text: str, expected: np.ndarray, tolerance: float = 0.01) -> AnswerCheck:
-    """Compare the numbers typed in ``text`` with ``expected``, entry by entry."""
-    pieces = [p for p in re.split(r"[\s,;，；、]+", text.strip().replace("−", "-")) if p]
+    """Compare the numbers typed in ``text`` with ``expected``, entry by entry: the one check for
+    every matrix the page can check."""
+    pieces = typed_numbers(text)
     if len(pieces) != len(expected):
         return AnswerCheck("count", {"k": len(expected), "got": len(pieces)}, ())
     typed = []
@@ -250,4 +256,4 @@ def check_answer(text: str, expected: np.ndarray, tolerance: float = 0.01) -> An
         for j in range(len(expected))
         if abs(typed[j] - float(expected[j])) > tolerance
     )
-    return AnswerCheck(None, {"k": len(expected)}, wrong)
+    return AnswerCheck(None, {"k": len(expected), "typed": tuple(typed)}, wrong)
