@@ -1,13 +1,20 @@
 """The lessons page in AppTest: every lesson listed in both languages with its items numbered from
 1, an item opens its example with the lesson's band (its place, the previous and next items, kept
-in the URL), the t4 item and the one after it, and a lesson opened as a room."""
+in the URL), the t4 item and the one after it, a lesson opened as a room, and the numbers the
+hand-check and trained-model items print once opened."""
 
+import math
+
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.lessons import hand_example
 from core.lessons.plan import LESSONS, LIKE, MOVIE
 from tests.support import ROOT
-from tests.support.app import page_text, run_app
+from tests.support.app import decode, page_text, run_app
+from tests.support.numbers import app_oracle, assert_cells, assert_printed, chart_keyed, numbers
+from tests.support.oracles import by_hand
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 
@@ -150,3 +157,99 @@ def test_a_lesson_opens_as_a_room_and_a_student_follows_its_page():
     assert student.session_state["_page_script"] == "walkthrough"
     assert student.session_state["d_model"] == 64
     assert student.session_state["step"] == "scores"
+
+
+def item_at(key: str, page: str) -> tuple[int, int, object]:
+    """(lesson number, item number, the lesson) of the item ``key`` that opens ``page``."""
+    for number, lesson in enumerate(LESSONS, start=1):
+        for index, item in enumerate(lesson.items, start=1):
+            if item.key == key and item.page == page:
+                return number, index, lesson
+    raise AssertionError(f"no item {key} on {page}")
+
+
+def softmax_by_loop(row) -> list[float]:
+    e = [math.exp(v - max(row)) for v in row]
+    return [x / math.fsum(e) for x in e]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_hand_check_item_opens_on_the_example_worked_by_hand(lang):
+    """The lesson's hand-check item opens the page numbered as its lesson says, and its A and O
+    tables and each query's weights and output (a_i, o_i) print the example worked in plain
+    Python (by_hand)."""
+    number, index, lesson = item_at("hand", "hand-check")
+    at = open_item(lang, number, index)
+    assert at.session_state["_page_script"] == "hand-check"
+    assert bool(at.session_state["base_toggle"]) == bool(lesson.base)
+    _, A, O = by_hand(hand_example.example(4))
+    tables = [table.value for table in at.table][4:]  # after X, W_Q, W_K, W_V: e^x, A, O
+    for table, expected in ((tables[1], A), (tables[2], O)):
+        assert_printed([numbers(c)[0] for c in table.to_numpy().ravel()], expected, 2)
+        assert list(table.index)[0].startswith(f"{lesson.base} · ")
+    start = "**Query q" if lang == "en" else "**查询 q"
+    boxes = [m.value.split("\n- ") for m in at.markdown if m.value.startswith(start)]
+    assert len(boxes) == 3
+    for i, lines in enumerate(boxes):
+        assert_printed(numbers(lines[-2])[1:], A[i], 2, f"a_{i}")  # Σ, then a_i
+        assert_printed(numbers(lines[-1])[-len(O[i]) :], O[i], 2, f"o_{i}")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_by_hand_item_prints_the_softmax_of_xue_xis_row(lang):
+    """The 'small enough for paper' item (d_model = 4, one head) prints A = softmax(S/√d_k)
+    from the app's inputs through the per-head oracle, and 学习's worked row: m, each
+    e^(x_j − m), their sum and each a_2j = e^(x_j − m) ÷ Σ, computed here."""
+    number, index, lesson = item_at("like_by_hand", "walkthrough")
+    at = open_item(lang, number, index)
+    assert at.session_state["step"] == "softmax" and at.selectbox(key="focus").value == 2
+    o = app_oracle(LIKE, d_model=4, n_heads=1)
+    assert o.tokens[2] == "学习"
+    assert_cells(chart_keyed(at, "fig_softmax"), o.A[0], 2, "A")
+    x = list(o.S_scaled[0][2])
+    m = max(x)
+    e = [math.exp(v - m) for v in x]
+    total = math.fsum(e)
+    assert np.allclose([v / total for v in e], softmax_by_loop(x))
+    row = next(v.value for v in at.markdown if v.value.startswith("- ") and "÷" in v.value)
+    lines = [line.removeprefix("- ") for line in row.split("\n")]
+    base = lesson.base
+    assert_printed(numbers(lines[0]), [m], 2, "m")
+    for j in range(4):
+        assert_printed(numbers(lines[1 + j]), [j + base, x[j], m, e[j]], 2, f"e^(x_{j} − m)")
+    assert_printed(numbers(lines[5]), [total], 2, "Σ")
+    for j in range(4):
+        assert_printed(numbers(lines[6 + j]), [e[j], total, e[j] / total], 2, f"a_2{j}")
+
+
+@pytest.mark.parametrize(("key", "lang"), [("relative", "zh"), ("movie", "en")])
+def test_the_trained_model_items_open_on_hao_kan_and_dian_ying(key, lang):
+    """The trained-model items open e5 on 这 部 电影 很 好看 with 好看 as the query: in the head
+    the page opens on, 好看's row gives 电影 its largest weight (the lesson's claim) and that
+    weight is the layer × head map's largest; the expander's numbers hold together (S/√d_k =
+    Q Kᵀ/√32 of the Q and K shown, A = softmax of each S row, O = A V), and the focus and
+    strongest lines print the A shown, its row's sum 1 and the even share 1/n, all computed here
+    from the printed charts, numbered as the item's lesson numbers."""
+    number, index, lesson = item_at(key, "trained")
+    at = open_item(lang, number, index)
+    assert at.session_state["_page_script"] == "trained"
+    assert at.text_input(key="tr_text").value == MOVIE
+    base = lesson.base
+    focus, other = at.selectbox(key="tr_focus"), at.selectbox(key="tr_key")
+    q, k = focus.value, other.value
+    assert focus.options[q].endswith("好看") and other.options[k].endswith("电影")
+    shown = {name: decode(chart_keyed(at, f"tr_{name}")["data"][0]["z"]).astype(float)
+             for name in ("A", "who", "Q", "K", "V", "S", "O")}  # fmt: skip
+    A, who = shown["A"], shown["who"]
+    layer, head = at.select_slider(key="tr_layer").value, at.select_slider(key="tr_head").value
+    assert int(np.argmax(A[q])) == k  # 好看 attends to 电影 most
+    assert abs(who[layer, head] - A[q, k]) < 1e-6 and abs(who.max() - A[q, k]) < 1e-6
+    Q, K, V, S, O = (shown[name] for name in ("Q", "K", "V", "S", "O"))
+    np.testing.assert_allclose(S, Q @ K.T / math.sqrt(Q.shape[1]), rtol=1e-5, atol=1e-3)
+    np.testing.assert_allclose(A, [softmax_by_loop(row) for row in S], atol=1e-4)
+    np.testing.assert_allclose(O, A @ V, atol=1e-4)
+    n = len(A)
+    lines = [m.value for m in at.markdown if "“好看”" in m.value and "“电影”" in m.value]
+    focus_line, strongest = lines[:2]
+    assert_printed(numbers(focus_line), [layer + base, head + base, A[q, k], A[q].max(), 1], 2)
+    assert_printed(numbers(strongest), [layer + base, head + base, A[q, k], n, 1 / n], 2)
