@@ -253,7 +253,7 @@ def test_the_worksheet_on_the_page_works_each_query_as_the_loop_panel_does():
 
 def test_a_wrong_answer_prints_each_entry_off_and_the_worked_row():
     """Check with one wrong entry of o_1: the message prints that entry's index, what was typed,
-        the right value and the difference, worked out here; the whole working button then works the
+    the right value and the difference, worked out here; the whole-working button then works the
     row term by term."""
     M = hand_example.example(4)
     _, A, O = by_hand(M)
