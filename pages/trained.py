@@ -16,7 +16,7 @@ page_header()
 st.caption(t("trained.sidebar_note"))
 model = trained.choose_model(settings.lang)
 example = trained.EXAMPLES[model]
-st.markdown(t(example.about))
+trained.about(model, example)
 sentence = trained.sentence_box(example)
 data = trained.traces_or_stop(model, sentence, trained.TEXT)
 st.subheader(t("trained.pieces"))

@@ -32,7 +32,7 @@ def test_opens_on_hao_kan_looking_at_dian_ying_in_its_strongest_head(e5):
     assert at.selectbox(key="tr_key").value == k
     words = at.dataframe[0].value
     assert list(words.iloc[:, 0]) == ["这", "部", "电影", "很", "好看"]
-    assert list(words.iloc[:, 1]) == ["▁这", "▁  部", "▁  电影", "▁  很", "▁  好看"]
+    assert list(words.iloc[:, 1]) == ["␣这", "␣ / 部", "␣ / 电影", "␣ / 很", "␣ / 好看"]
     expected = np.stack([a[:, q, k] for a in A])  # [layers, heads]
     layer, head = np.unravel_index(expected.argmax(), expected.shape)
     assert (at.select_slider(key="tr_layer").value, at.select_slider(key="tr_head").value) == (
@@ -57,7 +57,7 @@ def test_opens_on_hao_kan_looking_at_dian_ying_in_its_strongest_head(e5):
 def test_q_k_v_and_o_are_in_an_expander_after_a(e5):
     at = run_app("trained", lang="en", tr_model="e5-small-q4")
     assert not at.exception
-    expander = at.expander[0]
+    expander = next(e for e in at.expander if "Q, K, V" in e.label)
     inside = [spec["layout"]["title"]["text"] for spec in charts(expander)]
     assert inside == [
         "Q = X W_Q + b_Q",

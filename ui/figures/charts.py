@@ -1,6 +1,7 @@
 """Plotly figure builders: pure functions from arrays and labels to go.Figure (no Streamlit)."""
 
 import math
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +19,10 @@ MAX_TEXT_CELLS = 24  # print values in cells only when both sides are at most th
 BAR_ROOM = 48  # px over a square heatmap, between its title and its plot: the colour bar
 NOTE_ROOM = 48  # px right of the cells for the row notes ("Σ=1.00")
 MAX_TICK_CHARS = 8  # longer token labels are shortened on the axes (the hover has positions)
+TEXT_PX = 12  # px: cell values of a heatmap fitted to the narrowest screen (``narrowest``)
+TICK_PX = 12  # px: Plotly's tick labels
+TICK_GAP = 3  # px at least between two upright column labels
+CELL_PAD = 4  # px beside a printed value, both sides together
 
 # Okabe-Ito: eight colours told apart with any colour vision, and on a washed-out projector
 BLACK, ORANGE, SKY_BLUE, GREEN = "#000000", "#E69F00", "#56B4E9", "#009E73"
@@ -106,6 +111,7 @@ def heatmap(
     title_colour: str | None = None,
     column_bands=None,
     outline=None,
+    narrowest: int | None = None,
 ) -> go.Figure:
     """A labelled heatmap: rows top to bottom in order, positions on the axes, tokens as tick text.
 
@@ -116,21 +122,49 @@ def heatmap(
     keeps n x n cells square. Matrices larger than MAX_SIDE are block-averaged (the hover says
     which rows and columns a block covers).
     ``outline`` (rows, cols), each a (start, stop) pair, draws a box around those cells.
+    ``narrowest``: the fewest px across the cells on any screen (a phone's). With it the column
+    labels stay upright, shortened or thinned to fit that width; values print at TEXT_PX (where
+    the cells are narrower than ``values_fit_width`` says, a page hides them: the hover has
+    them); the colour bar lies over the cells, to leave them the width.
 
     Figures are shared between sessions (built once per distinct call): never change one.
     """
     cells = _Cells.of(M, forbidden)
     fig = SharedFigure(_values_trace(cells, scale, bound, decimals))
+    if narrowest and cells.with_text:
+        fig.data[0].textfont = {"size": TEXT_PX}
     if cells.small and cells.hidden.any():
         fig.add_trace(_mask_overlay(cells, forbidden_text))
-    _frame(fig, cells, row_labels, col_labels, title, title_colour, col_title, square, row_title)
-    _marks(fig, cells, square, focus_row, outline, column_bands, row_notes)
+    _frame(fig, cells, row_labels, col_labels, title, title_colour, col_title, square, row_title,
+           narrowest)  # fmt: skip
+    bar = "plot" if square else "top" if narrowest else None
+    _marks(fig, cells, bar, focus_row, outline, column_bands, row_notes)
+    if narrowest and row_title:
+        _row_title_over(fig, row_title)
     return fig
 
 
-def _marks(fig, cells, square: bool, focus_row, outline, column_bands, row_notes) -> None:
+def _row_title_over(fig, row_title: str) -> None:
+    """The row title written level over the row labels, ending at the cells (so that a Chinese
+    title is never turned 90°), in place of the axis title."""
+    text = f"{row_title} ↓"
+    fig.update_layout(yaxis_title_text=None, margin_l=math.ceil(text_em(text) * TICK_PX) + 10)
+    place = {
+        "xref": "paper",
+        "x": 0,
+        "xanchor": "right",
+        "yref": "paper",
+        "y": 1,
+        "yanchor": "bottom",
+    }
+    fig.add_annotation(text=plotly_text(text), **place, yshift=2, showarrow=False,
+                       font={"size": TICK_PX})  # fmt: skip
+
+
+def _marks(fig, cells, bar: str | None, focus_row, outline, column_bands, row_notes) -> None:
     """The focus row's band, the outline, the column bands and the row notes, with the margins
-    and the colour bar's place that they leave."""
+    and the colour bar's place that they leave: ``bar`` "plot" lies it over the plot, "top" in
+    a band of the figure over the cells, None beside them."""
     shapes, notes, margin = [], [], {"l": 10, "r": 10, "t": 40, "b": 10}
     with_notes = row_notes is not None and cells.with_text
     for marks in (
@@ -143,7 +177,7 @@ def _marks(fig, cells, square: bool, focus_row, outline, column_bands, row_notes
         notes += marks[1]
     if column_bands:
         margin["t"] = 70
-    bar_above = square and cells.small and not column_bands
+    bar_above = bar is not None and cells.small and not column_bands
     if bar_above:  # title, then the bar, then the plot flush under it (any spare room below)
         margin["t"] = 30 + BAR_ROOM
         height = fig.layout.height + BAR_ROOM - 10
@@ -152,6 +186,9 @@ def _marks(fig, cells, square: bool, focus_row, outline, column_bands, row_notes
     if with_notes:
         margin["r"] = NOTE_ROOM
     fig.data[0].colorbar = _colour_bar(bar_above, with_notes)
+    if bar_above and bar == "top":  # the figure's band: tied to the plot, Plotly draws the
+        top = 1 - (30 + BAR_ROOM / 2) / fig.layout.height  # axis title over the tick labels
+        fig.data[0].colorbar.update(yref="container", y=top, yanchor="middle")
     fig.update_layout(shapes=shapes, annotations=notes, margin=margin)
 
 
@@ -274,16 +311,88 @@ def _mask_overlay(cells: _Cells, forbidden_text: str) -> go.Heatmap:
     return masked
 
 
+def text_em(text) -> float:
+    """About how wide ``text`` is, in ems of the charts' font (Source Sans, measured in
+    Chromium), a little over: CJK and other wide characters 1, digits and lower case 0.5,
+    brackets, slashes and stops 0.3, the rest 0.6."""
+
+    def em(c: str) -> float:
+        if unicodedata.east_asian_width(c) in "WF" or c == "…":
+            return 1.0
+        if c in "[](){}/|\\.,:;'!il":
+            return 0.3
+        return 0.5 if c.isdigit() or c.islower() or c in "−<>" else 0.6
+
+    return sum(em(c) for c in str(text))
+
+
+def _shortened(name: str, room_em: float) -> str:
+    """``name`` if it fits ``room_em``, else its longest start with "…" that does ("" if none)."""
+    if text_em(name) <= room_em:
+        return name
+    cut = next((i for i in range(len(name) - 1, 0, -1) if text_em(name[:i] + "…") <= room_em), 0)
+    return name[:cut] + "…" if cut else ""
+
+
+def fitted_ticks(labels, room: int, font_px: int = TICK_PX) -> tuple[list, list]:
+    """Upright column labels that fit ``room`` px across ``len(labels)`` columns. A label may
+    reach into a narrow neighbour's half (e.g. "␣"'s); one that would still run into the next
+    is shortened with "…"; when even that cannot fit, every k-th column is labelled (the k-th
+    that say the most)."""
+    names, count = [_tick(label) for label in labels], len(labels)
+    for step in range(1, count + 1):
+        half = step * room / max(count, 1) - TICK_GAP  # a labelled column's width, less the gap
+        tries = [_fit_beside(names[start::step], half, font_px) for start in range(step)]
+        fits = [(sum(map(text_em, fit)), start, fit) for start, fit in enumerate(tries) if fit]
+        if fits:
+            _, start, fit = max(fits)
+            return list(range(start, count, step)), fit
+    return ([0], [names[0][:1]]) if names else ([], [])
+
+
+def _fit_beside(names: list, half: float, font_px: int) -> list | None:
+    """``names`` a ``half`` px apart (and ``half`` wide each, or wider beside a narrow one),
+    shortened where needed; None if one cannot be shortened enough."""
+    width = [min(text_em(name) * font_px, half) for name in names]
+    fit = []
+    for i, name in enumerate(names):
+        beside = [width[j] for j in (i - 1, i + 1) if 0 <= j < len(names)]
+        fit.append(_shortened(name, (2 * half - max(beside, default=0)) / font_px))
+    return fit if all(fit) else None
+
+
+def beside_cells(row_labels, row_title: str = "") -> int:
+    """About how many px of a chart drawn with ``narrowest`` are not its cells: the margins, and
+    the row labels or the row title over them (``_row_title_over``), whichever is wider."""
+    labels = max((text_em(_tick(label)) for label in row_labels), default=0) * TICK_PX + 16
+    title = text_em(f"{row_title} ↓") * TICK_PX + 10 if row_title else 10
+    return math.ceil(max(labels, title) + 10)
+
+
+def values_fit_width(M, row_labels, decimals: int, row_title: str = "", font_px=TEXT_PX) -> int:
+    """The least width (px) of a chart drawn with ``narrowest`` at which every cell has room for
+    its value at ``font_px``, and the row labels and title beside them."""
+    widest = max((text_em(text) for text in np.ravel(_format(np.asarray(M), decimals))), default=0)
+    cells = math.ceil(np.shape(M)[1] * (widest * font_px + CELL_PAD))
+    return cells + beside_cells(row_labels, row_title)
+
+
 def _tick(name) -> str:
     name = str(name)
     return name if len(name) <= MAX_TICK_CHARS else name[: MAX_TICK_CHARS - 1] + "…"
 
 
-def _axis(labels, count: int, block: int, title_text: str, upright: bool = True) -> dict:
+def _axis(
+    labels, count: int, block: int, title_text: str, upright: bool = True, room: int | None = None
+) -> dict:
     """Every label when they fit, else about eight positions. Short labels stay upright; long
     ones (e.g. "<pad>") on a column axis may slant so that they never run together, and very
-    long ones are shortened."""
-    if block == 1 and labels is not None and count <= MAX_TEXT_CELLS:
+    long ones are shortened. Given ``room`` (px across the cells), every label stays upright,
+    shortened or thinned to fit it."""
+    if room and block == 1 and labels is not None:
+        ticks, names = fitted_ticks(labels, room)
+        upright = True
+    elif block == 1 and labels is not None and count <= MAX_TEXT_CELLS:
         ticks, names = list(range(count)), labels
     else:
         ticks = list(range(0, count, max(1, count // 8)))
@@ -301,7 +410,16 @@ def _axis(labels, count: int, block: int, title_text: str, upright: bool = True)
 
 
 def _frame(
-    fig, cells: _Cells, row_labels, col_labels, title, title_colour, col_title, square, row_title=""
+    fig,
+    cells: _Cells,
+    row_labels,
+    col_labels,
+    title,
+    title_colour,
+    col_title,
+    square,
+    row_title="",
+    room=None,
 ):
     """Title, axes (the first row at the top) and a height that suits the rows."""
     rows, small = cells.rows, cells.small
@@ -318,7 +436,7 @@ def _frame(
     fig.update_layout(
         title={"text": text, "x": 0, "font": {"size": 15, "color": ink(title_colour)}},
         xaxis={
-            **_axis(col_labels, columns, cells.bc, plotly_text(col_title), upright=False),
+            **_axis(col_labels, columns, cells.bc, plotly_text(col_title), False, room),
             "constrain": "domain",
         },
         yaxis={
@@ -496,9 +614,12 @@ def _swatch(label: str, colour: str) -> go.Scatter:
                       showlegend=True)  # fmt: skip
 
 
-def A_heatmap(A, tokens, *, title: str, decimals: int = 2, forbidden=None, **options):
+def A_heatmap(
+    A, tokens, *, title: str, decimals: int = 2, forbidden=None, sums: bool = True, **options
+):
     """Attention weights, query tokens by key tokens, on [0, 1]: masked cells read "0", and each
-    row's sum is written beside it (so a row that does not sum to 1 shows it)."""
+    row's sum is written beside it (so a row that does not sum to 1 shows it), unless not
+    ``sums`` (a page that says so in words, and needs the width for the cells)."""
     return heatmap(
         A,
         tokens,
@@ -508,7 +629,7 @@ def A_heatmap(A, tokens, *, title: str, decimals: int = 2, forbidden=None, **opt
         decimals=decimals,
         forbidden=forbidden,
         forbidden_text="0",
-        row_notes=sum_notes(A, decimals),
+        row_notes=sum_notes(A, decimals) if sums else None,
         **options,
     )
 

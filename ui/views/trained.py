@@ -1,7 +1,10 @@
 """The trained-model page's parts: each model's examples, the page's view in the URL (model,
 sentence, layer, head, query and key piece), how the learner's words map onto the model's pieces,
-A of one layer and head beside the query→key weight in every layer and head, the steps behind A
-(Q, K, V, S, O), and two sentences side by side."""
+A of one layer and head beside the query→key weight in every layer and head, how much of it rests
+on the first piece (an attention sink), the steps behind A (Q, K, V, S, O), and two sentences side
+by side with how far their aligned weights differ. Pieces are shown with "␣" for the space
+SentencePiece writes "▁"; charts keep their labels upright and print values only where the cells
+have room for them at 12 px (the hover has them everywhere)."""
 
 from dataclasses import dataclass
 
@@ -11,8 +14,16 @@ import streamlit as st
 
 import core
 from ui.figures.axes import pair_axes, token_axes
-from ui.figures.charts import COLOURS, A_heatmap, heatmap
-from ui.figures.place import grid
+from ui.figures.charts import (
+    COLOURS,
+    TEXT_PX,
+    TICK_PX,
+    A_heatmap,
+    beside_cells,
+    heatmap,
+    values_fit_width,
+)
+from ui.figures.place import DENSE_COLUMNS, grid, plot
 from ui.kit.errors import show_input_error
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
@@ -51,6 +62,8 @@ MODEL, TEXT, LAYER, HEAD, FOCUS, KEY = (
     "tr_key",
 )
 VIEW = (TEXT, LAYER, HEAD, FOCUS, KEY)
+PHONE_PX = 366  # px: a chart's width on a 390-px phone, the narrowest screen the page is read on
+BIG_TEXT_PX = 17  # px: chart text in projector mode (ui/figures/place.py's plot)
 
 
 @dataclass(frozen=True)
@@ -81,6 +94,20 @@ def choose_model(lang: str) -> str:
     )
 
 
+def about(model: str, example: Example) -> None:
+    """What the model is; for the quantised one, how its weights were stored, in an expander."""
+    st.markdown(t(example.about))
+    if model == "e5-small-q4":
+        with st.expander(t("trained.quantised_title"), icon=":material/compress:"):
+            st.markdown(t("trained.quantised"))
+
+
+def shown(pieces) -> list[str]:
+    """Pieces as the page shows them: SentencePiece's space mark "▁" as "␣" ("▁这" → "␣这", a
+    lone "▁" → "␣"), everything else as the model has it."""
+    return [str(piece).replace("▁", "␣") for piece in pieces]
+
+
 def sentence_box(example: Example) -> str:
     """The model's sentence: the URL's tr_text when the page opens, else the model's example."""
     if TEXT not in st.session_state:
@@ -104,16 +131,18 @@ def traces_or_stop(model: str, sentence: str, box: str) -> ModelTraces:
 
 
 def pieces_table(sentence: str, data: ModelTraces) -> None:
-    words = sentence.split()
+    """Each word and the pieces it became (" / " between pieces), then what the special pieces
+    and "␣" are."""
+    words, labels = sentence.split(), shown(data.pieces)
     pieces_of = [
-        "  ".join(p for p, w in zip(data.pieces, data.words) if w == i) for i in range(len(words))
+        " / ".join(p for p, w in zip(labels, data.words) if w == i) for i in range(len(words))
     ]
     table = pd.DataFrame({t("trained.word"): words, t("trained.its_pieces"): pieces_of})
     st.dataframe(table, hide_index=True, width="stretch")
-    start, end = data.pieces[0], data.pieces[-1]
-    n = len(data.pieces)
+    start, end = labels[0], labels[-1]
+    n = len(labels)
     st.caption(t("trained.special", start=markdown_text(start), end=markdown_text(end), n=n))
-    if any(p.startswith("▁") for p in data.pieces):  # SentencePiece marks spaces
+    if any("▁" in p for p in data.pieces):  # SentencePiece marks spaces
         st.caption(t("trained.metaspace"))
     if "[UNK]" in data.pieces:
         st.info(t("trained.vocab_note"))
@@ -121,13 +150,14 @@ def pieces_table(sentence: str, data: ModelTraces) -> None:
 
 def find_piece(pieces, wanted: str | None, base: int) -> int | None:
     """A piece named in a URL: its number as the page shows it, or its text (without the ▁ or ##
-    a tokenizer adds); None when it names no piece."""
+    a tokenizer adds, or the ␣ the page shows for ▁); None when it names no piece."""
     if not wanted:
         return None
     if wanted.isdigit():
         i = int(wanted) - base
         return i if 0 <= i < len(pieces) else None
     bare = [p.removeprefix("##").removeprefix("▁") for p in pieces]
+    wanted = wanted.removeprefix("␣")
     return bare.index(wanted) if wanted in bare else None
 
 
@@ -174,7 +204,8 @@ def view_controls(data: ModelTraces, example: Example, base: int, sentence: str)
     layer = left.select_slider(t("trained.layer"), range(n_layers), key=LAYER, **number)
     head = right.select_slider(t("trained.head"), range(n_heads), key=HEAD, **number)
     left, right = st.columns(2)
-    piece = {"format_func": lambda i: row_label(i, pieces[i], base)}
+    labels = shown(pieces)
+    piece = {"format_func": lambda i: row_label(i, labels[i], base)}
     q = left.selectbox(
         t("trained.query"), range(n), key=FOCUS, help=t("trained.query_help"), **piece
     )
@@ -189,36 +220,73 @@ def _default_index(pieces: list, word: str, fallback: int) -> int:
     return max(0, min(fallback, len(pieces) - 1)) if i is None else i
 
 
+def fitted(labels, decimals: int, row_title: str) -> dict:
+    """Options for a heatmap with ``labels`` and ``row_title`` on its rows that fits a phone:
+    upright column labels that fit there (at projector size when the page is projected)."""
+    font = BIG_TEXT_PX if st.session_state.get("big") else TICK_PX
+    room = (PHONE_PX - beside_cells(labels, row_title)) * TICK_PX // font
+    return {"narrowest": room, "decimals": decimals, "row_title": row_title}
+
+
+def plot_fitted(fig, key: str, M, labels, fit: dict) -> None:
+    """A heatmap of ``M`` drawn with ``fit`` (from ``fitted``): its values show only where the
+    chart is wide enough for each at its font size (a CSS container query on the chart's own
+    width; on a phone a wide one hides them, as ui/shell/style.py says); where they are hidden a
+    line under the chart says that the hover (a tap) has them."""
+    font = BIG_TEXT_PX if st.session_state.get("big") else TEXT_PX
+    least = values_fit_width(M, labels, fit["decimals"], fit["row_title"], font)
+    box, note = f"fit_{key}", f"fit_{key}_note"
+    show = f".st-key-{note} {{display: flex !important;}}"
+    phone = f"@media (max-width: 640px) {{{show}}}" if np.shape(M)[1] > DENSE_COLUMNS else ""
+    st.html(
+        f"<style>.st-key-{box} {{container-type: inline-size;}}"
+        f" .st-key-{note} {{display: none !important;}}"
+        f" @container (max-width: {least - 1}px) {{.st-key-{box} g.heatmap-label {{display: none;}}"
+        f" {show}}} {phone}</style>"
+    )
+    with st.container(key=box):
+        plot(fig, key)
+        st.container(key=note).caption(t("trained.hover"))
+
+
 def attention_and_heads(data: ModelTraces, view: View, decimals: int, base: int) -> None:
     """A of the chosen layer and head (the query row boxed, the key's cell outlined) beside the
     query→key weight in every layer and head (the chosen one outlined); then what they say."""
-    pieces = list(data.pieces)
+    labels = shown(data.pieces)
     q, k, layer, head = view.q, view.k, view.layer, view.head
     A = data.traces[layer].A[head]  # [n, n]
     a_qk = data.A[:, :, q, k]  # [layers, heads]
     layers, heads = a_qk.shape
     L, H = shown_index(layer, base), shown_index(head, base)
+    fit_A = fitted(labels, decimals, t("walkthrough.axis_query"))
     A_figure = A_heatmap(
         A,
-        pieces,
+        labels,
         title=t("trained.A", layer=L, head=H),
         focus_row=q,
         outline=((q, q + 1), (k, k + 1)),
-        **pair_axes(decimals),
+        sums=False,
+        **pair_axes(**fit_A),
     )
+    numbers = indices(layers, base), indices(heads, base)
+    fit_who = fitted(numbers[0], decimals, t("trained.layer"))
     who = heatmap(
         a_qk,
-        indices(layers, base),
-        indices(heads, base),
+        *numbers,
         scale="unit",
-        decimals=decimals,
-        title=t("trained.who", q=pieces[q], k=pieces[k]),
-        row_title=t("trained.layer"),
+        title=t("trained.who", q=labels[q], k=labels[k]),
         col_title=t("trained.head"),
         outline=((layer, layer + 1), (head, head + 1)),
+        **fit_who,
     )
-    grid([(A_figure, "tr_A"), (who, "tr_who")], per_row=2)
-    what_they_say(pieces, A, a_qk, view, decimals, base)
+    left, right = st.columns(2)
+    with left:
+        plot_fitted(A_figure, "tr_A", A, labels, fit_A)
+    with right:
+        plot_fitted(who, "tr_who", a_qk, numbers[0], fit_who)
+    what_they_say(labels, A, a_qk, view, decimals, base)
+    sink(labels, data.traces[layer].A, view, base)
+    st.info(t("trained.relative"), icon=":material/balance:")
 
 
 def what_they_say(pieces, A, a_qk, view: View, decimals: int, base: int) -> None:
@@ -250,13 +318,41 @@ def what_they_say(pieces, A, a_qk, view: View, decimals: int, base: int) -> None
         even=num(1 / len(pieces), decimals),
     )
     st.markdown(strongest)
-    st.info(t("trained.relative"), icon=":material/balance:")
+
+
+def percent(share: float) -> str:
+    return f"{100 * share:.0f}%"
+
+
+def sink(labels: list, A_layer: np.ndarray, view: View, base: int) -> None:
+    """How much attention the head shown rests on the first piece (<s> or [CLS]): the mean over
+    the query rows of A[:, 0], beside an even share; whether that makes it the head's attention
+    sink (the column with the most), and in how many of the layer's heads it is."""
+    columns = A_layer.mean(axis=1)  # [heads, n]: each key's share, averaged over the queries
+    mine, n = columns[view.head], len(labels)
+    top = int(mine.argmax())
+    key = "trained.sink" if top == 0 else "trained.no_sink"
+    line = t(
+        key,
+        layer=shown_index(view.layer, base),
+        head=shown_index(view.head, base),
+        start=markdown_text(labels[0]),
+        share=percent(mine[0]),
+        n=n,
+        even=percent(1 / n),
+        top=markdown_text(labels[top]),
+        top_share=percent(mine[top]),
+        sinks=int((columns.argmax(axis=1) == 0).sum()),
+        heads=len(columns),
+    )
+    st.markdown(line)
 
 
 def layer_head_matrices(
     trace: core.AttentionTrace, head: int, pieces: list, decimals: int, base: int
 ) -> None:
     """Q, K, V (one colour range), then S/√d_k and O, of one head."""
+    pieces = shown(pieces)
     dims = indices(trace.Q.shape[2], base)
     by_piece = token_axes(decimals)
     bound = float(max(np.abs(getattr(trace, name)[head]).max() for name in "QKV"))
@@ -275,7 +371,9 @@ def layer_head_matrices(
         )
         for name in "QKV"
     ]
-    S = heatmap(trace.S_scaled[head], pieces, pieces, title="S / √d_k", **pair_axes(decimals))
+    S_scaled = trace.S_scaled[head]
+    fit = fitted(pieces, decimals, t("walkthrough.axis_query"))
+    S = heatmap(S_scaled, pieces, pieces, title="S / √d_k", **pair_axes(**fit))
     O = heatmap(
         trace.O[head],
         pieces,
@@ -285,22 +383,67 @@ def layer_head_matrices(
         **by_piece,
     )
     grid(projections, per_row=3)
-    grid([(S, "tr_S"), (O, "tr_O")], per_row=2)
+    left, right = st.columns(2)
+    with left:
+        plot_fitted(S, "tr_S", S_scaled, pieces, fit)
+    with right:
+        plot(O, "tr_O")
 
 
 def word_order(model: str, pair: tuple[str, str], view: View, decimals: int) -> None:
-    """Two sentences the learner types, the same layer and head's A side by side."""
+    """Two sentences the learner types, the same layer and head's A side by side, then how far
+    the weights between the pieces they share differ."""
     columns = st.columns(2)
     boxes = [f"trained_{label}_{model}" for label in ("tr_first", "tr_second")]
     texts = [
         column.text_input(t(f"trained.{label[3:]}"), default, key=box)
         for column, label, default, box in zip(columns, ("tr_first", "tr_second"), pair, boxes)
     ]
-    figures = []
-    for i, (text, box) in enumerate(zip(texts, boxes)):
+    both = []
+    for i, (text, box, column) in enumerate(zip(texts, boxes, st.columns(2))):
         other = traces_or_stop(model, text, box)
-        pieces = list(other.pieces)
-        A = other.traces[view.layer].A[view.head]
-        figure = A_heatmap(A, pieces, title=text, **pair_axes(decimals))
-        figures.append((figure, f"tr_cmp_{i}"))
-    grid(figures, per_row=2)
+        A, labels = other.traces[view.layer].A[view.head], shown(other.pieces)
+        fit = fitted(labels, decimals, t("walkthrough.axis_query"))
+        figure = A_heatmap(A, labels, title=text, sums=False, **pair_axes(**fit))
+        with column:
+            plot_fitted(figure, f"tr_cmp_{i}", A, labels, fit)
+        both.append((list(other.pieces), A))
+    order_takeaway(*both, decimals)
+
+
+def _bare(piece: str) -> str:
+    return piece.removeprefix("##").removeprefix("▁") or piece
+
+
+def shared_pieces(first: list, second: list) -> list[tuple[int, int]]:
+    """(i, j) for each piece of ``first`` that ``second`` has too (the same text, without the ▁
+    or ## a tokenizer adds), matched in order: "▁他 喜欢 她" and "▁她 喜欢 他" share all three."""
+    places: dict[str, list[int]] = {}
+    for j, piece in enumerate(second):
+        places.setdefault(_bare(piece), []).append(j)
+    pairs = []
+    for i, piece in enumerate(first):
+        left = places.get(_bare(piece))
+        if left:
+            pairs.append((i, left.pop(0)))
+    return pairs
+
+
+def order_takeaway(first: tuple, second: tuple, decimals: int) -> None:
+    """The largest difference between the two A maps over the pieces both sentences have, the
+    row and column where it is, and the two weights there."""
+    (pieces, A1), (other, A2) = first, second
+    I, J = (list(side) for side in zip(*shared_pieces(pieces, other)))
+    gap = np.abs(A1[np.ix_(I, I)] - A2[np.ix_(J, J)])
+    r, c = np.unravel_index(gap.argmax(), gap.shape)
+    labels = shown(_bare(piece) for piece in pieces)  # the text both sentences share
+    values = {
+        "diff": num(gap[r, c], decimals),
+        "q": markdown_text(labels[I[r]]),
+        "k": markdown_text(labels[I[c]]),
+        "a": num(A1[I[r], I[c]], decimals),
+        "b": num(A2[J[r], J[c]], decimals),
+        "shared": len(I),
+    }
+    same = gap[r, c] < 0.5 * 10.0**-decimals
+    st.markdown(t("trained.order_same" if same else "trained.order_differs", **values))
