@@ -289,3 +289,134 @@ def test_edited_numbers_are_worked_term_by_term_too():
         assert_printed([numbers(c)[0] for c in table.to_numpy().ravel()], expected, 3)
     for i, lines in enumerate(loop_panel(at, "en")):
         assert_worked_row(lines, i, Q, K, V, A, O, False, 3, 0, f"edited, query {i}")
+
+
+def every_matrix_by_hand(M, causal=False) -> dict[str, np.ndarray]:
+    """The seven checkable matrices, by loops here: Q, K, V by qkv_by_loop, S, A, O by by_hand,
+    and S / √d_k one entry at a time."""
+    S, A, O = by_hand(M, causal)
+    Q, K, V = qkv_by_loop(M)
+    root = math.sqrt(len(Q[0]))
+    scaled = np.array([[S[i][j] / root for j in range(len(S[i]))] for i in range(len(S))])
+    return {"Q": Q, "K": K, "V": V, "S": S, "S_scaled": scaled, "A": A, "O": O}
+
+
+HINT = {"en": "The first number that is off is number", "zh": "第一个不对的是第"}
+WRONG = {"en": "Incorrect.", "zh": "不正确。"}
+RIGHT = {"en": "Correct.", "zh": "正确。"}
+
+
+def off_lines(at, lang):
+    """The 'number j: you wrote …' lines of the wrong-answer message."""
+    start = "- number" if lang == "en" else "- 第"
+    return [line for line in at.error[0].value.split("\n") if line.startswith(start)]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("which", ["Q", "K", "V", "S", "S_scaled", "A", "O"])
+def test_every_matrix_can_be_checked_and_a_wrong_row_names_exactly_its_wrong_numbers(which, lang):
+    """A right row of each matrix is accepted; with its first and last numbers changed, the
+    message names exactly those two, with the right values (worked by loops here), and neither
+    the hint nor the working shows before its button."""
+    M = hand_example.example(4)
+    expected = every_matrix_by_hand(M)[which]
+    at = run_app("hand-check", lang=lang, decimals=2)
+    row = 1
+    right = expected[row]
+    _check(at, " ".join(f"{v:.4f}" for v in right), which, row)
+    assert not at.exception and not at.error
+    assert any(s.value.startswith(RIGHT[lang]) for s in at.success), [s.value for s in at.success]
+    wrong = right.copy()
+    last = len(wrong) - 1
+    wrong[0] += 0.5
+    wrong[last] -= 0.75
+    _check(at, " ".join(f"{v:g}" for v in wrong), which, row)
+    assert not at.success and at.error[0].value.startswith(WRONG[lang])
+    off = off_lines(at, lang)
+    assert len(off) == 2, off
+    for line, j, change in zip(off, (0, last), (0.5, 0.75), strict=True):
+        assert_printed(numbers(line), [j + 1, wrong[j], right[j], change], 2, line)
+    texts = page_text(at)
+    assert HINT[lang] not in texts  # the hint waits for its button
+    assert (
+        at.button(key="answer_hint").label == {"en": "Give me a hint", "zh": "给我一个提示"}[lang]
+    )
+    at.button(key="answer_hint").click().run()
+    (hint,) = [i.value for i in at.info if i.value.startswith(HINT[lang])]
+    entry = {"S_scaled": "s"}.get(which, which.lower()) + sub(row, 0)
+    assert entry in hint and f"{right[0]:.2f}" not in hint  # names the entry, not its value
+    before = len(at.markdown)
+    at.button(key="answer_working").click().run()
+    assert len(at.markdown) == before + 1  # the working: one more box, below the hint
+    assert any(i.value == hint for i in at.info)  # the hint stays
+
+
+@pytest.mark.parametrize("which", ["Q", "K", "V"])
+def test_the_whole_working_of_a_projection_row_is_each_entry_by_hand(which):
+    """Row 2 of Q, K or V worked out: one line per entry, x₂'s entries times the column of W and
+    the result, each number checked against the loop here."""
+    M = hand_example.example(3)
+    expected = every_matrix_by_hand(M)[which]
+    at = run_app("hand-check", lang="en", hand_dv=3)
+    _check(at, "9 9 9 9" if which != "V" else "9 9 9", which, 2)
+    at.button(key="answer_working").click().run()
+    letter = which.lower()
+    (box,) = [m.value for m in at.markdown if m.value.startswith(f"**{letter}₂ = x₂ W_{which}")]
+    lines = [line[2:] for line in box.split("\n") if line.startswith("- ")]
+    W = M[f"W_{which}"]
+    assert len(lines) == W.shape[1]
+    for c, line in enumerate(lines):
+        terms = [x for r in range(3) for x in (M["X"][2][r], W[r][c])]
+        assert line.startswith(f"{letter}{sub(2, c)} = "), line
+        assert_printed(numbers(line), [*terms, expected[2][c]], 2, line)
+
+
+def test_the_hint_for_a_score_with_the_causal_mask_and_from_one():
+    """In Chinese, numbered from 1, with the mask: a wrong masked weight is explained as masked,
+    and a wrong score names its row of Q and of K, not its value."""
+    at = run_app("hand-check", lang="zh", base=1, hand_causal="true")
+    expected = every_matrix_by_hand(hand_example.example(4), causal=True)
+    typed = expected["A"][0].copy()
+    typed[1] = 0.5
+    _check(at, " ".join(f"{v:.2f}" for v in typed), "A", 0)
+    at.button(key="answer_hint").click().run()
+    hint = next(i.value for i in at.info if i.value.startswith(HINT["zh"]))
+    assert "a₁,₂" in hint and "键 2 在查询 1 之后" in hint and "权重是 0" in hint
+    typed = expected["S"][2].copy()
+    typed[2] += 1
+    _check(at, " ".join(f"{v:g}" for v in typed), "S", 2)
+    at.button(key="answer_hint").click().run()
+    hint = next(i.value for i in at.info if i.value.startswith(HINT["zh"]))
+    assert "s₃,₃" in hint and "Q 的行 3 与 K 的行 3" in hint
+    assert f"{expected['S'][2][2]:g}" not in hint.replace("行 3", "")  # the value is not given
+
+
+@pytest.mark.parametrize(
+    ("lang", "typed", "message"),
+    [
+        ("en", "0.1 abc 0.3", "“abc” is not a number."),
+        ("zh", "0.1 abc 0.3", "“abc”不是一个数。"),
+        ("en", "0.2 0.3", "Expected 3 numbers, got 2."),
+        ("zh", "0.2，0.3", "需要 3 个数，你输入了 2 个。"),
+        ("en", "1 *x*_ 2", "“\\*x\\*\\_” is not a number."),
+        ("zh", "1 [a](b) 2", "“\\[a\\]\\(b\\)”不是一个数。"),
+        ("en", "1 inf 2", "“inf” is not a number."),
+    ],
+)
+def test_bad_input_is_explained_in_the_learners_language_and_kept(lang, typed, message):
+    at = run_app("hand-check", lang=lang)
+    _check(at, typed, "A", 0)
+    assert not at.exception and not at.error and not at.success
+    assert [w.value for w in at.warning] == [message]  # echoed escaped: no markup comes alive
+    assert at.text_input(key="answer_text").value == typed  # what they typed stays in the box
+    assert not [b for b in at.button if b.key in ("answer_hint", "answer_working")]
+
+
+def test_the_inputs_are_plain_tables_until_the_learner_asks_to_edit():
+    """No editor (and so no ✎ in column headers) on the page as it prints; the toggle brings
+    the four editors."""
+    at = run_app("hand-check", lang="en")
+    assert not at.dataframe and len(at.table) == INPUTS + 3
+    at.toggle(key="hand_edit").set_value(True).run()
+    assert not at.exception
+    assert len(at.dataframe) == 4 and len(at.table) == 3

@@ -107,6 +107,7 @@ def test_too_many_tokens_says_so_and_keeps_the_text(session):
 @pytest.mark.parametrize("lang, words", [("en", "is not a number"), ("zh", "不是一个数")])
 def test_a_non_number_typed_in_the_editor_is_explained_and_kept(session, lang, words):
     s = session().open(f"/hand-check?lang={lang}")
+    s.page.get_by_text(t("hand_check.hand_edit", lang), exact=True).click()  # tables → editors
     grid = s.page.get_by_test_id("stDataFrame").first
     # the grid's data has arrived once its accessible cells exist (X's first value, row 0)
     grid.locator("[id='glide-cell-1-0']").wait_for(state="attached")

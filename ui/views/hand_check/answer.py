@@ -13,7 +13,7 @@ from ui.views.hand_check.checkable import CHECKABLE, expected_row, hint, space, 
 
 def _question(tokens, trace, base: int) -> tuple[str, int, str]:
     """The matrix and row picked and the numbers typed: the question being checked."""
-    a, b, c, button = st.columns([1.4, 1, 2, 0.6], vertical_alignment="bottom")
+    a, b, c, button = st.columns([1.3, 1, 2, 0.6], vertical_alignment="bottom")
     which = a.selectbox(
         t("hand_check.answer_matrix"),
         CHECKABLE,
@@ -80,11 +80,11 @@ def _more(asked, check, matrices, trace, steps, tokens, settings) -> None:
     """The hint and the whole working, each behind its own button, for this very answer."""
     which, i, _ = asked
     d, base, lang = settings.decimals, settings.base, settings.lang
-    left, right, _ = st.columns([1, 1, 2])
-    if left.button(t("hand_check.answer_hint"), key="answer_hint", icon=":material/lightbulb:"):
-        st.session_state["answer_hint_for"] = asked
-    if right.button(t("hand_check.answer_show_working"), key="answer_working"):
-        st.session_state["answer_working_for"] = asked
+    with st.container(horizontal=True):
+        if st.button(t("hand_check.answer_hint"), key="answer_hint", icon=":material/lightbulb:"):
+            st.session_state["answer_hint_for"] = asked
+        if st.button(t("hand_check.answer_show_working"), key="answer_working"):
+            st.session_state["answer_working_for"] = asked
     if st.session_state.get("answer_hint_for") == asked:
         j, *_ = check.wrong[0]
         text = hint(which, i, j, check.detail["typed"], matrices, trace, base, d, lang)
