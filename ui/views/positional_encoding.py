@@ -18,11 +18,11 @@ from ui.kit.traces import TraceKey, sentence_trace
 from ui.kit.url import url_choice
 
 # sentence pairs for the word-order lesson; ?pe_pair=<index> picks one (0: 我喜欢你 ↔ 你喜欢我)
-PAIRS = (
+PAIRS = (  # each the other's words reordered: every token of one is in the other
     ("我喜欢你", "你喜欢我"),
     ("狗 咬 人", "人 咬 狗"),
     ("dog bites man", "man bites dog"),
-    ("I love you", "you love me"),
+    ("Anna loves Tom", "Tom loves Anna"),
 )
 FIRST_PAIR = {"zh": 0, "en": 2}
 OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#000000")
