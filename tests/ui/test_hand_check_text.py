@@ -11,6 +11,7 @@ import pytest
 
 from core.lessons import hand_example
 from tests.support.oracles import by_hand
+from ui.views.hand_check import checkable
 from ui.views.hand_check import text as handcheck
 from ui.views.hand_check.worksheet import worksheet_html
 
@@ -218,3 +219,93 @@ def test_worksheet_prints_to_pdf_with_the_key_on_a_later_page(lang, tmp_path):
     assert {"en": "Queryq₁(I)", "zh": "查询q₁（我）"}[lang] in later
     if lang == "zh":
         assert "Query" not in text and "Answer" not in text
+
+
+def _loops(M):
+    """Q, K, V and S / √d_k of M by loops, without NumPy's products."""
+    X = M["X"].tolist()
+
+    def times(W):
+        W = W.tolist()
+        return [[sum(x[r] * W[r][c] for r in range(len(W))) for c in range(len(W[0]))] for x in X]
+
+    Q, K, V = (times(M[name]) for name in ("W_Q", "W_K", "W_V"))
+    S, _, _ = by_hand(M)
+    scaled = [[s / len(Q[0]) ** 0.5 for s in row] for row in S.tolist()]
+    return {"Q": Q, "K": K, "V": V, "S_scaled": scaled}
+
+
+@pytest.mark.parametrize("d_v", hand_example.D_V_CHOICES)
+def test_every_checkable_row_is_the_example_worked_by_loops(d_v):
+    M = hand_example.example(d_v)
+    trace = handcheck.hand_trace(M)
+    S, A, O = by_hand(M)
+    expected = {**_loops(M), "S": S, "A": A, "O": O}
+    assert set(expected) == set(checkable.CHECKABLE)
+    for which in checkable.CHECKABLE:
+        for i in range(3):
+            row = checkable.expected_row(trace, which, i)
+            np.testing.assert_allclose(row, expected[which][i], atol=1e-12, err_msg=which)
+
+
+def test_typed_rows_split_at_spaces_and_either_width_of_comma():
+    assert handcheck.typed_numbers(" 0.2，0.3;−1 、 4 ") == ["0.2", "0.3", "-1", "4"]
+    assert handcheck.check_answer("0.2，0.3", np.array([0.2, 0.3])).detail["typed"] == (0.2, 0.3)
+
+
+HINT_ARGS = {"matrices": hand_example.example(4), "decimals": 2}
+
+
+def _hint(which, i, j, typed=(), causal=False, base=0, lang="en"):
+    M = HINT_ARGS["matrices"]
+    trace = handcheck.hand_trace(M, causal)
+    return checkable.hint(which, i, j, typed, M, trace, base, HINT_ARGS["decimals"], lang)
+
+
+def test_a_hint_names_the_entry_and_its_inputs_not_its_value():
+    # k₂,₁ = x₂ · column 1 of W_K = 1·0 + 0·(−1) + 1·1 = 1: the terms, not the 1
+    hint = _hint("K", 2, 1)
+    assert hint.startswith("The first number that is off is number 2, k₂,₁.")
+    assert "row 2 of X times column 1 of W_K, entry by entry: 1·0 + 0·(−1) + 1·1." in hint
+    assert "= 1" not in hint
+    assert "s₁,₀ ÷ √d_k = s₁,₀ ÷ 2.00" in _hint("S_scaled", 1, 0)
+    assert "row 0 of Q and row 2 of K" in _hint("S", 0, 2)
+    # V's column 3 is X times W_V's column 3 [0, −1, 1]: [1·0 + 1·(−1), 1·(−1) + 1·1, 0 + 1·1]
+    assert "o₀,₃ = a₀,₀·(−1) + a₀,₁·0 + a₀,₂·1" in _hint("O", 0, 3)
+
+
+def test_a_hint_for_A_reads_what_the_typed_row_adds_up_to():
+    assert "Your row adds up to 1.12, but every row of A adds up to 1" in _hint(
+        "A", 0, 0, (0.33, 0.21, 0.58)
+    )
+    assert "Your row does add up to 1" in _hint("A", 0, 0, (0.31, 0.11, 0.58))
+    masked = _hint("A", 0, 2, (0.5, 0, 0.5), causal=True, base=1, lang="zh")
+    assert (
+        masked
+        == "第一个不对的是第 3 个数 a₁,₃。键 3 在查询 1 之后：因果掩码把它遮住了，所以权重是 0。"
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_whole_working_stops_at_the_checked_matrix(lang):
+    M = hand_example.example(4)
+    trace = handcheck.hand_trace(M)
+    steps = handcheck.steps_of(trace)
+    tokens = TOKENS[lang]
+
+    def working(which):
+        return checkable.working(which, 0, M, trace, steps, tokens, 2, 0, lang)
+
+    full = handcheck.worked_row(steps[0], tokens, trace, 2, 0, lang)
+    assert working("O") == full
+    assert (
+        working("A") == full[:-1] and working("S") == full[:4] and working("S_scaled") == full[:5]
+    )
+    q = working("Q")
+    assert q[0] == {"en": "q₀ = x₀ W_Q (I)", "zh": "q₀ = x₀ W_Q（我）"}[lang]
+    assert q[1:] == [
+        "q₀,₀ = 1·0 + 1·0 + 0·1 = **0**",
+        "q₀,₁ = 1·1 + 1·0 + 0·(−1) = **1**",
+        "q₀,₂ = 1·1 + 1·(−1) + 0·1 = **0**",
+        "q₀,₃ = 1·0 + 1·1 + 0·0 = **1**",
+    ]
