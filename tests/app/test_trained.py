@@ -1,7 +1,9 @@
 """The trained page: the e5 and MiniLM attention maps, links, numbering, and what it says when a
 model is missing or a sentence too long."""
 
+import html
 import math
+import re
 
 import numpy as np
 import pytest
@@ -274,3 +276,171 @@ def test_the_steps_behind_a_agree_with_each_other_and_with_a():
     softmax = np.exp(S - S.max(axis=1, keepdims=True))
     np.testing.assert_allclose(softmax / softmax.sum(axis=1, keepdims=True), A, atol=1e-4)
     np.testing.assert_allclose(O, A @ V, atol=1e-4)
+
+
+# What the page says about A in words, and how its charts are drawn (issue 25, item 5)
+
+SINK = {"en": "attention sink", "zh": "注意力汇聚点"}
+ORDER = {"en": "Lining up the", "zh": "一一对齐后"}
+FITTED = ("tr_A", "tr_who", "tr_cmp_0", "tr_cmp_1")  # drawn to fit a phone (tr_S in the expander)
+
+
+def sink_line(at, lang: str) -> str:
+    return next(m.value for m in at.markdown if SINK[lang] in m.value)
+
+
+@pytest.mark.parametrize(
+    ("model", "lang", "layer", "head", "base", "sink"),
+    [("e5-small-q4", "zh", 0, 2, 0, True), ("e5-small-q4", "en", 0, 0, 1, False),
+     ("e5-small-q4", "en", 11, 0, 0, True), ("e5-small-q4", "zh", 11, 2, 1, False),
+     ("minilm", "en", 5, 0, 0, True), ("minilm", "zh", 5, 4, 0, False)],
+)  # fmt: skip
+def test_the_sink_line_gives_the_first_pieces_share_of_the_a_shown(
+    model, lang, layer, head, base, sink
+):
+    """The share on <s> (or [CLS]) is the mean over the query rows of A[:, 0] for the head shown:
+    of the attention transformers recorded (tests/core/reference), and of the A the chart prints.
+    The line calls it the head's sink exactly when that column has the largest mean, beside the
+    even share 1/n, or else names the piece that has; and it counts the heads of the layer
+    whose first column has the largest mean."""
+    recorded = np.load(RECORDED / ("e5.npz" if model == "e5-small-q4" else "minilm.npz"))
+    sentence = str(recorded["sentences"][0])
+    at = run_app("trained", lang=lang, tr_model=model, tr_text=sentence,
+                 tr_layer=str(layer + base), tr_head=str(head + base), base=str(base))  # fmt: skip
+    assert not at.exception
+    heads = recorded[f"s0_attention_{layer}"]  # [heads, n, n]
+    A, n = heads[head], heads.shape[-1]
+    columns = heads.mean(axis=1)  # [heads, n]: each key's share, averaged over the query rows
+    assert bool(columns[head].argmax() == 0) is sink  # the cases chosen: both kinds of head
+    printed_A = cell_text(keyed(at, "tr_A"))
+    line = sink_line(at, lang)
+    start = "\\<s\\>" if model == "e5-small-q4" else "\\[CLS\\]"  # escaped for markdown
+    assert start in line
+    said = numbers(line)
+    assert said[:2] == [layer + base, head + base]
+    share = said[2]
+    assert abs(share - 100 * A[:, 0].mean()) <= 0.5 + 100 * SLACK, line
+    assert abs(share - 100 * printed_A[:, 0].mean()) <= 0.5 + 0.5, line  # cells ±0.005 each
+    count = int((columns.argmax(axis=1) == 0).sum())
+    in_layer = said[-2:] if lang == "zh" else said[-2:][::-1]  # zh: of 12 heads, 8; en: 8 of 12
+    assert in_layer == [len(heads), count], line
+    if sink:
+        assert said[3:5] == [n, round(100 / n)], line  # the even share, as a percentage
+    else:
+        top = int(columns[head].argmax())
+        assert abs(said[3] - 100 * columns[head, top]) <= 0.5 + 100 * SLACK, line
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_word_order_pair_ends_with_its_largest_aligned_difference(lang):
+    """With e5.npz's pair 'I love you' / 'you love me' typed into the two boxes, the takeaway
+    lines up the pieces both have (<s>, love, you, </s>: 0, 2, 3, 4 in the first, 0, 2, 1, 4 in
+    the second) and prints the largest difference between the two recorded A maps there, the
+    row and column where it lies, and both weights."""
+    recorded = np.load(RECORDED / "e5.npz")
+    first, second = (str(s) for s in recorded["sentences"][1:3])
+    at = run_app("trained", lang=lang, tr_model="e5-small-q4", tr_layer="11", tr_head="3")
+    at.text_input(key="trained_tr_first_e5-small-q4").set_value(first).run()
+    at.text_input(key="trained_tr_second_e5-small-q4").set_value(second).run()
+    assert not at.exception
+    A1, A2 = recorded["s1_attention_11"][3], recorded["s2_attention_11"][3]
+    I, J = [0, 2, 3, 4], [0, 2, 1, 4]
+    names = ["<s>", "love", "you", "</s>"]
+    gap = np.abs(A1[np.ix_(I, I)] - A2[np.ix_(J, J)])
+    r, c = np.unravel_index(gap.argmax(), gap.shape)
+    line = next(m.value for m in at.markdown if ORDER[lang] in m.value)
+    shared, diff, a, b = numbers(line)
+    assert shared == 4
+    assert near(diff, gap[r, c], 2), line
+    assert near(a, A1[I[r], I[c]], 2) and near(b, A2[J[r], J[c]], 2), line
+    escaped = {"<s>": "\\<s\\>", "</s>": "\\</s\\>"}
+    row, column = (escaped.get(names[i], names[i]) for i in (r, c))
+    assert f"“{row}”" in line and f"“{column}”" in line, line
+
+
+def test_the_default_pair_is_the_same_words_in_another_order():
+    """他喜欢她 / 她喜欢他: all five pieces line up (他 and 她 trade places), and the difference
+    printed is the largest over the aligned maps the two charts colour."""
+    at = run_app("trained", lang="zh")
+    assert not at.exception
+    A1, A2 = (decode(keyed(at, f"tr_cmp_{i}")["data"][0]["z"]).astype(float) for i in (0, 1))
+    I, J = [0, 1, 2, 3, 4], [0, 3, 2, 1, 4]
+    gap = np.abs(A1[np.ix_(I, I)] - A2[np.ix_(J, J)])
+    line = next(m.value for m in at.markdown if ORDER["zh"] in m.value)
+    shared, diff, a, b = numbers(line)
+    assert shared == 5 and close(diff, gap.max(), 2), line
+    r, c = np.unravel_index(gap.argmax(), gap.shape)
+    assert close(a, A1[I[r], I[c]], 2) and close(b, A2[J[r], J[c]], 2), line
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_space_pieces_read_as_open_boxes(lang, e5):
+    """Every "▁" of SentencePiece is shown as "␣": a lone "▁" as "␣", "▁这" as "␣这", on both axes
+    of every chart, in the pickers and in the table; a line says what ␣ is."""
+    model, pieces, A = e5
+    at = run_app("trained", lang=lang, tr_model="e5-small-q4", tr_text=SENTENCE)
+    assert not at.exception
+    assert pieces.count("▁") == 4
+    for key in ("tr_A", "tr_cmp_0"):
+        layout = keyed(at, key)["layout"]
+        for axis in ("xaxis", "yaxis"):
+            ticks = layout[axis]
+            assert not any("▁" in text for text in ticks["ticktext"])
+            own = pieces if key == "tr_A" else model.tokenize("他喜欢她")
+            for i, text in zip(ticks["tickvals"], ticks["ticktext"]):
+                assert text == own[i].replace("▁", "␣").replace("<", "&lt;").replace(">", "&gt;")
+    ticks = keyed(at, "tr_A")["layout"]["xaxis"]
+    assert [ticks["ticktext"][ticks["tickvals"].index(pieces.index("▁"))]] == ["␣"]
+    focus = at.selectbox(key="tr_focus")
+    assert [focus.format_func(i) for i in range(3)] == ["0 · <s>", "1 · ␣这", "2 · ␣"]
+    assert not any("▁" in cell for cell in at.dataframe[0].value.iloc[:, 1])
+    note = {"zh": "单独一个 ␣ 就是空格本身", "en": "a lone ␣ is the space itself"}[lang]
+    assert any(note in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize(("lang", "model"), [("zh", "e5-small-q4"), ("en", "minilm")])
+def test_no_label_is_turned_and_printed_values_are_at_least_11_px(lang, model):
+    """No chart of the page turns its tick labels (tickangle 0 on both axes, Plotly never
+    slants them); the phone-fitted charts write their row title level over the rows instead of
+    turning it; every heatmap that prints values prints them at 11 px or more; and each fitted
+    chart hides its values (and says the hover has them) below a width at which a cell is
+    narrower than its widest value at 12 px (Source Sans: digits 0.5 em, '.' 0.25 em)."""
+    at = run_app("trained", lang=lang, tr_model=model)
+    assert not at.exception
+    for spec in charts(at):
+        for axis in ("xaxis", "yaxis"):
+            assert spec["layout"][axis].get("tickangle") == 0, spec["layout"]["title"]["text"]
+        for trace in spec["data"]:
+            if trace.get("type") == "heatmap" and trace.get("texttemplate"):
+                assert trace["textfont"]["size"] >= 11, spec["layout"]["title"]["text"]
+    row_title = {"zh": "查询 i ↓", "en": "query i ↓"}[lang]
+    styles = "\n".join(h.proto.body for h in at.get("html"))
+    for key in FITTED:
+        spec = keyed(at, key)
+        layout = spec["layout"]
+        assert not layout["yaxis"].get("title", {}).get("text")
+        level = [a for a in layout["annotations"] if a.get("textangle", 0) == 0]
+        assert any(a["text"] in (row_title, {"zh": "层 ↓", "en": "layer ↓"}[lang]) for a in level)
+        hidden_below = re.search(rf"max-width: (\d+)px\) {{\.st-key-fit_{key} g", styles)
+        printed = np.asarray(spec["data"][0]["text"], dtype=object)
+        widest = max(0.5 * sum(ch.isdigit() for ch in v) + 0.25 * v.count(".") + 0.5 * v.count("−")
+                     for v in printed.ravel())  # fmt: skip
+        labels = max(len(html.unescape(text)) for text in layout["yaxis"]["ticktext"])
+        beside = max(layout["margin"]["l"], 12 * labels + 8) + layout["margin"]["r"]  # at most
+        cell = (int(hidden_below.group(1)) + 1 - beside) / printed.shape[1]
+        assert cell >= widest * 12 + 2, key
+    notes = {"zh": "放不下数字", "en": "too narrow here for their numbers"}[lang]
+    assert sum(notes in c.value for c in at.caption) == len(FITTED) + 1  # and tr_S's, inside
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_quantisation_note_waits_in_an_expander(lang):
+    at = run_app("trained", lang=lang, tr_model="e5-small-q4")
+    assert not at.exception
+    about = next(m.value for m in at.markdown if m.value.startswith("**multilingual-e5-small**"))
+    assert "(q − 8)" not in about
+    title = {"zh": "4 位量化", "en": "4-bit quantisation"}[lang]
+    quantised = next(e for e in at.expander if e.label.startswith(title))
+    assert any("(q − 8)·d" in m.value for m in quantised.markdown)
+    minilm = run_app("trained", lang=lang, tr_model="minilm")
+    assert not any(e.label.startswith(title) for e in minilm.expander)  # not quantised
