@@ -8,33 +8,28 @@ from ui.kit.errors import trace_or_stop
 from ui.kit.i18n import t
 from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
-from ui.views.walkthrough import export, predict
-from ui.views.walkthrough import formula_chips as formula_line
+from ui.views.walkthrough import export
 from ui.views.walkthrough import view as walkthrough
 from ui.views.walkthrough.steps import NAMES
 
 settings = current()
-if not settings.presentation:  # a projector keeps its height for the step and its chart
-    page_header()
-data = trace_or_stop(settings)
-
-if not settings.presentation:
-    with st.container(key="app_caption"):
-        st.caption(f"{t('shell.tokens_line', n=data.n)} · {t('shell.random_weights_note')}")
+title, caption = st.container(), st.container(key="app_caption")
 step = walkthrough.step_navigation(NAMES, projector=settings.presentation)
+if not settings.presentation:  # a projector keeps its height for the step and its chart
+    with title:
+        page_header(compact=step != NAMES[0])  # after step 1 the step's title leads
+data = trace_or_stop(settings)
 if not settings.presentation:
-    formula, asking = st.columns([4, 1], vertical_alignment="center")
-    with formula:
-        formula_line.show(step)
-    with asking:
-        predict.toggle()
+    caption.caption(f"{t('shell.tokens_line', n=data.n)} · {t('shell.random_weights_note')}")
+lead = walkthrough.heading(step, settings)
 head, focus = walkthrough.row_controls(step, data, settings)
-walkthrough.render(step, data, settings, head, focus)
+walkthrough.render(step, data, settings, head, focus, lead)
 DOWNLOADS = (  # (label, builder, file name, MIME type)
     ("walkthrough.export_npz", export.to_npz, "attention.npz", "application/octet-stream"),
     ("walkthrough.export_csv", export.to_csv_zip, "attention-csv.zip", "application/zip"),
 )
 if not settings.presentation:  # a projector shows the step, not the backend or the downloads
+    walkthrough.step_band(NAMES, step, suffix="_bottom")  # Previous / Next after the step too
     st.caption(walkthrough.backend_line(data.backend))
     with st.expander(t("walkthrough.export_title")):
         for column, (label, build, name, mime) in zip(st.columns(2), DOWNLOADS, strict=True):

@@ -12,15 +12,24 @@ import numpy as np
 
 from core.lessons.number_text import num, sub
 
-KINDS = ("shape", "score_cell", "top_key", "masked_cells", "row_sum", "next_token")
-STEP_KINDS = {  # what can be asked at each walkthrough step, the step's own question first
-    "qkv": ("shape",),
-    "scores": ("score_cell", "shape"),
-    "scaled": ("score_cell", "shape"),
-    "mask": ("masked_cells", "shape"),
-    "softmax": ("row_sum", "top_key", "masked_cells", "shape"),
-    "av": ("top_key", "shape"),
-    "heads": ("shape",),
+KINDS = (
+    "shape",
+    "dot_cell",
+    "score_cell",
+    "top_key",
+    "masked_cells",
+    "row_sum",
+    "output_cell",
+    "next_token",
+)
+STEP_KINDS = {  # what can be asked at each walkthrough step, about the step's own result first:
+    "qkv": ("shape",),  # Q, K, V
+    "scores": ("dot_cell", "shape"),  # a cell of S = QKᵀ (not yet ÷ √d_k)
+    "scaled": ("score_cell", "shape"),  # a cell of S / √d_k
+    "mask": ("masked_cells", "shape"),  # which cells become −∞
+    "softmax": ("row_sum", "top_key", "masked_cells", "shape"),  # a row of A
+    "av": ("output_cell", "top_key", "shape"),  # a cell of O = AV
+    "heads": ("shape",),  # concat · W_O
 }
 PAGE_KINDS = {"generate": ("next_token",)}  # what other pages can ask: the model's next token
 
@@ -66,12 +75,17 @@ def _shape_question(step, n, d_k, d_v, d_model, h, rng) -> Question:
     return Question("shape", {"step": step}, tuple((c, None) for c in choices), answer)
 
 
-def _score_question(trace, head, i, j, rng, base=0) -> Question:
+def _score_question(trace, head, i, j, rng, base=0, scaled=True) -> Question:
+    """A cell of S / √d_k (``scaled``), or of S = QKᵀ itself (kind dot_cell)."""
     q, k = trace["Q"][head, i], trace["K"][head, j]
     d_k = q.shape[0]
     dot = float(q @ k)
-    right = dot / math.sqrt(d_k)
-    wrong = [dot, float(q @ trace["K"][head, i]) / math.sqrt(d_k), -right, dot / d_k]
+    if scaled:
+        right = dot / math.sqrt(d_k)
+        wrong = [dot, float(q @ trace["K"][head, i]) / math.sqrt(d_k), -right, dot / d_k]
+    else:
+        right = dot
+        wrong = [dot / math.sqrt(d_k), float(q @ trace["K"][head, i]), -dot, float(q @ q)]
     labels = [_fmt(x) for x in [right, *wrong]]
     choices, answer = _shuffled(labels[0], labels[1:], rng)
     products = " + ".join(f"{_fmt(a)}·{_fmt(b)}" for a, b in zip(q, k))
@@ -79,11 +93,26 @@ def _score_question(trace, head, i, j, rng, base=0) -> Question:
     worked = (
         f"{qi} = {_vector(q)},  {kj} = {_vector(k)}",
         f"{qi} · {kj} = {products} = {_fmt(dot)}",
-        f"{_fmt(dot)} ÷ √{d_k} = {_fmt(right)}",
+        *([f"{_fmt(dot)} ÷ √{d_k} = {_fmt(right)}"] if scaled else []),
     )
     params = {"i": i + base, "j": j + base, "si": sub(i + base), "sj": sub(j + base),
               "q": _vector(q), "k": _vector(k), "d_k": d_k}  # fmt: skip
-    return Question("score_cell", params, tuple((c, None) for c in choices), answer, worked)
+    kind = "score_cell" if scaled else "dot_cell"
+    return Question(kind, params, tuple((c, None) for c in choices), answer, worked)
+
+
+def _output_question(trace, head, i, c, rng, base=0) -> Question:
+    """A cell of O = AV: oᵢ[c] = Σⱼ aᵢⱼ vⱼ[c], from row i of A and column c of V."""
+    a, v = trace["A"][head, i], trace["V"][head][:, c]
+    right = float(a @ v)
+    uniform = float(v.mean())  # every key weighted alike
+    copied = float(v[int(np.argmax(a))])  # the heaviest key's value alone
+    choices, answer = _shuffled(_fmt(right), [_fmt(x) for x in (uniform, copied, -right)], rng)
+    products = " + ".join(f"{_fmt(x)}·{_fmt(y)}" for x, y in zip(a, v))
+    o = f"o{sub(i + base)}[{c + base}]"
+    worked = (f"{o} = {products} = {_fmt(right)}",)
+    params = {"i": i + base, "c": c + base, "si": sub(i + base), "a": _vector(a), "v": _vector(v)}
+    return Question("output_cell", params, tuple((x, None) for x in choices), answer, worked)
 
 
 def _top_key_question(trace, tokens, head, i, allowed, base=0) -> Question:
@@ -131,9 +160,12 @@ def make_question(kind, step, trace, tokens, head, focus, allowed=None, seed=0, 
     d_model = trace["output"].shape[-1]
     if kind == "shape":
         return _shape_question(step, n, d_k, d_v, d_model, h, rng)
-    if kind == "score_cell":
+    if kind in ("score_cell", "dot_cell"):
         j = int(rng.integers(n))
-        return _score_question(trace, head, focus, j, rng, base)
+        return _score_question(trace, head, focus, j, rng, base, scaled=kind == "score_cell")
+    if kind == "output_cell":
+        c = int(rng.integers(d_v))
+        return _output_question(trace, head, focus, c, rng, base)
     if kind == "top_key":
         return _top_key_question(trace, tokens, head, focus, allowed, base)
     if kind == "masked_cells":

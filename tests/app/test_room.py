@@ -233,7 +233,7 @@ def test_the_question_kind_starts_from_each_steps_own_first_kind():
     teacher = run_app(room=code, key=key, lang="en", step="softmax")
     teacher.selectbox(key="q_kind_softmax").set_value("shape").run()
     teacher.button(key="next_step").click().run()  # softmax -> av
-    assert teacher.selectbox(key="q_kind_av").value == "top_key"  # av's own first kind
+    assert teacher.selectbox(key="q_kind_av").value == "output_cell"  # av's own first kind
 
 
 def _captions(at) -> str:

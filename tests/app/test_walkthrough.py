@@ -18,6 +18,8 @@ from tests.support.app import (
 )
 from tests.support.traces import sentence_attention
 from ui.kit import reference_lines as code_lines
+from ui.kit.i18n import t
+from ui.views.walkthrough.steps import BY_NAME
 
 
 def _unlettered(options) -> list[str]:
@@ -26,11 +28,11 @@ def _unlettered(options) -> list[str]:
     return [o.split(". ", 1)[1] for o in options]
 
 
-def _right_score(at, tr):
+def _right_score(at, tr, scale=2):
     prompt = page_text(at)
     i = int(prompt.split("Row ")[1].split(",")[0])
     j = int(prompt.split("column ")[1].split(" ")[0])
-    return f"{tr.Q[0, i] @ tr.K[0, j] / 2:.2f}".replace("-", "−")
+    return f"{tr.Q[0, i] @ tr.K[0, j] / scale:.2f}".replace("-", "−")
 
 
 def _scores_by_core(sentence: str, d_model=8, n_heads=2, seed=0):
@@ -90,10 +92,10 @@ def test_block_step_works_out_the_focus_rows_layer_norm():
     assert "y₂ = (n₂ + f₂ − μ) ÷ √(σ² + ε) = [" in text and "with ε = 10⁻⁵" in text
 
 
-def test_formula_line_buttons_open_their_steps():
+def test_the_pipeline_strip_opens_its_steps():
     at = run_app(lang="en", sentence="a b c")
     assert at.session_state["step"] == "tokens"
-    at.button_group(key="formula_pick").set_value(5).run()  # the chip "/ √d_k"
+    at.button_group(key="step").set_value("scaled").run()
     assert at.session_state["step"] == "scaled"
     assert "Scaling" in page_text(at)
 
@@ -148,10 +150,10 @@ def test_predict_first_hides_the_result_until_answered(lang, check):
 
 
 def test_predict_first_a_wrong_answer_gets_the_worked_numbers():
-    at = run_app(step="scores", lang="en", sentence="a b c", predict="true")
+    at = run_app(step="scaled", lang="en", sentence="a b c", predict="true")
     [radio] = [r for r in at.radio if r.key.startswith("predict_")]
     question_id = radio.key.removeprefix("predict_")
-    assert question_id.startswith("scores|")
+    assert question_id.startswith("scaled|")
     tr = sentence_attention(["a", "b", "c"])
     options = _unlettered(radio.options)
     wrong = next(i for i, label in enumerate(options) if label != _right_score(at, tr))
@@ -160,6 +162,54 @@ def test_predict_first_a_wrong_answer_gets_the_worked_numbers():
     text = page_text(at)
     assert "The answer is" in text and "0 of 1 prediction right" in text
     assert any("÷ √4" in code.value for code in at.code)
+
+
+def test_predict_first_at_qk_asks_for_qk_itself():
+    """At S = QKᵀ the question is about S's own cell, q·k, not the next step's q·k / √d_k."""
+    at = run_app(step="scores", lang="en", sentence="a b c", predict="true")
+    [prompt] = [m.value for m in at.markdown if "Row " in m.value and "column " in m.value]
+    assert "of S = QKᵀ" in prompt and "√d_k" not in prompt
+    [radio] = [r for r in at.radio if r.key.startswith("predict_")]
+    tr = sentence_attention(["a", "b", "c"])
+    right = _right_score(at, tr, scale=1)
+    radio.set_value(_unlettered(radio.options).index(right)).run()
+    [b for b in at.button if b.label == "Check"][0].click().run()
+    assert "1 of 1 prediction right" in page_text(at)
+
+
+ANSWERING = ("qkv", "scores", "scaled", "mask", "softmax", "av", "heads")  # steps that ask
+
+
+def _answers_on_page(at, step: str, lang: str) -> dict:
+    """Which of the step's answering parts are on the page: the lead, the shapes line, the
+    explanation and (where the step has one) the worked row's lines."""
+    text = page_text(at)
+    explain = t(
+        "walkthrough.explain_mask_none" if step == "mask" else f"walkthrough.explain_{step}", lang
+    )
+    return {
+        "lead": t(f"walkthrough.lead_{step}", lang) in text,
+        "shapes": t("shell.shape", lang) in text,
+        "explanation": explain in text,
+        "worked": any(m.value.startswith("- ") for m in at.markdown),
+    }
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("step", ANSWERING)
+def test_predict_first_hides_every_answer_until_check(step, lang):
+    at = run_app(step=step, lang=lang, sentence="a b c", predict="true")
+    assert not at.exception
+    before = _answers_on_page(at, step, lang)
+    assert not any(before.values()), f"{step} shows before Check: {before}"
+    assert not at.get("plotly_chart")
+    [radio] = [r for r in at.radio if r.key.startswith("predict_")]
+    radio.set_value(0).run()
+    [b for b in at.button if b.label == t("walkthrough.predict_check", lang)][0].click().run()
+    after = _answers_on_page(at, step, lang)
+    worked = BY_NAME[step].row_story
+    assert after == {"lead": True, "shapes": True, "explanation": True, "worked": worked}, after
+    assert at.get("plotly_chart")
 
 
 @pytest.mark.parametrize(
@@ -284,3 +334,25 @@ def test_the_walkthrough_says_which_backend_computed_it(gpu_app):
     at = run_app(lang="zh", sentence="which backend computed these numbers")
     line = next(c.value for c in at.caption if "计算后端" in c.value)
     assert "NumPy（CPU）" in line and f"少于 {gpu_app} 个 token" in line
+
+
+def test_the_mask_steps_own_switch_turns_on_the_sidebars_causal_mask():
+    at = run_app(step="mask", lang="en", sentence="a b c d")
+    assert at.session_state["mask"] == "none" and not at.toggle(key="mask_try").value
+    at.toggle(key="mask_try").set_value(True).run()
+    assert not at.exception
+    assert at.session_state["mask"] == "causal"  # the same setting as the sidebar's radio
+    specs = {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    np.testing.assert_array_equal(
+        decode(specs["fig_mask_M"]["data"][0]["z"]), np.tril(np.ones((4, 4)))
+    )
+    assert "Grey cells are masked" in page_text(at)
+    at.toggle(key="mask_try").set_value(False).run()
+    assert at.session_state["mask"] == "none"
+
+
+def test_concat_w_o_lights_its_own_chip():
+    """The one chip row lights the step's own part of the pipeline, concat · W_O included."""
+    at = run_app(step="heads", lang="en", sentence="a b c")
+    strip = at.button_group(key="step")
+    assert strip.value == "heads" and strip.format_func("heads") == "concat · W_O"

@@ -1,5 +1,5 @@
 """The labels say what the maths says, read from the rendered page in both languages: step 3 is
-X = E + PE, the formula line's mask is step 7's M (1 keeps, 0 hides), the softmax row prints its
+X = E + PE, one chip row and step 7's M (1 keeps, 0 hides), the softmax row prints its
 sum before dividing by it and names a₄,₀ by both indices, the shapes line multiplies by the whole
 W_Q before taking a head's columns, the worked rows say they are worked unrounded, the block row
 writes ε = 10⁻⁵; and no page writes q_4, an ASCII colon in Chinese or 1e-05 (the rules of
@@ -14,7 +14,6 @@ from tests.support.numbers import app_oracle, numbers
 from tests.support.wording import ascii_colons, computer_numbers, underscore_subscripts
 from ui.kit.i18n import t
 from ui.kit.session import CELL
-from ui.views.walkthrough import formula_chips
 from ui.views.walkthrough.steps import NAMES
 
 SENTENCE = {"en": "the movie was really good", "zh": "这 部 电影 很 好看"}  # five tokens each
@@ -39,18 +38,16 @@ def test_step_3_is_x_equals_e_plus_pe(lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_formula_line_masks_as_step_7_defines_m(lang):
-    """The chips read O = softmax( mask( Q Kᵀ / √d_k ) ) V: no additive '+ M', which would mean
-    an M of 0 and −∞, while step 7 keeps a score where M_ij = 1 and hides it where M_ij = 0."""
+def test_one_chip_row_and_the_mask_formula_defines_m(lang):
+    """One chip row, the pipeline strip: the formula chips, which did the same job (and wrote an
+    additive '+ M' once), are gone; step 7 keeps a score where M_ij = 1 and hides it where
+    M_ij = 0."""
     at = run_app(step="mask", lang=lang, sentence=SENTENCE[lang], mask="causal")
-    chips = at.button_group(key="formula_pick")
-    line = " ".join(chips.format_func(i) for i in range(len(formula_chips.PARTS)))
-    mask = {"en": "mask(", "zh": "掩码 ("}[lang]
-    assert line == f"O = softmax( {mask} Q Kᵀ / √d_k ) ) V"
-    assert "+ M" not in line
-    assert chips.value == 2  # the mask's own chip is lit on the mask step
+    assert "formula_pick" not in [g.key for g in at.button_group]  # strip, head, language
+    assert at.button_group(key="step").value == "mask"
     formula = at.latex[0].value
     assert r"S'_{ij} & M_{ij} = 1" in formula and r"-\infty & M_{ij} = 0" in formula
+    assert "+ M" not in page_text(at)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

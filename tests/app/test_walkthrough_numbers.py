@@ -63,7 +63,7 @@ def _expected(step: str, o) -> dict:
         "scaled": {"fig_scaled": o.S_scaled[h]},
         "mask": {"fig_mask": (o.S_masked[h], hidden, "−∞")},
         "softmax": {"fig_softmax": (o.A[h], hidden, "0")},  # a hidden key's weight is 0
-        "av": {"fig_av": o.O[h]},
+        "av": {"fig_av": o.O[h], "fig_av_A": (o.A[h], hidden, "0"), "fig_av_V": o.V[h]},
         "heads": {"fig_concat": o.concat, "fig_output": o.output, "fig_W_O": o.W.W_O},
     }  # fmt: skip
     if step == "block":
@@ -108,8 +108,8 @@ def test_every_steps_charts_draw_and_print_the_oracles_numbers(step, base, mask,
         if key.startswith("fig_W"):
             continue  # dimension × dimension
         assert layout["yaxis"]["ticktext"] == o.tokens, key
-        if key not in ("fig_concat", "fig_W_O") and step not in ("scores", "scaled", "mask",
-                                                                   "softmax"):  # fmt: skip
+        by_key = step in ("scores", "scaled", "mask", "softmax") or key == "fig_av_A"  # key × key
+        if key not in ("fig_concat", "fig_W_O") and not by_key:
             columns = [str(c + base) for c in range(M.shape[1])]
             assert layout["xaxis"]["ticktext"] == columns, key
 
@@ -223,3 +223,24 @@ def test_the_scaled_scores_are_the_scores_over_root_d_k_on_screen():
     S2 = np.vectorize(lambda s: numbers(s)[0])(np.asarray(scaled["fig_scaled"]["data"][0]["text"]))
     assert np.all([close(a, b, 4) for a, b in zip(S.ravel(), o.S[0].ravel(), strict=True)])
     assert np.allclose(S2, S / 2, atol=1e-4 + 1e-9)
+
+
+def test_the_scaled_scores_share_the_scores_colour_range():
+    """÷√d_k is coloured on S's own range (±max |S|, from the oracle), so its cells look paler."""
+    o = app_oracle(SENTENCE)
+    bound = float(np.abs(o.S[HEAD]).max())
+    for step in ("scores", "scaled"):
+        trace = _charts(run_app(step=step, lang="en", sentence=SENTENCE, head=HEAD))[f"fig_{step}"]
+        zmin, zmax = trace["data"][0]["zmin"], trace["data"][0]["zmax"]
+        assert math.isclose(zmax, bound, rel_tol=1e-6) and math.isclose(zmin, -bound, rel_tol=1e-6)
+
+
+@pytest.mark.parametrize("mask", ["none", "causal"])
+def test_the_mask_step_draws_the_0_1_mask(mask):
+    """M beside the masked scores: 1 where the oracle's mask lets a query see a key, else 0."""
+    o = app_oracle(SENTENCE, causal=mask == "causal")
+    at = run_app(step="mask", lang="en", sentence=SENTENCE, mask=mask)
+    M = decode(_charts(at)["fig_mask_M"]["data"][0]["z"])
+    n = len(o.tokens)
+    allowed = np.ones((n, n), bool) if o.mask is None else o.mask
+    np.testing.assert_array_equal(M, allowed.astype(float))

@@ -81,3 +81,33 @@ def test_the_next_token_question_answers_with_the_most_likely_and_lists_every_pr
     assert _label(q, q.answer) == "逛逛"
     assert sorted(label for label, _ in q.choices) == sorted(["逛逛", "玩", "吃饭", "看"])
     assert "逛逛: p = 0.310" in q.worked and len(q.worked) == 4
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_dot_cells_answer_is_q_i_dot_k_j_not_yet_scaled(seed):
+    fields, tokens, mask, X, W = _case(False, seed)
+    q = make_question("dot_cell", "scores", fields, tokens, 1, 3, mask, seed=seed)
+    i, j, d_k = q.params["i"], q.params["j"], q.params["d_k"]
+    Q = X @ W.W_Q[:, d_k : 2 * d_k]
+    K = X @ W.W_K[:, d_k : 2 * d_k]
+    assert _label(q, q.answer) == f"{float(Q[i] @ K[j]):.2f}".replace("-", "−")
+    assert not any("÷ √" in line for line in q.worked)  # S itself, before the scaling
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_an_output_cells_answer_is_row_i_of_a_times_column_c_of_v(seed):
+    fields, tokens, mask, X, W = _case(True, seed)
+    q = make_question("output_cell", "av", fields, tokens, 0, 3, mask, seed=seed)
+    i, c = q.params["i"], q.params["c"]
+    d_k = 4
+    Q, K, V = (X @ M[:, :d_k] for M in (W.W_Q, W.W_K, W.W_V))
+    S = np.where(np.asarray(mask), Q @ K.T / math.sqrt(d_k), -np.inf)
+    A = np.exp(S - S.max(1, keepdims=True))
+    A /= A.sum(1, keepdims=True)
+    assert _label(q, q.answer) == f"{float(A[i] @ V[:, c]):.2f}".replace("-", "−")
+
+
+def test_each_step_asks_first_about_its_own_result():
+    assert STEP_KINDS["scores"][0] == "dot_cell"  # S = QKᵀ, not the next step's S / √d_k
+    assert STEP_KINDS["scaled"][0] == "score_cell"
+    assert STEP_KINDS["av"][0] == "output_cell"  # a number of O, not a weight of A

@@ -18,11 +18,21 @@ BASE_CSS = """
 /* the language switch sits in the top bar, left of the menu, on every page and screen */
 .st-key-lang_band {position: fixed; top: 0.55rem; right: 3.4rem; z-index: 999990; width: auto;}
 .st-key-lang_band button {min-height: 1.9rem; padding: 0 0.6rem;}
+/* the walkthrough: after step 1 the app's title gives way to the step's own; the step's lead is
+   a tinted line under its title; the arrow keys' script takes no room */
+.st-key-page_title_small h1 {font-size: 1.25rem !important; padding: 0 !important; color: #555;}
+.st-key-step_lead {background: #fff6e5; border-left: 4px solid #f0a030; padding: 0.35rem 0.7rem;
+  border-radius: 0.3rem;}
+.st-key-step_lead p {margin: 0;}
+.st-key-step_title {gap: 0.3rem;}
+.st-key-step_title h3 {padding-top: 0.2rem !important;}
+.st-key-arrow_keys {position: absolute; width: 0; height: 0; overflow: hidden;}
+.st-key-row_band {gap: 0.6rem;}
 /* a phone: the current step's chart comes first; the strip of every step and the formula
    chips give way to Previous / Next, and the notes follow the chart */
 @media (max-width: 640px) {
   .block-container {padding-top: 3.4rem; padding-left: 0.7rem; padding-right: 0.7rem;}
-  .st-key-step, .st-key-formula_pick, .st-key-app_caption {display: none;}
+  .st-key-step, .st-key-app_caption {display: none;}
   h1 {font-size: 1.45rem !important; padding: 0 0 0.2rem 0 !important;}
   h3 {font-size: 1.1rem !important; padding: 0.5rem 0 0.4rem 0 !important;}
   .stMainBlockContainer [data-testid="stVerticalBlock"] {gap: 0.5rem;}

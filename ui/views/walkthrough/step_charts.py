@@ -9,7 +9,7 @@ import streamlit as st
 
 from ui.figures import pickable
 from ui.figures.axes import pair_axes, token_axes
-from ui.figures.charts import COLOURS, A_heatmap, heatmap
+from ui.figures.charts import COLOURS, A_heatmap, heatmap, mask_heatmap
 from ui.figures.place import plot
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, shown_index, sub
@@ -108,11 +108,12 @@ def qkv(c: Charts) -> None:
                 plot(fig, f"fig_{name}")
 
 
-def _score_map(c: Charts, field: str, forbidden=None) -> None:
+def _score_map(c: Charts, field: str, forbidden=None, bound=None) -> None:
     """S, S ÷ √d_k or the masked scores of one head, each cell clickable."""
     M = getattr(c.data.trace, field)[c.head]
     title = t(f"walkthrough.chart_{c.step}")
-    fig = heatmap(M, c.tokens, c.tokens, title=title, forbidden=forbidden, **c.by_pair)
+    fig = heatmap(M, c.tokens, c.tokens, title=title, forbidden=forbidden, bound=bound,
+                  **c.by_pair)  # fmt: skip
     pickable_plot(fig, M, c.tokens, c.tokens, f"fig_{c.step}")
 
 
@@ -121,11 +122,33 @@ def scores(c: Charts) -> None:
 
 
 def scaled(c: Charts) -> None:
-    _score_map(c, "S_scaled")
+    """On S's own colour range: the shrinking shows as paler colours."""
+    bound = float(np.abs(c.data.trace.S[c.head]).max())
+    _score_map(c, "S_scaled", bound=bound)
+    st.caption(
+        t("walkthrough.scaled_same_scale", d_k=c.data.d_k, root=f"{np.sqrt(c.data.d_k):.4g}")
+    )
+
+
+def _try_mask() -> None:
+    st.session_state["mask"] = "causal" if st.session_state["mask_try"] else "none"
 
 
 def mask(c: Charts) -> None:
-    _score_map(c, "S_masked", c.forbidden)
+    """Its own switch for the causal mask (the sidebar's setting), the 0/1 mask M and the masked
+    scores side by side."""
+    st.session_state["mask_try"] = c.settings.mask == "causal"
+    st.toggle(t("walkthrough.mask_try"), key="mask_try", on_change=_try_mask)
+    n = c.data.n
+    allowed = np.ones((n, n), bool) if c.data.mask is None else np.asarray(c.data.mask, bool)
+    left, right = st.columns([2, 3])
+    with left:
+        legend = (t("masks.allowed"), t("masks.forbidden"))
+        fig = mask_heatmap(allowed, c.tokens, c.tokens, title=t("walkthrough.chart_mask_M"),
+                           legend=legend)  # fmt: skip
+        plot(fig, "fig_mask_M")
+    with right:
+        _score_map(c, "S_masked", c.forbidden)
     if c.forbidden is not None:
         st.caption(t("walkthrough.masked_legend"))
 
@@ -141,11 +164,24 @@ def softmax(c: Charts) -> None:
 
 
 def av(c: Charts) -> None:
-    O, base = c.data.trace.O[c.head], c.settings.base
-    fig = heatmap(O, c.tokens, c.columns(O), title=f"O{sub(c.head + base)} = A V",
-                  title_colour=COLOURS["O"], focus_row=c.focus, outline=c.by_pair["outline"],
-                  **c.by_token)  # fmt: skip
-    pickable_plot(fig, O, c.tokens, c.columns(O), "fig_av")
+    """A (its focus row boxed), V and O = AV side by side: row i of O mixes V's rows with the
+    weights of row i of A."""
+    tr, base = c.data.trace, c.settings.base
+    O, V, A = tr.O[c.head], tr.V[c.head], tr.A[c.head]
+    by_pair = {**c.by_pair, "outline": None}  # a clicked cell is O's
+    weights, values, output = st.columns(3)
+    with weights:
+        fig = A_heatmap(A, c.tokens, title="A", forbidden=c.forbidden, **by_pair)
+        plot(fig, "fig_av_A")
+    with values:
+        fig = heatmap(V, c.tokens, c.columns(V), title=f"V ({c.head_name})",
+                      title_colour=COLOURS["V"], **c.by_token)  # fmt: skip
+        plot(fig, "fig_av_V")
+    with output:
+        fig = heatmap(O, c.tokens, c.columns(O), title=f"O{sub(c.head + base)} = A V",
+                      title_colour=COLOURS["O"], focus_row=c.focus, outline=c.by_pair["outline"],
+                      **c.by_token)  # fmt: skip
+        pickable_plot(fig, O, c.tokens, c.columns(O), "fig_av")
 
 
 def heads(c: Charts) -> None:

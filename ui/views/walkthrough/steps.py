@@ -111,7 +111,7 @@ STEPS = (
          _n_by("softmax {nn} → A {nn}"), step_charts.softmax, symbols=("A",), row_story=True,
          depth=4, **HEAD_STEP),
     Step("av", r"O_h = A V,\qquad o_i = \sum_j a_{ij} v_j", _av_shapes, step_charts.av,
-         symbols=("O",), row_story=True, depth=5, **HEAD_STEP),
+         symbols=("O",), row_story=True, depth=5, wide=True, **HEAD_STEP),
     Step("heads", r"\text{MultiHead}(X) = \text{Concat}(O_0, \dots, O_{h-1})\, W_O", _heads_shapes,
          step_charts.heads, formula_1=r"\text{MultiHead}(X) = \text{Concat}(O_1, \dots, O_h)\, W_O",
          symbols=("concat", "output"), focus=True, wide=True),

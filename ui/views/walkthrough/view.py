@@ -26,20 +26,21 @@ def backend_line(name: str) -> str:
     return line
 
 
+def _move(visible_steps, offset: int) -> None:
+    before = st.session_state["step"]
+    if from_room_view() and st.session_state.get("step") not in visible_steps:
+        st.session_state["step"] = before  # a teacher's press starts from the room's step
+    index = visible_steps.index(st.session_state["step"]) + offset
+    st.session_state["step"] = visible_steps[max(0, min(len(visible_steps) - 1, index))]
+
+
 def step_navigation(visible_steps, projector: bool = False) -> str:
     """Pipeline strip (one click to any step) plus Previous / Next; returns the current step.
-    In projector mode one compact band instead: Previous, the step with its formula, Next."""
-
-    def move(offset: int):
-        before = st.session_state["step"]
-        if from_room_view() and st.session_state.get("step") not in visible_steps:
-            st.session_state["step"] = before  # a teacher's press starts from the room's step
-        index = visible_steps.index(st.session_state["step"]) + offset
-        st.session_state["step"] = visible_steps[max(0, min(len(visible_steps) - 1, index))]
-
+    In projector mode one compact band instead: Previous, the step with its formula, Next.
+    ← and → press Previous and Next in every mode."""
     locked = room_student.locked()  # the teacher has everyone following
     if projector:
-        return _projector_band(visible_steps, move, locked)
+        return _projector_band(visible_steps, locked)
 
     step = url_choice(
         st.segmented_control,
@@ -49,33 +50,41 @@ def step_navigation(visible_steps, projector: bool = False) -> str:
         visible_steps[0],
         format_func=labeller("walkthrough.step"),
         disabled=locked,
+        label_visibility="collapsed",
     )
+    step_band(visible_steps, step)
+    arrow_keys()
+    return step
+
+
+def step_band(visible_steps, step: str, suffix: str = "") -> None:
+    """Previous, 'step i of n' and Next in one row (``suffix`` tells the bottom band's keys)."""
+    locked = room_student.locked()
     index = visible_steps.index(step)
     band = st.container(
         horizontal=True,
         vertical_alignment="center",
         horizontal_alignment="distribute",
-        key="step_band",
+        key=f"step_band{suffix}",
     )  # fmt: skip  (a horizontal container stays one row on a phone; columns would stack)
     band.button(
         t("walkthrough.previous"),
-        on_click=move,
-        args=(-1,),
+        on_click=_move,
+        args=(visible_steps, -1),
         disabled=locked or index == 0,
-        key="prev_step",
+        key=f"prev_step{suffix}",
     )
     band.caption(t("walkthrough.step_of", i=index + 1, n=len(visible_steps)), width="content")
     band.button(
         t("walkthrough.next"),
-        on_click=move,
-        args=(1,),
+        on_click=_move,
+        args=(visible_steps, 1),
         disabled=locked or index == len(visible_steps) - 1,
-        key="next_step",
+        key=f"next_step{suffix}",
     )
-    return step
 
 
-def _projector_band(visible_steps, move, locked: bool = False) -> str:
+def _projector_band(visible_steps, locked: bool = False) -> str:
     step = st.session_state.get("step")  # a plain value here: no pipeline widget is drawn
     if step not in visible_steps:
         step = coded_choice("step", visible_steps, visible_steps[0])
@@ -83,10 +92,22 @@ def _projector_band(visible_steps, move, locked: bool = False) -> str:
     keep_in_url("step", step, visible_steps[0])
     index = visible_steps.index(step)
     left, middle, right = st.columns([1, 10, 1], vertical_alignment="center")
-    left.button("◀", on_click=move, args=(-1,), disabled=locked or index == 0, key="prev_step")
+    left.button(
+        "◀",
+        on_click=_move,
+        args=(visible_steps, -1),
+        disabled=locked or index == 0,
+        key="prev_step",
+    )
     middle.markdown(f"**{t(f'walkthrough.title_{step}')}** &nbsp; ${formula(step, base())}$")
     last = len(visible_steps) - 1
-    right.button("▶", on_click=move, args=(1,), disabled=locked or index == last, key="next_step")
+    right.button(
+        "▶",
+        on_click=_move,
+        args=(visible_steps, 1),
+        disabled=locked or index == last,
+        key="next_step",
+    )
     arrow_keys()
     return step
 
@@ -94,7 +115,8 @@ def _projector_band(visible_steps, move, locked: bool = False) -> str:
 def arrow_keys() -> None:
     """← and → press Previous and Next (a script in this page's own component; nothing fetched;
     ignored while typing in a box)."""
-    components.html(ARROW_KEYS_SCRIPT, height=0)
+    with st.container(key="arrow_keys"):  # takes no room (style.py)
+        components.html(ARROW_KEYS_SCRIPT, height=0)
 
 
 ARROW_KEYS_SCRIPT = """<script>
@@ -138,30 +160,36 @@ def _chose_focus() -> None:
 
 
 def row_controls(step: str, data, settings) -> tuple[int, int]:
-    """Head and focus-row pickers, shown on the steps where they change something. Both live in
-    the URL (head=, focus=: counted from 0, whatever the numbering shown). A clicked cell or the
-    teacher's view sets the focus row too."""
+    """Head and focus-row pickers, shown on the steps where they change something, in one
+    compact row above the chart with the predict-first switch. Both live in the URL (head=,
+    focus=: counted from 0, whatever the numbering shown). A clicked cell or the teacher's view
+    sets the focus row too."""
     n, base, state = data.n, settings.base, st.session_state
     n_heads = settings.n_heads
     head, focus = 0, default_focus(n, settings.mask == "causal")
-    band = st.container(horizontal=True, vertical_alignment="bottom", key="row_band")
-    left, right = band, band
+    band = st.container(horizontal=True, vertical_alignment="center", key="row_band", gap="small")
     if BY_NAME[step].per_head:
         if not isinstance(state.get("head"), int) or state["head"] >= n_heads:
             state["head"] = _url_index("head", n_heads, 0)
-        head = left.segmented_control(
+        band.markdown(f"**{t('walkthrough.head')}**", width="content")
+        head = band.segmented_control(
             t("walkthrough.head"), range(n_heads), key="head", required=True,
-            format_func=lambda h: shown_index(h, base),
+            format_func=lambda h: shown_index(h, base), label_visibility="collapsed",
         )  # fmt: skip
         head = 0 if head is None else head
         keep_in_url("head", str(head), "0")
     if BY_NAME[step].focus:
         _settle_focus(step, n, focus)
-        focus = right.selectbox(
-            t("walkthrough.focus"), range(n), key="focus", on_change=_chose_focus, width=260,
-            format_func=lambda i: row_label(i, data.tokens[i], base),
+        band.markdown(f"**{t('walkthrough.focus')}**", width="content")
+        focus = band.selectbox(
+            t("walkthrough.focus"), range(n), key="focus", on_change=_chose_focus, width=170,
+            format_func=lambda i: row_label(i, data.tokens[i], base), label_visibility="collapsed",
         )  # fmt: skip
         keep_in_url("focus", str(focus), str(default_focus(n, settings.mask == "causal")))
+    if not settings.presentation:  # a projector keeps its band for the step
+        band.space("stretch")
+        with band:
+            predict.toggle()
     return min(head, n_heads - 1), focus
 
 
@@ -184,20 +212,37 @@ def _settle_focus(step: str, n: int, default: int) -> None:
     state["_last_click"] = clicked
 
 
-def render(step: str, data, settings, head: int, focus: int) -> None:
-    """Formula, figures, shapes, explanation and (for the attention steps) the focus row. In
-    projector mode the band above holds the title and formula; the explanation, shapes and code
-    sit beside the chart (below the charts of the wide steps). With predict first, the step's
-    question comes before its result."""
-    if not settings.presentation:
+def heading(step: str, settings):
+    """The step's title, a placeholder for its one-sentence lead right under it, and its formula
+    (in projector mode the band above holds the title and formula). Returns the placeholder,
+    which render fills once nothing is left to predict."""
+    if settings.presentation:
+        return st.empty()
+    with st.container(key="step_title"):  # close under the band (style.py)
         st.subheader(t(f"walkthrough.title_{step}"))
-        st.latex(formula(step, settings.base))
+        lead = st.empty()
+    st.latex(formula(step, settings.base))
+    return lead
+
+
+def lead(place, step: str) -> None:
+    """'Look here:' and what to notice in this step's numbers, in one sentence."""
+    with place.container(key="step_lead"):
+        st.markdown(t("walkthrough.lead_line", text=t(f"walkthrough.lead_{step}")))
+
+
+def render(step: str, data, settings, head: int, focus: int, lead_place=None) -> None:
+    """The lead, figures, shapes, explanation and (for the attention steps) the focus row. In
+    projector mode the explanation, shapes and code sit beside the chart (below the charts of the
+    wide steps). With predict first, the step's question comes first, and nothing that answers
+    it (the lead, the chart, the shapes line, the explanation, the worked row) until Check."""
     if room_student.result_hidden():  # the class is answering the teacher's question
         st.info(t("room.question_hides"), icon=":material/quiz:")
         return
     if st.session_state.get("predict") and not predict.gate(step, data, head, focus, settings.base):
         code_lines.show(BY_NAME[step].symbols)  # the code, not what it gives
         return
+    lead(st.empty() if lead_place is None else lead_place, step)
     if not settings.presentation or BY_NAME[step].wide:
         draw(step, data, settings, head, focus)
         _notes(step, data, settings, head)
