@@ -4,7 +4,6 @@ view whose URL names one shows the band "第 2 课 · 第 1 / 11 项 · ◀ 上�
 it, so a reload or a shared link keeps the thread."""
 
 import streamlit as st
-import streamlit.components.v1 as components
 
 from core.lessons.plan import LESSONS, Lesson, position
 from ui.kit.escape import markdown_text
@@ -25,9 +24,9 @@ div:has(> .st-key-lesson_top), .st-key-lesson_top {position: absolute; width: 0;
   overflow: hidden;}
 </style>"""
 # an item opened from far down the lessons' list starts at the top of its page, with its band
-TO_TOP = """<script>
-window.parent.document.querySelector('[data-testid="stMain"]')?.scrollTo({top: 0});
-</script><!-- {place} -->"""
+TO_TOP = """<span hidden>{place}</span><script>
+document.querySelector('[data-testid="stMain"]')?.scrollTo({top: 0});
+</script>"""
 
 
 def where(lesson: Lesson, index: int) -> dict:
@@ -78,7 +77,7 @@ def _arrive(lesson: Lesson, index: int) -> None:
             st.session_state[key] = value
         st.session_state[ARRIVED] = place
         with st.container(key="lesson_top"):
-            components.html(TO_TOP.replace("{place}", "/".join(place)), height=0)
+            st.html(TO_TOP.replace("{place}", "/".join(place)), unsafe_allow_javascript=True)
 
 
 def _title(lesson: Lesson, index: int) -> str:
