@@ -1,6 +1,7 @@
 """The walkthrough page in AppTest: every step, the numbers on screen against the core, numbering
-from 1, the block step, the formula line, predict first, the focus row and head in the URL, the
-steps' code lines, the downloads, the backend line, and bad input in the learner's language."""
+from 1, the block step, the one chip row, predict first (nothing that answers before Check), the
+focus row and head in the URL, the mask step's own switch, the steps' code lines, the downloads,
+the backend line, and bad input in the learner's language."""
 
 import json
 import math

@@ -33,7 +33,7 @@ def test_every_steps_lead_and_focus_row_are_on_the_first_screen(session, lang, w
     s = session(width=width, height=height)
     for step in NAMES:
         s.open(f"/?lang={lang}&step={step}")
-        s.wait_charts()
+        s.wait_charts(timeout=60000)  # a loaded machine draws slowly
         s.page.wait_for_timeout(300)
         at = s.page.evaluate(POSITIONS)
         assert at["lead"] is not None, f"{step}: no lead"

@@ -4,7 +4,7 @@ the question generator's own table, core/lessons/questions.py's STEP_KINDS: a ro
 sits below the pages, asks from it too.)
 
 Adding a step means one row here, its chart function in step_charts.py and its strings
-(step_, title_, explain_ in assets/strings/walkthrough.toml).
+(step_, title_, lead_, explain_ in assets/strings/walkthrough.toml).
 """
 
 from collections.abc import Callable
