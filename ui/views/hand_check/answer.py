@@ -2,6 +2,7 @@
 checked entry by entry on Check; a wrong row names the numbers that are off, then offers a hint
 and the whole working as two buttons. The text is in ui/views/hand_check/checkable.py."""
 
+import numpy as np
 import streamlit as st
 
 from ui.kit.escape import markdown_text
@@ -55,24 +56,26 @@ def answer(matrices, trace, steps, tokens, settings) -> None:
         ok = t("hand_check.answer_ok", k=len(expected), tol=0.01)
         st.success(t("hand_check.answer_correct") + space(lang) + ok)
     else:
-        st.error(_off(check, len(expected), settings.decimals, lang))
+        st.error(_off(check, expected, settings.decimals, lang))
         _more(asked, check, matrices, trace, steps, tokens, settings)
 
 
-def _off(check, k: int, decimals: int, lang: str) -> str:
-    """Which entries are off, and by how much."""
+def _off(check, expected, decimals: int, lang: str) -> str:
+    """Which entries are off, and by how much (whole numbers, as Q, K, V and S are here, and
+    their differences, without decimals)."""
+    p = handcheck.places(np.array([*expected, *check.detail["typed"]]), decimals)
     lines = [
         t(
             "hand_check.answer_off",
             nth=j + 1,  # which number of the typed row: counted from 1 whatever the numbering
             typed=f"{v:g}".replace("-", "−"),  # as typed, not rounded
-            expected=num(e, decimals),
-            diff=num(x, decimals),
+            expected=num(e, p),
+            diff=num(x, p),
         )
         for j, v, e, x in check.wrong
     ]
     heading = t("hand_check.answer_incorrect") + space(lang)
-    heading += t("hand_check.answer_wrong", bad=len(check.wrong), k=k)
+    heading += t("hand_check.answer_wrong", bad=len(check.wrong), k=len(expected))
     return heading + "\n\n" + "\n".join(f"- {line}" for line in lines)
 
 

@@ -28,7 +28,9 @@ table {{ border-collapse: collapse; font-variant-numeric: tabular-nums; }}
 th, td {{ border: 1px solid #999; padding: .15em .55em; text-align: right; }}
 th {{ background: #f1f1f1; font-weight: 600; }}
 td.blank {{ width: 4.2em; height: 1.9em; }}
-ul {{ padding-left: 1.3em; margin: .2em 0 .6em; }}
+th {{ white-space: nowrap; }}
+@media (max-width: 30em) {{ td.blank {{ width: 2.6em; }} }}
+ul, ol {{ padding-left: 1.3em; margin: .2em 0 .6em; }}
 li {{ break-inside: avoid; }}
 .noprint button {{ font: inherit; padding: .3em 1em; }}
 @media print {{ .noprint {{ display: none; }} body {{ margin: 0; max-width: none; }} }}
@@ -80,7 +82,8 @@ def worksheet_html(blocks, lang: str, print_label: str) -> str:
         elif kind == "p":
             out.append(f"<p>{_inline(block[1])}</p>")
         elif kind == "list":
-            out.append("<ul>" + "".join(f"<li>{_inline(x)}</li>" for x in block[1]) + "</ul>")
+            # the steps, numbered as on the page
+            out.append("<ol>" + "".join(f"<li>{_inline(x)}</li>" for x in block[1]) + "</ol>")
         elif kind == "worked":
             items = "".join(f"<li>{_inline(x)}</li>" for x in block[2])
             out.append(
