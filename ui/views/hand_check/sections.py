@@ -126,7 +126,8 @@ def exp_table(steps) -> None:
     rows = handcheck.exp_table(steps)
     st.markdown(f"**{t('hand_check.hand_exp_table')}**")
     values = [[value for _, value in rows]]
-    st.table(pd.DataFrame(values, index=["eˣ"], columns=[f"e^{x}" for x, _ in rows]))
+    table = pd.DataFrame(values, index=["eˣ"], columns=[f"e^{x}" for x, _ in rows])
+    st.columns([1, 1])[0].table(table)  # four short numbers: half the width is plenty
 
 
 def two_ways(trace, steps, tokens, settings) -> None:
