@@ -259,15 +259,16 @@ def render(step: str, data, settings, head: int, focus: int, lead_place=None) ->
 
 
 def _notes(step: str, data, settings, head: int) -> None:
-    """The code, the shapes with their numbers, and what the step means."""
-    code_lines.show(BY_NAME[step].symbols)
-    st.markdown(f"**{t('shell.shape')}** `{shapes_line(step, data, head, settings.base)}`")
+    """What the step means (first: the meaning before the machinery), the shapes with their
+    numbers, and the code."""
     explain_key = {"mask": f"walkthrough.explain_mask_{settings.mask}"}.get(
         step, f"walkthrough.explain_{step}"
     )
     if step in ("pe", "x_pe") and data.PE is None:
         explain_key = "walkthrough.explain_pe_off"
     st.info(t(explain_key))
+    st.markdown(f"**{t('shell.shape')}** `{shapes_line(step, data, head, settings.base)}`")
+    code_lines.show(BY_NAME[step].symbols)
     if data.n > MAX_SIDE:
         side = -(-data.n // -(-data.n // MAX_SIDE))  # cells per side after block averaging
         st.caption(t("walkthrough.downsampled", n=data.n, m=side))
