@@ -6,6 +6,7 @@ import pytest
 
 from ui.views.walkthrough.steps import NAMES
 
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 POSITIONS = """() => {
   const main = document.querySelector('[data-testid=stMain]');
   const lead = main.querySelector('.st-key-step_lead');
@@ -32,8 +33,9 @@ POSITIONS = """() => {
 def test_every_steps_lead_and_focus_row_are_on_the_first_screen(session, lang, width, height):
     s = session(width=width, height=height)
     for step in NAMES:
-        s.open(f"/?lang={lang}&step={step}")
-        s.wait_charts(timeout=60000)  # a loaded machine draws slowly
+        s.page.goto(s.base + f"/?lang={lang}&step={step}")
+        s.page.wait_for_selector(IDLE, state="attached", timeout=90000)  # a loaded machine is slow
+        s.wait_charts(timeout=60000)
         s.page.wait_for_timeout(300)
         at = s.page.evaluate(POSITIONS)
         assert at["lead"] is not None, f"{step}: no lead"

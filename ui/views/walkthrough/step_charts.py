@@ -135,20 +135,20 @@ def _try_mask() -> None:
 
 
 def mask(c: Charts) -> None:
-    """Its own switch for the causal mask (the sidebar's setting), the 0/1 mask M and the masked
-    scores side by side."""
+    """Its own switch for the causal mask (the sidebar's setting), the masked scores and the 0/1
+    mask M side by side."""
     st.session_state["mask_try"] = c.settings.mask == "causal"
     st.toggle(t("walkthrough.mask_try"), key="mask_try", on_change=_try_mask)
     n = c.data.n
     allowed = np.ones((n, n), bool) if c.data.mask is None else np.asarray(c.data.mask, bool)
-    left, right = st.columns([2, 3])
-    with left:
+    scores_column, mask_column = st.columns([3, 2])  # the scores first: on a phone they stack
+    with scores_column:
+        _score_map(c, "S_masked", c.forbidden)
+    with mask_column:
         legend = (t("masks.allowed"), t("masks.forbidden"))
         fig = mask_heatmap(allowed, c.tokens, c.tokens, title=t("walkthrough.chart_mask_M"),
                            legend=legend)  # fmt: skip
         plot(fig, "fig_mask_M")
-    with right:
-        _score_map(c, "S_masked", c.forbidden)
     if c.forbidden is not None:
         st.caption(t("walkthrough.masked_legend"))
 
