@@ -444,3 +444,24 @@ def test_the_quantisation_note_waits_in_an_expander(lang):
     assert any("(q − 8)·d" in m.value for m in quantised.markdown)
     minilm = run_app("trained", lang=lang, tr_model="minilm")
     assert not any(e.label.startswith(title) for e in minilm.expander)  # not quantised
+
+
+def test_a_long_sentence_thins_its_column_labels_and_keeps_every_row():
+    """26 pieces do not fit a phone's width one label a column: some columns go unlabelled
+    (words before lone spaces), the rest stay upright at their own column, unshortened; every row
+    keeps its label, one line each in the chart's height."""
+    import core
+
+    sentence = "我 喜欢 在 周末 和 朋友 一起 去 电影院 看 一部 新 电影"
+    pieces = [p.replace("▁", "␣") for p in core.pretrained.load("e5-small-q4").tokenize(sentence)]
+    at = run_app("trained", lang="zh", tr_text=sentence)
+    assert not at.exception
+    layout = keyed(at, "tr_A")["layout"]
+    x, y = layout["xaxis"], layout["yaxis"]
+    assert len(pieces) == 26 and x["tickangle"] == 0
+    assert 5 <= len(x["tickvals"]) < len(pieces)
+    shown = [html.unescape(text) for text in x["ticktext"]]
+    assert shown == [pieces[i] for i in x["tickvals"]]
+    spaces = [i for i, p in enumerate(pieces) if p == "␣"]
+    assert not set(x["tickvals"]) & set(spaces)  # the words have the room
+    assert y["tickvals"] == list(range(26)) and "␣我" in y["ticktext"]

@@ -327,27 +327,31 @@ def text_em(text) -> float:
 
 
 def _shortened(name: str, room_em: float) -> str:
-    """``name`` if it fits ``room_em``, else its longest start with "…" that does ("" if none)."""
+    """``name`` if it fits ``room_em``, else its longest start of 3 characters or more with "…"
+    that does ("" if none: "[…" or "好…" would say nothing)."""
     if text_em(name) <= room_em:
         return name
-    cut = next((i for i in range(len(name) - 1, 0, -1) if text_em(name[:i] + "…") <= room_em), 0)
+    cut = next((i for i in range(len(name) - 1, 2, -1) if text_em(name[:i] + "…") <= room_em), 0)
     return name[:cut] + "…" if cut else ""
 
 
 def fitted_ticks(labels, room: int, font_px: int = TICK_PX) -> tuple[list, list]:
     """Upright column labels that fit ``room`` px across ``len(labels)`` columns. A label may
     reach into a narrow neighbour's half (e.g. "␣"'s); one that would still run into the next
-    is shortened with "…"; when even that cannot fit, every k-th column is labelled (the k-th
-    that say the most)."""
+    is shortened with "…"; when even that cannot fit, the labels that clear those already placed
+    are kept, words first from the left, then the lone spaces "␣"."""
     names, count = [_tick(label) for label in labels], len(labels)
-    for step in range(1, count + 1):
-        half = step * room / max(count, 1) - TICK_GAP  # a labelled column's width, less the gap
-        tries = [_fit_beside(names[start::step], half, font_px) for start in range(step)]
-        fits = [(sum(map(text_em, fit)), start, fit) for start, fit in enumerate(tries) if fit]
-        if fits:
-            _, start, fit = max(fits)
-            return list(range(start, count, step)), fit
-    return ([0], [names[0][:1]]) if names else ([], [])
+    column = room / max(count, 1)
+    fit = _fit_beside(names, column - TICK_GAP, font_px)
+    if fit:
+        return list(range(count)), fit
+    width = [text_em(name) * font_px for name in names]
+    placed: list[int] = []
+    for i in sorted(range(count), key=lambda i: names[i] == "␣"):  # stable: words, then spaces
+        if all(abs(i - j) * column >= (width[i] + width[j]) / 2 + TICK_GAP for j in placed):
+            placed.append(i)
+    placed.sort()
+    return placed, [names[i] for i in placed]
 
 
 def _fit_beside(names: list, half: float, font_px: int) -> list | None:
@@ -359,6 +363,15 @@ def _fit_beside(names: list, half: float, font_px: int) -> list | None:
         beside = [width[j] for j in (i - 1, i + 1) if 0 <= j < len(names)]
         fit.append(_shortened(name, (2 * half - max(beside, default=0)) / font_px))
     return fit if all(fit) else None
+
+
+def _fitted_rows(labels, height: int) -> dict:
+    """Row labels of a chart drawn with ``narrowest``: every k-th, k as small as lets each have
+    a line of its own in the plot's height (the figure's, less its title, bar and column labels)."""
+    count = len(labels)
+    step = max(1, math.ceil(count * (TICK_PX + 3) / max(height - 130, 1)))
+    ticks = list(range(0, count, step))
+    return {"tickvals": ticks, "ticktext": [plotly_text(_tick(labels[i])) for i in ticks]}
 
 
 def beside_cells(row_labels, row_title: str = "") -> int:
@@ -441,6 +454,7 @@ def _frame(
         },
         yaxis={
             **_axis(row_labels, cells.reduced.shape[0], cells.br, plotly_text(row_title)),
+            **(_fitted_rows(row_labels, height) if room and small and row_labels else {}),
             "autorange": "reversed",
             **(
                 {"scaleanchor": "x", "constrain": "domain", "constraintoward": "top"}
