@@ -27,6 +27,18 @@ POSITIONS = """() => {
 }"""
 
 
+def _settled(page) -> dict:
+    """The positions once two readings half a second apart agree (fonts and charts settle)."""
+    before = None
+    for _ in range(30):
+        page.wait_for_timeout(500)
+        at = page.evaluate(POSITIONS)
+        if at == before:
+            return at
+        before = at
+    return at
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize("width, height", [(1400, 900), (390, 844)])
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -36,8 +48,7 @@ def test_every_steps_lead_and_focus_row_are_on_the_first_screen(session, lang, w
         s.page.goto(s.base + f"/?lang={lang}&step={step}")
         s.page.wait_for_selector(IDLE, state="attached", timeout=90000)  # a loaded machine is slow
         s.wait_charts(timeout=60000)
-        s.page.wait_for_timeout(300)
-        at = s.page.evaluate(POSITIONS)
+        at = _settled(s.page)
         assert at["lead"] is not None, f"{step}: no lead"
         assert at["lead"] < height, f"{step}: the lead ends at y = {at['lead']:.0f}"
         bottom = at["focus"] if at["focus"] is not None else at["chart"]
