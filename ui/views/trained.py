@@ -63,6 +63,7 @@ MODEL, TEXT, LAYER, HEAD, FOCUS, KEY = (
 )
 VIEW = (TEXT, LAYER, HEAD, FOCUS, KEY)
 PHONE_PX = 366  # px: a chart's width on a 390-px phone, the narrowest screen the page is read on
+PROJECTOR_PX = 520  # px: a chart's width, two to a row, on a 1280-px projector (sidebar folded)
 BIG_TEXT_PX = 17  # px: chart text in projector mode (ui/figures/place.py's plot)
 
 
@@ -222,9 +223,10 @@ def _default_index(pieces: list, word: str, fallback: int) -> int:
 
 def fitted(labels, decimals: int, row_title: str) -> dict:
     """Options for a heatmap with ``labels`` and ``row_title`` on its rows that fits a phone:
-    upright column labels that fit there (at projector size when the page is projected)."""
-    font = BIG_TEXT_PX if st.session_state.get("big") else TICK_PX
-    room = (PHONE_PX - beside_cells(labels, row_title)) * TICK_PX // font
+    upright column labels that fit there (on a projector, at projector size)."""
+    big = st.session_state.get("big")
+    width, font = (PROJECTOR_PX, BIG_TEXT_PX) if big else (PHONE_PX, TICK_PX)
+    room = (width - beside_cells(labels, row_title) * font // TICK_PX) * TICK_PX // font
     return {"narrowest": room, "decimals": decimals, "row_title": row_title}
 
 
