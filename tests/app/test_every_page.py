@@ -23,6 +23,8 @@ def test_every_page_renders_in_both_languages(page, lang):
     assert t(by_script(page).title_key, lang) in at.title[0].value
     if lang == "zh":  # the page's own words are Chinese, not English left-overs
         assert "Walkthrough" not in text and "Your answer" not in text
+    for chart in at.get("plotly_chart"):  # no Plotly toolbar over a chart's title
+        assert json.loads(chart.proto.config) == {"displaylogo": False, "displayModeBar": False}
 
 
 def test_app_starts():

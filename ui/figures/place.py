@@ -12,6 +12,11 @@ PROJECTOR_HEIGHT = 410  # px: a chart under the projector band fits a 1280 x 720
 DENSE_COLUMNS = 8  # wider heatmaps print numbers too small on a phone: there they hide (style.py)
 
 
+# no Plotly toolbar: on a phone it sits over the chart's title, and a learner reads values by
+# hovering or tapping, which needs none of its buttons
+CONFIG = {"displaylogo": False, "displayModeBar": False}
+
+
 def _dense(fig) -> bool:
     """A heatmap that prints its values in more than DENSE_COLUMNS columns."""
     for trace in fig.data:
@@ -34,7 +39,7 @@ def plot(fig, key: str, pick: bool = False) -> None:
             fig.update_layout(height=PROJECTOR_HEIGHT)
     events = {"on_select": "rerun", "selection_mode": "points"} if pick else {}
     box = st.container(key=f"dense_{key}") if _dense(fig) else st
-    box.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False}, **events)
+    box.plotly_chart(fig, width="stretch", key=key, config=CONFIG, **events)
 
 
 def grid(items, per_row: int = 4) -> None:
