@@ -8,7 +8,8 @@ from ui.views import positional_encoding as pe
 
 settings = current()
 page_header()
-st.latex(pe.FORMULA)
+for formula in pe.FORMULAS:
+    st.latex(formula)
 PE, n, d = pe.matrix(settings.decimals, settings.base)
 pe.curves(PE, settings.base)
 pe.one_entry(n, d, settings.decimals)

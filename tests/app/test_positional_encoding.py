@@ -200,3 +200,11 @@ def test_every_pair_is_a_reordering_and_opens_its_table(pair):
     at = run_app("positional-encoding", lang="en", pe_pair=str(pair))
     assert not at.exception and not at.error
     assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == len(second)
+
+
+def test_the_formula_is_two_lines_that_fit_a_phone():
+    """The sin and the cos line on their own (side by side they ran off a 390-px screen)."""
+    at = run_app("positional-encoding", lang="zh")
+    formulas = [element.value for element in at.latex]
+    assert any(r"\sin" in f and r"\cos" not in f for f in formulas)
+    assert any(r"\cos" in f and r"\sin" not in f for f in formulas)

@@ -27,9 +27,9 @@ PAIRS = (  # each the other's words reordered: every token of one is in the othe
 FIRST_PAIR = {"zh": 0, "en": 2}
 OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#000000")
 SIN_BAND, COS_BAND = "#0072B2", "#D55E00"
-FORMULA = (
-    r"PE_{pos,2i} = \sin\frac{pos}{10000^{2i/d_{model}}},\qquad "
-    r"PE_{pos,2i+1} = \cos\frac{pos}{10000^{2i/d_{model}}}"
+FORMULAS = (  # two lines, not one: side by side they ran off a phone's right edge
+    r"PE_{pos,2i} = \sin\frac{pos}{10000^{2i/d_{model}}}",
+    r"PE_{pos,2i+1} = \cos\frac{pos}{10000^{2i/d_{model}}}",
 )
 
 
