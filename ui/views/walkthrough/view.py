@@ -242,15 +242,20 @@ def render(step: str, data, settings, head: int, focus: int, lead_place=None) ->
     if st.session_state.get("predict") and not predict.gate(step, data, head, focus, settings.base):
         code_lines.show(BY_NAME[step].symbols)  # the code, not what it gives
         return
-    lead(st.empty() if lead_place is None else lead_place, step)
-    if not settings.presentation or BY_NAME[step].wide:
+    projector = settings.presentation  # its band holds the title: the lead opens the notes
+    if not projector:
+        lead(st.empty() if lead_place is None else lead_place, step)
+    if not projector or BY_NAME[step].wide:
         draw(step, data, settings, head, focus)
+        if projector:
+            lead(st.empty(), step)
         _notes(step, data, settings, head)
     else:
         chart, notes = st.columns([3, 2])
         with chart:
             draw(step, data, settings, head, focus)
         with notes:
+            lead(st.empty(), step)
             _notes(step, data, settings, head)
     if BY_NAME[step].depth:
         worked_row.clicked_cell(step, data, settings, head, focus)
