@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+import ui.shell.style
 from tests.support.app import page_text, run_app
 from tests.support.numbers import app_oracle, numbers
 from tests.support.wording import ascii_colons, computer_numbers, underscore_subscripts
@@ -209,3 +210,14 @@ def test_the_navigation_is_always_expanded(monkeypatch):
     at = run_app(lang="zh")
     assert not at.exception
     assert seen and all(kwargs.get("expanded") is True for kwargs in seen)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_phone_keeps_the_random_weights_caveat_as_one_short_line(lang):
+    """The full caveat is hidden on a phone (style.py); its one short line is drawn in its place,
+    in the learner's language."""
+    at = run_app(lang=lang, step="scores")
+    short = t("shell.random_weights_short", lang)
+    assert short in [c.value for c in at.caption]
+    assert len(short) < len(t("shell.random_weights_note", lang)) / 2
+    assert ".st-key-app_caption_phone {display: block;}" in ui.shell.style.BASE_CSS

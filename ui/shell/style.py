@@ -28,11 +28,14 @@ BASE_CSS = """
 .st-key-step_title h3 {padding-top: 0.2rem !important;}
 .st-key-arrow_keys {position: absolute; width: 0; height: 0; overflow: hidden;}
 .st-key-row_band {gap: 0.6rem;}
+.st-key-app_caption_phone {display: none;}  /* the caveat's one line, for a phone only */
 /* a phone: the current step's chart comes first; the strip of every step and the formula
    chips give way to Previous / Next, and the notes follow the chart */
 @media (max-width: 640px) {
   .block-container {padding-top: 3.4rem; padding-left: 0.7rem; padding-right: 0.7rem;}
   .st-key-step, .st-key-app_caption {display: none;}
+  .st-key-app_caption_phone {display: block;}
+  .st-key-app_caption_phone p {white-space: nowrap; overflow: hidden; text-overflow: ellipsis;}
   h1 {font-size: 1.45rem !important; padding: 0 0 0.2rem 0 !important;}
   h3 {font-size: 1.1rem !important; padding: 0.5rem 0 0.4rem 0 !important;}
   .stMainBlockContainer [data-testid="stVerticalBlock"] {gap: 0.5rem;}
