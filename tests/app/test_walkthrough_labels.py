@@ -221,3 +221,10 @@ def test_a_phone_keeps_the_random_weights_caveat_as_one_short_line(lang):
     assert short in [c.value for c in at.caption]
     assert len(short) < len(t("shell.random_weights_note", lang)) / 2
     assert ".st-key-app_caption_phone {display: block;}" in ui.shell.style.BASE_CSS
+
+
+def test_the_pe_steps_formula_is_two_lines_that_fit_a_phone():
+    """PE's sin and cos rows one under the other (side by side they ran off a 390-px screen)."""
+    at = run_app(lang="zh", step="pe")
+    [formula] = [element.value for element in at.latex if "PE_{pos,2i}" in element.value]
+    assert formula.startswith(r"\begin{aligned}") and r"\\ PE_{pos,2i+1}" in formula

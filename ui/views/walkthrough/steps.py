@@ -93,8 +93,8 @@ STEPS = (
     Step("tokens", r"E = \begin{bmatrix} e_0 \\ e_1 \\ \vdots \\ e_{n-1} \end{bmatrix}",
          _n_by("E [n × d_model] = {nd}"), step_charts.tokens,
          formula_1=r"E = \begin{bmatrix} e_1 \\ e_2 \\ \vdots \\ e_n \end{bmatrix}"),
-    Step("pe", r"PE_{pos,2i} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right),\quad "
-         r"PE_{pos,2i+1} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)",
+    Step("pe", r"\begin{aligned} PE_{pos,2i} &= \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)"
+         r"\\ PE_{pos,2i+1} &= \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \end{aligned}",
          _n_by("PE [n × d_model] = {nd}"), step_charts.pe),
     Step("x_pe", r"X = E + PE", _n_by("E {nd} + PE {nd} → X {nd}"), step_charts.x_pe),
     Step("qkv", r"Q = X W_Q,\quad K = X W_K,\quad V = X W_V", _qkv_shapes, step_charts.qkv,
