@@ -6,15 +6,16 @@ import pytest
 from tests.support.numbers import app_oracle
 from tests.support.stories import check_cell_story
 
-CELL_CENTRE = """([i, j]) => {
-  const gd = document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')[0];
+CELL_CENTRE = """([i, j, key]) => {
+  const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);
   const L = gd._fullLayout, box = gd.getBoundingClientRect();
   return [box.left + L.xaxis._offset + L.xaxis.l2p(j), box.top + L.yaxis._offset + L.yaxis.l2p(i)];
 }"""
 
 
-def _click(s, i, j):
-    x, y = s.page.evaluate(CELL_CENTRE, [i, j])
+def _click(s, i, j, key):
+    """Click cell (i, j) of the chart drawn with widget key ``key``."""
+    x, y = s.page.evaluate(CELL_CENTRE, [i, j, key])
     s.page.mouse.click(x, y)
     s.page.wait_for_timeout(500)
     s.wait_idle()
@@ -25,7 +26,7 @@ def _click(s, i, j):
 def test_clicking_a_softmax_cell_shows_its_provenance(session, lang, title):
     s = session().open(f"/?lang={lang}&step=softmax&sentence=a%20b%20c%20d&decimals=4")
     s.wait_charts()
-    _click(s, 1, 2)  # query row 1, key 2
+    _click(s, 1, 2, "fig_softmax")  # query row 1, key 2
     story = s.page.locator(".st-key-cell_story")
     story.wait_for(timeout=15000)
     text = story.inner_text()
@@ -50,7 +51,7 @@ def test_clicking_a_softmax_cell_shows_its_provenance(session, lang, title):
 def test_clicking_an_output_cell_shows_the_weighted_sum(session):
     s = session().open("/?lang=en&step=av&sentence=a%20b%20c&base=1")
     s.wait_charts()
-    _click(s, 0, 1)  # o_1, its second component (numbered from 1)
+    _click(s, 0, 1, "fig_av")  # o_1, its second component (numbered from 1), in O = A V
     story = s.page.locator(".st-key-cell_story")
     story.wait_for(timeout=15000)
     _, *lines = story.inner_text().splitlines()
