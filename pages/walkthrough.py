@@ -36,4 +36,3 @@ if not settings.presentation:  # a projector shows the step, not the backend or 
     with st.expander(t("walkthrough.export_title")):
         for column, (label, build, name, mime) in zip(st.columns(2), DOWNLOADS, strict=True):
             column.download_button(t(label), partial(build, data), name, mime, key=label)
-        st.caption(t("walkthrough.export_png"))

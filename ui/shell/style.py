@@ -19,7 +19,7 @@ BASE_CSS = """
 .st-key-lang_band {position: fixed; top: 0.55rem; right: 3.4rem; z-index: 999990; width: auto;}
 .st-key-lang_band button {min-height: 1.9rem; padding: 0 0.6rem;}
 /* the walkthrough: after step 1 the app's title gives way to the step's own; the step's lead is
-   a tinted line under its title; the arrow keys' script takes no room */
+   a tinted line under its title; the arrow keys' script takes no space */
 .st-key-page_title_small h1 {font-size: 1.25rem !important; padding: 0 !important; color: #555;}
 .st-key-step_lead {background: #fff6e5; border-left: 4px solid #f0a030; padding: 0.35rem 0.7rem;
   border-radius: 0.3rem;}
