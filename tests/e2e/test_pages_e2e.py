@@ -49,11 +49,12 @@ def test_type_a_chinese_sentence_and_step_through(session):
         s.assert_healthy()
         s.shot(f"walkthrough-zh-step{step + 1:02d}")
         if step < 10:
-            s.page.get_by_role("button", name="下一步").click()
+            s.page.get_by_role("button", name="下一步").first.click()  # the top one (also below)
             s.page.get_by_text(f"第 {step + 2} 步", exact=False).first.wait_for(timeout=15000)
             s.wait_idle()
     assert "step=block" in s.page.url
-    assert s.page.get_by_role("button", name="下一步").is_disabled()
+    for button in s.page.get_by_role("button", name="下一步").all():  # top and bottom
+        assert button.is_disabled()
 
 
 def test_a_shared_link_reproduces_the_view(session):
