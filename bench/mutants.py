@@ -412,7 +412,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "fused_no_scale",
         "fused pass on every core: the scores copied unscaled (÷ √d_k skipped in each block)",
         FAST,
-        "            np.divide(S[index][rows], root, out=z)",
+        "            scale(S[index][rows], factor, out=z)",
         "            np.copyto(z, S[index][rows])  # MUTANT",
     ),
     mutant(

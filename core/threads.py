@@ -11,12 +11,13 @@ entries a pool costs more than it saves, and a server's sessions keep their core
 """
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 PARALLEL_FROM = 1 << 20  # entries of an n x n pass; below this, one thread
-ROW_BYTES = 1 << 19  # a block of rows stays in a core's L2 cache through the fused passes
-WORKERS = max(1, min(8, os.cpu_count() or 1))
-_pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="rows")
+ROW_BYTES = 1 << 18  # a block of rows, read and written, stays in a core's L2 cache (512 KiB here)
+WORKERS = max(1, min(8, os.cpu_count() or 1))  # threads on a large pass, the caller's included
+_pool = ThreadPoolExecutor(max_workers=max(1, WORKERS - 1), thread_name_prefix="rows")
 
 
 def row_blocks(n_rows: int, row_length: int, itemsize: int) -> list[slice]:
@@ -26,11 +27,33 @@ def row_blocks(n_rows: int, row_length: int, itemsize: int) -> list[slice]:
 
 
 def each(work, items, entries: int) -> None:
-    """``work(item)`` for every item: on the pool when the pass is large, else in this thread.
-    An exception in any item is raised here."""
+    """``work(item)`` for every item: on every core when the pass is large, else in this thread.
+
+    On every core, the caller's thread and WORKERS - 1 pool threads take the next item in turn
+    until none is left, so a core that another process holds up does fewer blocks, not the last
+    ones. An exception in any item is raised here (after the other threads stop)."""
+    items = list(items)
     if entries < PARALLEL_FROM or WORKERS == 1 or len(items) == 1:
         for item in items:
             work(item)
         return
-    for future in [_pool.submit(work, item) for item in items]:
-        future.result()
+    taken, lock, failed = iter(range(len(items))), threading.Lock(), []
+
+    def drain() -> None:
+        while not failed:
+            with lock:
+                index = next(taken, None)
+            if index is None:
+                return
+            try:
+                work(items[index])
+            except BaseException as error:  # stop the others, raise it in the caller
+                failed.append(error)
+
+    helpers = [_pool.submit(drain) for _ in range(min(WORKERS, len(items)) - 1)]
+    drain()
+    for helper in helpers:  # one not yet started (the pool busy with another caller) never will
+        if not helper.cancel():
+            helper.result()
+    if failed:
+        raise failed[0]

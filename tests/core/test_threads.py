@@ -1,0 +1,72 @@
+"""core/threads.py: every item of a large pass done once, on more than one thread, errors raised."""
+
+import threading
+import time
+
+import pytest
+
+from core import threads
+
+
+def _record(items, entries):
+    seen, names = [], set()
+
+    def work(item):
+        names.add(threading.current_thread().name)
+        seen.append(item)
+        time.sleep(0.001)  # long enough that no one thread takes every item before the others start
+
+    threads.each(work, items, entries)
+    return seen, names
+
+
+def test_a_large_pass_does_every_item_once_and_the_caller_takes_part():
+    items = list(range(500))
+    seen, names = _record(items, threads.PARALLEL_FROM)
+    assert sorted(seen) == items  # none twice, none left out
+    assert threading.current_thread().name in names
+    assert len(names) > 1 or threads.WORKERS == 1  # the pool took part too
+
+
+def test_a_small_pass_stays_on_the_callers_thread_in_order():
+    items = list(range(50))
+    seen, names = _record(items, threads.PARALLEL_FROM - 1)
+    assert seen == items
+    assert names == {threading.current_thread().name}
+
+
+@pytest.mark.skipif(threads.WORKERS == 1, reason="one core: there is no other thread")
+def test_the_pool_joins_in_when_the_caller_is_held_up():
+    """The caller's first item waits until another thread has done one: only a pool thread can."""
+    done_elsewhere = threading.Event()
+
+    def work(item):
+        if threading.current_thread().name.startswith("rows"):
+            done_elsewhere.set()
+        elif item == 0:
+            assert done_elsewhere.wait(10), "no pool thread took an item"
+
+    threads.each(work, range(200), threads.PARALLEL_FROM)
+
+
+def test_an_error_in_any_item_is_raised_in_the_caller():
+    def work(item):
+        if item == 137:
+            raise ValueError("item 137")
+
+    with pytest.raises(ValueError, match="item 137"):
+        threads.each(work, range(400), threads.PARALLEL_FROM)
+
+
+def test_a_busy_pool_does_not_hold_the_caller():
+    """With every pool thread taken by another pass, the caller does all of its items itself."""
+    release = threading.Event()
+    blockers = [threads._pool.submit(release.wait, 30) for _ in range(threads.WORKERS - 1)]
+    try:
+        seen, names = _record(list(range(100)), threads.PARALLEL_FROM)
+        assert sorted(seen) == list(range(100))
+        assert names == {threading.current_thread().name}
+    finally:
+        release.set()
+        for blocker in blockers:
+            blocker.result()
