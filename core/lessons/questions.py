@@ -2,7 +2,8 @@
 class and for a learner who predicts before looking.
 
 A question is data: its kind, the parameters its prompt shows, the choices (a literal label, or
-a string key the UI translates), the right choice and the worked numbers for the reveal.
+a string key the UI translates), the right choice, the worked numbers for the reveal and one line
+of why (a string key and its parameters, translated by the UI).
 """
 
 import math
@@ -41,6 +42,7 @@ class Question:
     choices: tuple  # (label, key): key names a translated string, else label is shown as is
     answer: int  # index of the right choice
     worked: tuple = field(default=())  # lines of arithmetic shown with the answer
+    why: tuple = field(default=())  # (string key, its parameters): one line saying why
 
 
 def _fmt(x: float) -> str:
@@ -72,7 +74,9 @@ def _shape_question(step, n, d_k, d_v, d_model, h, rng) -> Question:
     text = {k: f"{a} × {b}" for k, (a, b) in shapes.items()}
     wrong = [f"{d_k} × {n}", f"{n} × {n}", f"{n} × {d_model}", f"{n} × {h * d_v}", f"{n} × {d_k}"]
     choices, answer = _shuffled(text[step], wrong, rng)
-    return Question("shape", {"step": step}, tuple((c, None) for c in choices), answer)
+    sizes = {"n": n, "d_k": d_k, "d_v": d_v, "d_model": d_model, "h": h, "hd_v": h * d_v}
+    why = (f"room.why_shape_{step}", sizes)
+    return Question("shape", {"step": step}, tuple((c, None) for c in choices), answer, (), why)
 
 
 def _score_question(trace, head, i, j, rng, base=0, scaled=True) -> Question:
@@ -98,7 +102,8 @@ def _score_question(trace, head, i, j, rng, base=0, scaled=True) -> Question:
     params = {"i": i + base, "j": j + base, "si": sub(i + base), "sj": sub(j + base),
               "q": _vector(q), "k": _vector(k), "d_k": d_k}  # fmt: skip
     kind = "score_cell" if scaled else "dot_cell"
-    return Question(kind, params, tuple((c, None) for c in choices), answer, worked)
+    why = (f"room.why_{kind}", params)
+    return Question(kind, params, tuple((c, None) for c in choices), answer, worked, why)
 
 
 def _output_question(trace, head, i, c, rng, base=0) -> Question:
@@ -112,7 +117,8 @@ def _output_question(trace, head, i, c, rng, base=0) -> Question:
     o = f"o{sub(i + base)}[{c + base}]"
     worked = (f"{o} = {products} = {_fmt(right)}",)
     params = {"i": i + base, "c": c + base, "si": sub(i + base), "a": _vector(a), "v": _vector(v)}
-    return Question("output_cell", params, tuple((x, None) for x in choices), answer, worked)
+    why = ("room.why_output_cell", params)
+    return Question("output_cell", params, tuple((x, None) for x in choices), answer, worked, why)
 
 
 def _top_key_question(trace, tokens, head, i, allowed, base=0) -> Question:
@@ -123,7 +129,9 @@ def _top_key_question(trace, tokens, head, i, allowed, base=0) -> Question:
     choices = tuple((f"{j + base} · {tokens[j]}", None) for j in shown)
     worked = tuple(f"a{sub(i + base, j + base)} = {A[j]:.4f}" for j in shown)
     params = {"i": i + base, "token": tokens[i]}
-    return Question("top_key", params, choices, shown.index(best), worked)
+    heaviest = {"j": best + base, "word": tokens[best], "w": f"{A[best]:.4f}"}
+    why = ("room.why_top_key", {"i": i + base, "sij": sub(i + base, best + base), **heaviest})
+    return Question("top_key", params, choices, shown.index(best), worked, why)
 
 
 def _masked_question(causal: bool, rng) -> Question:
@@ -131,7 +139,8 @@ def _masked_question(causal: bool, rng) -> Question:
     order = rng.permutation(len(keys))
     choices = tuple((None, keys[k]) for k in order)
     right = 0 if causal else 3
-    return Question("masked_cells", {}, choices, int(np.flatnonzero(order == right)[0]))
+    why = ("room.why_masked_causal" if causal else "room.why_masked_none", {})
+    return Question("masked_cells", {}, choices, int(np.flatnonzero(order == right)[0]), (), why)
 
 
 def _row_sum_question(trace, head, i, n, rng, base=0) -> Question:
@@ -143,7 +152,9 @@ def _row_sum_question(trace, head, i, n, rng, base=0) -> Question:
     options = [(label, None) for label in labels] + [(None, "room.q_sum_depends")]
     choices = tuple(options[k] for k in order)
     worked = (" + ".join(f"{a:.4f}" for a in row) + f" = {total:.4f}",)
-    return Question("row_sum", {"i": i + base}, choices, int(np.flatnonzero(order == 0)[0]), worked)
+    why = ("room.why_row_sum" if right == "1" else "room.why_row_sum_empty", {"i": i + base})
+    answer = int(np.flatnonzero(order == 0)[0])
+    return Question("row_sum", {"i": i + base}, choices, answer, worked, why)
 
 
 def make_question(kind, step, trace, tokens, head, focus, allowed=None, seed=0, base=0) -> Question:
@@ -184,4 +195,5 @@ def next_token_question(candidates, probabilities, text: str, seed: int = 0) -> 
     choices = tuple((candidates[k], None) for k in order)
     worked = tuple(f"{candidates[k]}: p = {num(float(probabilities[k]), 3)}" for k in order)
     answer = int(np.flatnonzero(order == 0)[0])
-    return Question("next_token", {"text": text}, choices, answer, worked)
+    why = ("room.why_next_token", {"token": candidates[0], "p": num(float(probabilities[0]), 3)})
+    return Question("next_token", {"text": text}, choices, answer, worked, why)

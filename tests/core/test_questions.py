@@ -111,3 +111,24 @@ def test_each_step_asks_first_about_its_own_result():
     assert STEP_KINDS["scores"][0] == "dot_cell"  # S = QKᵀ, not the next step's S / √d_k
     assert STEP_KINDS["scaled"][0] == "score_cell"
     assert STEP_KINDS["av"][0] == "output_cell"  # a number of O, not a weight of A
+
+
+def test_every_question_has_one_line_of_why_in_both_languages():
+    import tomllib
+
+    from tests.support import ROOT
+
+    strings = tomllib.loads((ROOT / "assets/strings/room.toml").read_text("utf-8"))
+    for causal in (True, False):
+        fields, tokens, mask, _, _ = _case(causal)
+        asked = [
+            make_question(k, s, fields, tokens, 0, 3, mask)
+            for s, ks in STEP_KINDS.items()
+            for k in ks
+        ]
+        asked.append(next_token_question(["a", "b"], [0.6, 0.4], "x"))
+        for q in asked:
+            key, params = q.why
+            entry = strings[key.removeprefix("room.")]
+            for lang in ("en", "zh"):
+                assert "{" not in entry[lang].format(**params), (key, lang)

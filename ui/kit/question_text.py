@@ -24,8 +24,18 @@ def labels(question: dict) -> list[str]:
     ]
 
 
+def why(question: dict) -> str | None:
+    """The reveal's one line of why, in the reader's language (None for a question filed before
+    questions had one)."""
+    if not question.get("why"):
+        return None
+    key, params = question["why"]
+    return t(key, **params)
+
+
 def show_answer(question: dict, mine: int | None = None) -> None:
-    """The right choice, the worked numbers, and whether the reader's own answer was right."""
+    """The right choice, one line of why, the worked numbers, and whether the reader's own answer
+    was right."""
     right = labels(question)[question["answer"]]
     if mine is None:
         st.info(t("room.q_right_answer", answer=markdown_text(right)))
@@ -34,6 +44,9 @@ def show_answer(question: dict, mine: int | None = None) -> None:
     else:
         mine_text = markdown_text(labels(question)[mine])
         st.warning(t("room.q_you_were_off", answer=markdown_text(right), mine=mine_text))
+    line = why(question)
+    if line:  # (escaped: a token's text is in some of them)
+        st.markdown(f"**{t('room.why')}** {markdown_text(line)}")
     if question["worked"]:
         st.code("\n".join(question["worked"]), language=None)
 
