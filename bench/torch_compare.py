@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import core  # noqa: E402
-from core import threads  # noqa: E402
+from core import fast, threads  # noqa: E402
 from core.softmax import softmax_block, softmax_rows  # noqa: E402
 from measure.timing import fmt_seconds, time_side_by_side  # noqa: E402
 
@@ -131,6 +131,8 @@ def passes(n: int, say) -> None:
         "core.attention, lean (A, output)": partial(
             core.attention, X, W, HEADS, keep={"A", "output"}
         ),
+        "  full, all heads at once (not cache-sized blocks)": _uncached(X, W, core.FIELDS),
+        "  lean, all heads at once (not cache-sized blocks)": _uncached(X, W, {"A", "output"}),
     }
     say(f"\npasses at n = {n}, [{HEADS}, {n}, {n}] float32 ({S.nbytes / 2**20:.0f} MB an array),"
         f" best of 7 ms; {threads.WORKERS} workers for element-wise passes")  # fmt: skip
@@ -138,11 +140,31 @@ def passes(n: int, say) -> None:
         say(f"  {name:<52} {best_ms(call):8.1f}")
 
 
+def _uncached(X, W, keep):
+    """core.attention with its blocks of heads sized by memory alone (fast.CACHE_BYTES lifted)."""
+
+    def call():
+        saved, fast.CACHE_BYTES = fast.CACHE_BYTES, 1 << 62
+        try:
+            core.attention(X, W, HEADS, keep=keep)
+        finally:
+            fast.CACHE_BYTES = saved
+
+    return call
+
+
 def _softmax_one_thread(S, out):
     row_max = S.max(axis=-1, keepdims=True)
     np.subtract(S, row_max, out=out)
     np.exp(out, out=out)
     out /= out.sum(axis=-1, keepdims=True)
+
+
+def _simd() -> str:
+    """The widest vectors NumPy's own loops use on this CPU."""
+    from numpy._core._multiarray_umath import __cpu_features__ as features
+
+    return "AVX-512" if features.get("AVX512F") else "AVX2" if features.get("AVX2") else "SSE"
 
 
 def main():
@@ -161,8 +183,8 @@ def main():
 
     say(
         f"backend: {core.active_backend()}; torch {torch.__version__}, threads"
-        f" {torch.get_num_threads()}; {os.cpu_count()} cores; d_model {D_MODEL}, {HEADS} heads,"
-        " float32"
+        f" {torch.get_num_threads()}; {os.cpu_count()} cores, {_simd()}; d_model {D_MODEL},"
+        f" {HEADS} heads, float32"
     )
     say(
         f"{'n':>6} {'order':>20} {'torch MHA':>12} {'core full':>12} {'core lean':>12}"
