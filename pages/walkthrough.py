@@ -15,7 +15,7 @@ from ui.views.walkthrough.steps import NAMES
 settings = current()
 title, caption = st.container(), st.container(key="app_caption")
 caveat = st.container(key="app_caption_phone")  # a phone's one line instead (style.py)
-step = walkthrough.step_navigation(NAMES, projector=settings.presentation)
+step, pickers = walkthrough.step_navigation(NAMES, projector=settings.presentation)
 if not settings.presentation:  # a projector keeps its height for the step and its chart
     with title:
         page_header(compact=step != NAMES[0])  # after step 1 the step's title leads
@@ -24,7 +24,7 @@ if not settings.presentation:
     caption.caption(f"{t('shell.tokens_line', n=data.n)} · {t('shell.random_weights_note')}")
     caveat.caption(t("shell.random_weights_short"))
 lead = walkthrough.heading(step, settings)
-head, focus = walkthrough.row_controls(step, data, settings)
+head, focus = walkthrough.row_controls(step, data, settings, pickers)
 walkthrough.render(step, data, settings, head, focus, lead)
 DOWNLOADS = (  # (label, builder, file name, MIME type)
     ("walkthrough.export_npz", export.to_npz, "attention.npz", "application/octet-stream"),

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from tests.support import ROOT
 from tests.support.app import PAGE_FILES, page_text, run_app
 from ui.figures.charts import heatmap
+from ui.figures.place import FILL_TEXT_PX
 from ui.kit.i18n import t
 from ui.shell.registry import by_script
 
@@ -46,5 +47,5 @@ def test_heatmaps_are_shared_and_projector_mode_copies_them():
     def fonts(at):
         return [json.loads(c.proto.spec)["layout"].get("font", {}) for c in at.get("plotly_chart")]
 
-    assert fonts(big) and all(f.get("size") == 17 for f in fonts(big))
-    assert all(f.get("size") != 17 for f in fonts(normal))
+    assert fonts(big) and all(f.get("size") == FILL_TEXT_PX for f in fonts(big))  # a step's
+    assert all(f.get("size") != FILL_TEXT_PX for f in fonts(normal))

@@ -7,8 +7,19 @@ import streamlit as st
 from ui.figures.charts import HEAD_COLOURS, heatmap
 from ui.kit.i18n import t
 from ui.kit.number_text import shown_index, sub
+from ui.kit.settings import BY_URL
 
 PROJECTOR_HEIGHT = 410  # px: a chart under the projector band fits a 1280 x 720 screen
+# Projector sizes (?big=true), read from the back row: every text of a chart is set here, none
+# left to Streamlit's theme, which sizes ticks in rem of the page's root font as it was when the
+# chart mounted (12 px before the projector's style applied, 15.75 px after: the flake).
+BIG_TEXT_PX = 17  # any chart's text on a projector
+BIG_TITLE_PX = 20
+FILL_CELL_PX = 24  # a step's chart that fills the screen: cell values with at most 8 a side
+FILL_DENSE_CELL_PX = 18  # more than 8 a side
+FILL_TEXT_PX = 18  # its ticks, axis titles, colour bar, legend and row sums
+FILL_TITLE_PX = 24
+FILL_SIDE = 8
 DENSE_COLUMNS = 8  # wider heatmaps print numbers too small on a phone: there they hide (style.py)
 
 
@@ -25,30 +36,77 @@ def _dense(fig) -> bool:
     return False
 
 
-def plot(fig, key: str, pick: bool = False) -> None:
-    """Draw a figure; in projector mode (the sidebar's large text) its text grows too. With
-    ``pick`` a click selects a point (ui/figures/pickable.py reads it from the session state's
-    ``key``)."""
-    if st.session_state.get("big"):
-        fig = go.Figure(fig)  # a copy: figures may be shared between sessions
-        fig.update_layout(font={"size": 17}, title_font_size=20)
-        fig.update_traces(textfont_size=17, selector={"type": "heatmap"})
-        fig.update_yaxes(tickfont_size=17)  # the row sums' right-hand axis too
-        fig.update_annotations(font_size=16)
+def _side(trace) -> int:
+    return max(np.shape(trace.z)) if trace.z is not None else 0
+
+
+def projector_figure(fig, fill: bool = False):
+    """A copy of ``fig`` sized for a projector, every text of it set (ticks, axis titles, colour
+    bars, legend, notes and cell values). With ``fill`` the sizes of a step's chart that fills
+    the screen: no fixed height (its box's CSS gives it the free height), cells that need not be
+    square, values of FILL_CELL_PX with at most FILL_SIDE a side, and the title held over the
+    plot in pixels (a fraction of a height no longer known would push it out)."""
+    fig = go.Figure(fig)  # a copy: figures may be shared between sessions
+    text, title = (FILL_TEXT_PX, FILL_TITLE_PX) if fill else (BIG_TEXT_PX, BIG_TITLE_PX)
+    fig.update_layout(font={"size": text}, legend_font_size=text)
+    fig.update_layout(title_font_size=title)
+    for axes in (fig.update_xaxes, fig.update_yaxes):  # the row sums' right-hand axis too
+        axes(tickfont_size=text, title_font_size=text)
+    fig.update_annotations(font_size=text - 1 if not fill else text)
+    for trace in fig.data:
+        if trace.type != "heatmap":
+            continue
+        cells = BIG_TEXT_PX
+        if fill:
+            cells = FILL_CELL_PX if _side(trace) <= FILL_SIDE else FILL_DENSE_CELL_PX
+        trace.update(textfont_size=cells, colorbar_tickfont_size=text)
+    if not fill:
         if fig.layout.height and fig.layout.height > PROJECTOR_HEIGHT:  # whole on a 720p screen
             fig.update_layout(height=PROJECTOR_HEIGHT)
+        return fig
+    bar_above = any(t.type == "heatmap" and t.colorbar.orientation == "h" for t in fig.data)
+    notes = any(a.xref == "x domain" for a in fig.layout.annotations)  # the row sums
+    margin = {"t": 100 if bar_above else 90 if fig.layout.showlegend or _legend(fig) else 56,
+              "r": 76 if notes else 10}  # fmt: skip
+    fig.update_layout(height=None, autosize=True, margin=margin)
+    fig.update_yaxes(scaleanchor=None)  # the free height and width, not square cells
+    # the title just over the plot (over its colour bar, or its legend), at any height
+    over = margin["t"] - 46
+    fig.update_layout(title={"y": 1, "yref": "paper", "yanchor": "bottom", "pad": {"b": over}})
+    return fig
+
+
+def _legend(fig) -> bool:
+    return any(getattr(t, "showlegend", None) for t in fig.data)
+
+
+def _big() -> bool:
+    """Projector mode, as the sidebar's switch (its row in the settings table) left it."""
+    return bool(st.session_state.get(BY_URL["big"].state_key))
+
+
+def plot(fig, key: str, pick: bool = False, fill: bool = False) -> None:
+    """Draw a figure; in projector mode (the sidebar's large text) its text grows too, and with
+    ``fill`` (a walkthrough step's chart) it takes the screen's free height. With ``pick`` a
+    click selects a point (ui/figures/pickable.py reads it from the session state's ``key``)."""
     events = {"on_select": "rerun", "selection_mode": "points"} if pick else {}
+    if _big():
+        box = st.container(key=f"fill_{key}") if fill else st  # its height: style.py
+        height = "stretch" if fill else "content"
+        box.plotly_chart(projector_figure(fig, fill), width="stretch", height=height, key=key,
+                         config=CONFIG, **events)  # fmt: skip
+        return
     box = st.container(key=f"dense_{key}") if _dense(fig) else st
     box.plotly_chart(fig, width="stretch", key=key, config=CONFIG, **events)
 
 
-def grid(items, per_row: int = 4) -> None:
-    """(figure, key) pairs laid out ``per_row`` to a row."""
+def grid(items, per_row: int = 4, fill: bool = False) -> None:
+    """(figure, key) pairs laid out ``per_row`` to a row (``fill``: as plot's)."""
     items = list(items)
     for start in range(0, len(items), per_row):
         for column, (fig, key) in zip(st.columns(per_row), items[start : start + per_row]):
             with column:
-                plot(fig, key)
+                plot(fig, key, fill=fill)
 
 
 def head_bands(n_heads: int, width: int, base: int = 0) -> list[tuple]:

@@ -8,6 +8,7 @@ from ui.kit.browser import browser_id
 SETTINGS_DRAWN = "_settings"  # the Settings app.py drew in this run; the page takes them once
 PAGE_SCRIPT = "_page_script"  # the page this run shows (its registry script)
 CELL = "_cell"  # the walkthrough's clicked cell: (step, row, column)
+PART = "_part"  # the chart a projector shows of a wide walkthrough step: (step, index)
 FOCUS_CHOSEN = "_focus_chosen"  # a lesson's link names the focus row
 ROOM_VIEW = "_room_view"  # a room's view to apply before the widgets are drawn
 ROOM_PAGE = "_room_page"  # the room's page, where app.py goes after the navigation

@@ -26,7 +26,7 @@ BASE_CSS = """
 .st-key-step_lead p {margin: 0;}
 .st-key-step_title {gap: 0.3rem;}
 .st-key-step_title h3 {padding-top: 0.2rem !important;}
-.st-key-arrow_keys {position: absolute; width: 0; height: 0; overflow: hidden;}
+.st-key-arrow_keys, .st-key-fit_charts {position: absolute; width: 0; height: 0; overflow: hidden;}
 .st-key-row_band {gap: 0.6rem;}
 .st-key-app_caption_phone {display: none;}  /* the caveat's one line, for a phone only */
 /* a phone: the current step's chart comes first; the strip of every step and the formula
@@ -50,9 +50,20 @@ PRESENTATION_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] {font-size: 21px;}
 .stMarkdown p, .stMarkdown li, .stCaption {font-size: 1.15rem !important;}
-.block-container {padding-top: 4.2rem; padding-bottom: 1rem;}
+.block-container {padding-top: 4.2rem; padding-bottom: 1rem; max-width: 1800px;}
+.st-key-step_lead {padding-bottom: 0.6rem;}
 [data-testid="stVerticalBlock"] {gap: 0.45rem;}
 .stMarkdown .katex {font-size: 1.05em;}
+/* a step's chart fills the height under the band (ui/figures/place.py: fill; a first guess,
+   which the walkthrough's FIT_SCRIPT replaces with the height measured) */
+[class*="st-key-fill_"] {height: calc(100vh - 190px) !important; min-height: 320px; flex: none;}
+/* the step's pickers sit in the band, after its title and formula */
+.st-key-projector_band {gap: 0.4rem 1.2rem; flex-wrap: wrap;}
+.st-key-band_pickers .st-key-row_band {gap: 0.5rem;}
+.st-key-part_band {gap: 0.6rem;}
+/* the code wraps rather than runs off the right */
+.stMainBlockContainer pre, .stMainBlockContainer pre code {white-space: pre-wrap !important;
+  overflow-wrap: anywhere;}
 </style>
 """
 

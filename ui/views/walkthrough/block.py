@@ -48,11 +48,13 @@ def shapes(data) -> str:
     )
 
 
-def draw_charts(data, settings, focus: int) -> None:
+def draw_charts(data, settings, focus: int, part: int | None = None) -> None:
+    """H, N, F and Y two to a row; on a projector (``part``) the one it pages to, alone."""
     out = block_of(data, settings.seed)
     tokens = list(data.tokens)
     dims = indices(out.Y.shape[1], settings.base)
     bound = float(max(np.abs(getattr(out, name)).max() for name in PANELS))
+    names = PANELS if part is None else PANELS[min(part, len(PANELS) - 1) :][:1]
     grid(
         (
             (
@@ -67,9 +69,10 @@ def draw_charts(data, settings, focus: int) -> None:
                 ),
                 f"fig_block_{name}",
             )
-            for name in PANELS
+            for name in names
         ),
-        per_row=2,
+        per_row=2 if part is None else 1,
+        fill=True,
     )
     with st.expander(t("walkthrough.block_weights")):
         ff = _feed_forward(out.Y.shape[1], settings.seed)

@@ -7,10 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from ui.figures import pickable
+from ui.figures import pickable, place
 from ui.figures.axes import pair_axes, token_axes
 from ui.figures.charts import COLOURS, A_heatmap, heatmap, mask_heatmap
-from ui.figures.place import plot
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, shown_index, sub
 from ui.kit.session import CELL
@@ -29,13 +28,24 @@ class Charts:
     focus: int
     by_token: dict
     by_pair: dict
+    part: int | None = None  # on a projector, the one chart of a wide step shown (None: all)
 
     @classmethod
-    def of(cls, step: str, data, settings, head: int, focus: int) -> "Charts":
+    def of(cls, step: str, data, settings, head: int, focus: int, part=None) -> "Charts":
         by_token = token_axes(settings.decimals)
         by_pair = pair_axes(settings.decimals, focus_row=focus, square=True,
                             outline=_clicked_outline(step, focus))  # fmt: skip
-        return cls(step, data, settings, head, focus, by_token, by_pair)
+        return cls(step, data, settings, head, focus, by_token, by_pair, part)
+
+    def side_by_side(self, *charts, weights=None) -> None:
+        """A step's charts (each a callable that draws one) in columns side by side; on a
+        projector only the part it pages to, alone, with the screen's height."""
+        if self.part is not None:
+            charts[min(self.part, len(charts) - 1)]()
+            return
+        for column, chart in zip(st.columns(weights or len(charts)), charts, strict=True):
+            with column:
+                chart()
 
     @property
     def tokens(self) -> list:
@@ -55,6 +65,11 @@ class Charts:
     @property
     def head_name(self) -> str:
         return f"{t('walkthrough.head')} {shown_index(self.head, self.settings.base)}"
+
+
+def plot(fig, key: str, pick: bool = False) -> None:
+    """A step's chart: on a projector it fills the height the band leaves."""
+    place.plot(fig, key, pick=pick, fill=True)
 
 
 def pickable_plot(fig, M, rows, cols, key: str) -> None:
@@ -92,12 +107,14 @@ def qkv(c: Charts) -> None:
     """Q, K and V of one head on one colour scale, and the head's slices of W_Q, W_K, W_V."""
     tr, head = c.data.trace, c.head
     bound = float(max(np.abs(getattr(tr, name)[head]).max() for name in "QKV"))
-    for column, name in zip(st.columns(3), ("Q", "K", "V")):
+
+    def chart(name: str):
         M = getattr(tr, name)[head]
-        with column:
-            fig = heatmap(M, c.tokens, c.columns(M), title=f"{name} ({c.head_name})", bound=bound,
-                          title_colour=COLOURS[name], focus_row=c.focus, **c.by_token)  # fmt: skip
-            plot(fig, f"fig_{name}")
+        fig = heatmap(M, c.tokens, c.columns(M), title=f"{name} ({c.head_name})", bound=bound,
+                      title_colour=COLOURS[name], focus_row=c.focus, **c.by_token)  # fmt: skip
+        return lambda: plot(fig, f"fig_{name}")
+
+    c.side_by_side(*(chart(name) for name in ("Q", "K", "V")))
     with st.expander(t("walkthrough.show_weights")):
         for column, name in zip(st.columns(3), ("W_Q", "W_K", "W_V")):
             width = c.data.d_v if name == "W_V" else c.data.d_k
@@ -105,7 +122,7 @@ def qkv(c: Charts) -> None:
             with column:
                 fig = heatmap(W, c.dims, c.columns(W), title=f"{name} ({c.head_name})",
                               decimals=c.settings.decimals)  # fmt: skip
-                plot(fig, f"fig_{name}")
+                place.plot(fig, f"fig_{name}")
 
 
 def _score_map(c: Charts, field: str, forbidden=None, bound=None) -> None:
@@ -141,14 +158,12 @@ def mask(c: Charts) -> None:
     st.toggle(t("walkthrough.mask_try"), key="mask_try", on_change=_try_mask)
     n = c.data.n
     allowed = np.ones((n, n), bool) if c.data.mask is None else np.asarray(c.data.mask, bool)
-    scores_column, mask_column = st.columns([3, 2])  # the scores first: on a phone they stack
-    with scores_column:
-        _score_map(c, "S_masked", c.forbidden)
-    with mask_column:
-        legend = (t("masks.allowed"), t("masks.forbidden"))
-        fig = mask_heatmap(allowed, c.tokens, c.tokens, title=t("walkthrough.chart_mask_M"),
-                           legend=legend)  # fmt: skip
-        plot(fig, "fig_mask_M")
+    legend = (t("masks.allowed"), t("masks.forbidden"))
+    M = mask_heatmap(allowed, c.tokens, c.tokens, title=t("walkthrough.chart_mask_M"),
+                     legend=legend)  # fmt: skip
+    scores_map = lambda: _score_map(c, "S_masked", c.forbidden)  # noqa: E731
+    c.side_by_side(scores_map, lambda: plot(M, "fig_mask_M"), weights=[3, 2])  # (a phone stacks
+    # them: the scores first)
     if c.forbidden is not None:
         st.caption(t("walkthrough.masked_legend"))
 
@@ -169,19 +184,17 @@ def av(c: Charts) -> None:
     tr, base = c.data.trace, c.settings.base
     O, V, A = tr.O[c.head], tr.V[c.head], tr.A[c.head]
     by_pair = {**c.by_pair, "outline": None}  # a clicked cell is O's
-    weights, values, output = st.columns(3)
-    with weights:
-        fig = A_heatmap(A, c.tokens, title="A", forbidden=c.forbidden, **by_pair)
-        plot(fig, "fig_av_A")
-    with values:
-        fig = heatmap(V, c.tokens, c.columns(V), title=f"V ({c.head_name})",
-                      title_colour=COLOURS["V"], **c.by_token)  # fmt: skip
-        plot(fig, "fig_av_V")
-    with output:
-        fig = heatmap(O, c.tokens, c.columns(O), title=f"O{sub(c.head + base)} = A V",
-                      title_colour=COLOURS["O"], focus_row=c.focus, outline=c.by_pair["outline"],
-                      **c.by_token)  # fmt: skip
-        pickable_plot(fig, O, c.tokens, c.columns(O), "fig_av")
+    weights = A_heatmap(A, c.tokens, title="A", forbidden=c.forbidden, **by_pair)
+    values = heatmap(V, c.tokens, c.columns(V), title=f"V ({c.head_name})",
+                     title_colour=COLOURS["V"], **c.by_token)  # fmt: skip
+    output = heatmap(O, c.tokens, c.columns(O), title=f"O{sub(c.head + base)} = A V",
+                     title_colour=COLOURS["O"], focus_row=c.focus, outline=c.by_pair["outline"],
+                     **c.by_token)  # fmt: skip
+    c.side_by_side(
+        lambda: plot(weights, "fig_av_A"),
+        lambda: plot(values, "fig_av_V"),
+        lambda: pickable_plot(output, O, c.tokens, c.columns(O), "fig_av"),
+    )
 
 
 def heads(c: Charts) -> None:
@@ -191,21 +204,17 @@ def heads(c: Charts) -> None:
         f"{t('walkthrough.head_short')}{j // d_v + base}·{j % d_v + base}"
         for j in range(tr.concat.shape[1])
     ]
-    left, right = st.columns(2)
-    with left:
-        title = t("walkthrough.chart_concat_1" if base else "walkthrough.chart_concat")
-        fig = heatmap(tr.concat, c.tokens, concat_columns, title=title, focus_row=c.focus,
-                      **c.by_token)  # fmt: skip
-        plot(fig, "fig_concat")
-    with right:
-        title = t("walkthrough.chart_output")
-        fig = heatmap(tr.output, c.tokens, c.dims, title=title, focus_row=c.focus, **c.by_token)
-        plot(fig, "fig_output")
+    title = t("walkthrough.chart_concat_1" if base else "walkthrough.chart_concat")
+    concat = heatmap(tr.concat, c.tokens, concat_columns, title=title, focus_row=c.focus,
+                     **c.by_token)  # fmt: skip
+    title = t("walkthrough.chart_output")
+    output = heatmap(tr.output, c.tokens, c.dims, title=title, focus_row=c.focus, **c.by_token)
+    c.side_by_side(lambda: plot(concat, "fig_concat"), lambda: plot(output, "fig_output"))
     with st.expander(t("walkthrough.show_weights")):
         W_O = heatmap(c.data.W.W_O, concat_columns, c.dims, title="W_O",
                       decimals=c.settings.decimals)  # fmt: skip
-        plot(W_O, "fig_W_O")
+        place.plot(W_O, "fig_W_O")
 
 
 def block(c: Charts) -> None:
-    block_step.draw_charts(c.data, c.settings, c.focus)
+    block_step.draw_charts(c.data, c.settings, c.focus, c.part)

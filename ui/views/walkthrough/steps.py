@@ -29,7 +29,8 @@ class Step:
     focus: bool = False  # a focus row: the row picker shows
     row_story: bool = False  # the focus row is worked out below the chart
     depth: int = 0  # a clicked cell's story goes this far (1 S, 2 ÷√d_k, 3 mask, 4 A; 5 O = AV)
-    wide: bool = False  # several charts side by side: the projector's whole width
+    parts: tuple = ()  # its charts side by side, named: a projector pages through them (◀ ▶)
+    short_formula: bool = True  # a projector's band holds it beside the title (else: the notes)
 
 
 def shape(rows, cols) -> str:
@@ -98,7 +99,7 @@ STEPS = (
          _n_by("PE [n × d_model] = {nd}"), step_charts.pe),
     Step("x_pe", r"X = E + PE", _n_by("E {nd} + PE {nd} → X {nd}"), step_charts.x_pe),
     Step("qkv", r"Q = X W_Q,\quad K = X W_K,\quad V = X W_V", _qkv_shapes, step_charts.qkv,
-         symbols=("Q", "K", "V"), wide=True, **HEAD_STEP),
+         symbols=("Q", "K", "V"), parts=("Q", "K", "V"), **HEAD_STEP),
     Step("scores", r"S = Q K^\top,\qquad S_{ij} = q_i \cdot k_j",
          _n_by("Q {nk} × Kᵀ {kn} → S {nn}"), step_charts.scores, symbols=("S",), row_story=True,
          depth=1, **HEAD_STEP),
@@ -106,17 +107,17 @@ STEPS = (
          symbols=("S_scaled",), row_story=True, depth=2, **HEAD_STEP),
     Step("mask", r"S'_{ij} \leftarrow \begin{cases} S'_{ij} & M_{ij} = 1 \\ -\infty & M_{ij} = 0 "
          r"\end{cases}", _n_by("{nn} → {nn}"), step_charts.mask, symbols=("S_masked",),
-         row_story=True, depth=3, **HEAD_STEP),
+         row_story=True, depth=3, parts=("S′", "M"), **HEAD_STEP),
     Step("softmax", r"A_{ij} = \frac{e^{S'_{ij}}}{\sum_{j'} e^{S'_{ij'}}}",
          _n_by("softmax {nn} → A {nn}"), step_charts.softmax, symbols=("A",), row_story=True,
          depth=4, **HEAD_STEP),
     Step("av", r"O_h = A V,\qquad o_i = \sum_j a_{ij} v_j", _av_shapes, step_charts.av,
-         symbols=("O",), row_story=True, depth=5, wide=True, **HEAD_STEP),
+         symbols=("O",), row_story=True, depth=5, parts=("A", "V", "O"), **HEAD_STEP),
     Step("heads", r"\text{MultiHead}(X) = \text{Concat}(O_0, \dots, O_{h-1})\, W_O", _heads_shapes,
          step_charts.heads, formula_1=r"\text{MultiHead}(X) = \text{Concat}(O_1, \dots, O_h)\, W_O",
-         symbols=("concat", "output"), focus=True, wide=True),
+         symbols=("concat", "output"), focus=True, parts=("Concat", "MultiHead")),
     Step("block", block.FORMULA, lambda data, head, base: block.shapes(data), step_charts.block,
-         focus=True, row_story=True, wide=True),
+         focus=True, row_story=True, parts=block.PANELS, short_formula=False),
 )  # fmt: skip
 
 NAMES = tuple(step.name for step in STEPS)
@@ -134,6 +135,7 @@ def shapes_line(name: str, data, head: int, base: int = 0) -> str:
     return BY_NAME[name].shapes(data, head, base)
 
 
-def draw(name: str, data, settings, head: int, focus: int) -> None:
-    """The charts of step ``name`` for ``head`` and the ``focus`` row."""
-    BY_NAME[name].draw(step_charts.Charts.of(name, data, settings, head, focus))
+def draw(name: str, data, settings, head: int, focus: int, part: int | None = None) -> None:
+    """The charts of step ``name`` for ``head`` and the ``focus`` row (of its ``parts``, only
+    ``part``, if given)."""
+    BY_NAME[name].draw(step_charts.Charts.of(name, data, settings, head, focus, part))

@@ -9,7 +9,7 @@ from ui.figures.charts import MAX_SIDE, MAX_TEXT_CELLS
 from ui.kit import reference_lines as code_lines
 from ui.kit.i18n import labeller, t
 from ui.kit.number_text import row_label, shown_index
-from ui.kit.session import CELL, FOCUS_CHOSEN, ROOM_FOCUS, base
+from ui.kit.session import CELL, FOCUS_CHOSEN, PART, ROOM_FOCUS, base
 from ui.kit.url import coded_choice, keep_in_url, url_choice
 from ui.room import student as room_student
 from ui.room.connection import from_room_view
@@ -34,10 +34,11 @@ def _move(visible_steps, offset: int) -> None:
     st.session_state["step"] = visible_steps[max(0, min(len(visible_steps) - 1, index))]
 
 
-def step_navigation(visible_steps, projector: bool = False) -> str:
-    """Pipeline strip (one click to any step) plus Previous / Next; returns the current step.
-    In projector mode one compact band instead: Previous, the step with its formula, Next.
-    ← and → press Previous and Next in every mode."""
+def step_navigation(visible_steps, projector: bool = False):
+    """Pipeline strip (one click to any step) plus Previous / Next; returns the current step and
+    where its pickers go (None: under its heading). In projector mode one compact band instead:
+    Previous, the step with its formula and its pickers, Next. ← and → press Previous and Next
+    in every mode (on a projector, a wide step's ◀ ▶ first)."""
     locked = room_student.locked()  # the teacher has everyone following
     if projector:
         return _projector_band(visible_steps, locked)
@@ -54,7 +55,7 @@ def step_navigation(visible_steps, projector: bool = False) -> str:
     )
     step_band(visible_steps, step)
     arrow_keys()
-    return step
+    return step, None
 
 
 def step_band(visible_steps, step: str, suffix: str = "") -> None:
@@ -84,7 +85,7 @@ def step_band(visible_steps, step: str, suffix: str = "") -> None:
     )
 
 
-def _projector_band(visible_steps, locked: bool = False) -> str:
+def _projector_band(visible_steps, locked: bool = False):
     step = st.session_state.get("step")  # a plain value here: no pipeline widget is drawn
     if step not in visible_steps:
         step = coded_choice("step", visible_steps, visible_steps[0])
@@ -99,7 +100,12 @@ def _projector_band(visible_steps, locked: bool = False) -> str:
         disabled=locked or index == 0,
         key="prev_step",
     )
-    middle.markdown(f"**{t(f'walkthrough.title_{step}')}** &nbsp; ${formula(step, base())}$")
+    band = middle.container(horizontal=True, vertical_alignment="center", key="projector_band")
+    shown = f" &nbsp; ${formula(step, base())}$" if BY_NAME[step].short_formula else ""
+    band.markdown(f"**{t(f'walkthrough.title_{step}')}**{shown}", width="content")
+    pickers = band.container(  # row_controls fills it
+        horizontal=True, vertical_alignment="center", width="content", key="band_pickers"
+    )
     last = len(visible_steps) - 1
     right.button(
         "▶",
@@ -109,7 +115,9 @@ def _projector_band(visible_steps, locked: bool = False) -> str:
         key="next_step",
     )
     arrow_keys()
-    return step
+    with st.container(key="fit_charts"):  # takes no room (style.py)
+        components.html(FIT_SCRIPT, height=0)
+    return step, pickers
 
 
 def arrow_keys() -> None:
@@ -133,10 +141,38 @@ if (!doc.selfAttentionArrows) {
     const arrowsOwn = el?.closest?.(own);
     const typing = textual || arrowsOwn;
     if (typing || event.altKey || event.ctrlKey || event.metaKey) return;
-    const key = {ArrowLeft: ".st-key-prev_step button", ArrowRight: ".st-key-next_step button"};
-    const button = key[event.key] && doc.querySelector(key[event.key]);
-    if (button && !button.disabled) { event.preventDefault(); button.click(); }
+    // a projector's wide step: its next (previous) chart first, then the next (previous) step
+    const keys = {ArrowLeft: ["prev_part", "prev_step"], ArrowRight: ["next_part", "next_step"]};
+    const button = (keys[event.key] || []).map(k => doc.querySelector(`.st-key-${k} button`))
+      .find(b => b && !b.disabled);
+    if (button) { event.preventDefault(); button.click(); }
   });
+}
+</script>"""
+
+
+# A step's chart on a projector takes the height from its top to the screen's bottom, whatever the
+# band above it holds (a long title, a tall formula, the pickers on a second line): style.py's
+# CSS gives a first guess, this script (in the page's own component; nothing fetched) the height
+# measured, again whenever the page changes or the window is resized.
+FIT_SCRIPT = """<script>
+const doc = window.parent.document, win = window.parent;
+if (!doc.selfAttentionFit) {
+  doc.selfAttentionFit = true;
+  let due = false;
+  const fit = () => {
+    due = false;
+    const main = doc.querySelector("[data-testid=stMain]");
+    for (const box of doc.querySelectorAll("[class*=st-key-fill_]")) {
+      const top = box.getBoundingClientRect().top + (main ? main.scrollTop : 0);
+      const free = Math.max(320, Math.floor(win.innerHeight - top - 14)) + "px";
+      if (box.style.height !== free) box.style.setProperty("height", free, "important");
+    }
+  };
+  const soon = () => { if (!due) { due = true; win.requestAnimationFrame(fit); } };
+  new win.MutationObserver(soon).observe(doc.body, {childList: true, subtree: true});
+  win.addEventListener("resize", soon);
+  soon();
 }
 </script>"""
 
@@ -159,15 +195,17 @@ def _chose_focus() -> None:
     st.session_state[FOCUS_CHOSEN] = True
 
 
-def row_controls(step: str, data, settings) -> tuple[int, int]:
+def row_controls(step: str, data, settings, place=None) -> tuple[int, int]:
     """Head and focus-row pickers, shown on the steps where they change something, in one
-    compact row above the chart with the predict-first switch. Both live in the URL (head=,
-    focus=: counted from 0, whatever the numbering shown). A clicked cell or the teacher's view
-    sets the focus row too."""
+    compact row above the chart with the predict-first switch (in ``place``, a projector's band,
+    if given). Both live in the URL (head=, focus=: counted from 0, whatever the numbering
+    shown). A clicked cell or the teacher's view sets the focus row too."""
     n, base, state = data.n, settings.base, st.session_state
     n_heads = settings.n_heads
     head, focus = 0, default_focus(n, settings.mask == "causal")
-    band = st.container(horizontal=True, vertical_alignment="center", key="row_band", gap="small")
+    width = "content" if place else "stretch"
+    band = (place or st).container(horizontal=True, vertical_alignment="center", key="row_band",
+                                   gap="small", width=width)  # fmt: skip
     if BY_NAME[step].per_head:
         if not isinstance(state.get("head"), int) or state["head"] >= n_heads:
             state["head"] = _url_index("head", n_heads, 0)
@@ -242,25 +280,54 @@ def render(step: str, data, settings, head: int, focus: int, lead_place=None) ->
     if st.session_state.get("predict") and not predict.gate(step, data, head, focus, settings.base):
         code_lines.show(BY_NAME[step].symbols)  # the code, not what it gives
         return
-    projector = settings.presentation  # its band holds the title: the lead opens the notes
-    if not projector:
+    if not settings.presentation:
         lead(st.empty() if lead_place is None else lead_place, step)
-    if not projector or BY_NAME[step].wide:
         draw(step, data, settings, head, focus)
-        if projector:
-            lead(st.empty(), step)
         _notes(step, data, settings, head)
-    else:
-        chart, notes = st.columns([3, 2])
-        with chart:
-            draw(step, data, settings, head, focus)
+    else:  # its band holds the title: the chart fills the height left, the lead opens the notes
+        chart, notes = st.columns([2, 1])  # 8 columns of values at 24 px need 2/3 of 1280 px
         with notes:
+            part = part_pager(step)
+            if not BY_NAME[step].short_formula:  # (the band has only its title) a line a part
+                lines = formula(step, settings.base).replace(r",\quad ", r" \\ ")
+                st.latex(r"\begin{gathered}" + lines + r"\end{gathered}")
             lead(st.empty(), step)
             _notes(step, data, settings, head)
+        with chart:
+            draw(step, data, settings, head, focus, part)
     if BY_NAME[step].depth:
         worked_row.clicked_cell(step, data, settings, head, focus)
     if BY_NAME[step].row_story:
         worked_row.focus_row(step, data, head, focus, settings)
+
+
+def _page_part(step: str, offset: int) -> None:
+    count = len(BY_NAME[step].parts)
+    st.session_state[PART] = (step, max(0, min(count - 1, shown_part(step) + offset)))
+
+
+def shown_part(step: str) -> int:
+    """Which of a wide step's charts a projector shows: the one paged to at this step, else the
+    first (every step starts from its first chart)."""
+    paged = st.session_state.get(PART)
+    return paged[1] if isinstance(paged, tuple) and paged[0] == step else 0
+
+
+def part_pager(step: str) -> int | None:
+    """On a projector, a wide step's ◀ 'Q · 1 of 3' ▶: one chart at a time, as large as the
+    screen allows (← → press them first). Returns the chart shown; None for a one-chart step."""
+    parts = BY_NAME[step].parts
+    if not parts:
+        return None
+    index = shown_part(step)
+    pager = st.container(horizontal=True, vertical_alignment="center", key="part_band")
+    pager.button("◀", on_click=_page_part, args=(step, -1), disabled=index == 0, key="prev_part",
+                 help=t("walkthrough.part_previous"))  # fmt: skip
+    pager.markdown(t("walkthrough.part_of", name=parts[index], i=index + 1, n=len(parts)),
+                   width="content")  # fmt: skip
+    pager.button("▶", on_click=_page_part, args=(step, 1), disabled=index == len(parts) - 1,
+                 key="next_part", help=t("walkthrough.part_next"))  # fmt: skip
+    return index
 
 
 def _notes(step: str, data, settings, head: int) -> None:
