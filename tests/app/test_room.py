@@ -249,6 +249,7 @@ def test_everyone_follows_keeps_students_on_the_teachers_view():
     student.run()
     student.run()
     assert "老师已设置全班跟随" in _captions(student)
+    assert any("老师已设置全班跟随" in c.value for c in student.main.caption)  # not the sidebar's
     assert student.button(key="next_step").disabled and student.button(key="prev_step").disabled
     assert student.toggle(key="room_follow").disabled
     student.text_input(key="sentence").set_value("my own sentence").run()
@@ -300,9 +301,10 @@ def test_the_summary_lists_each_question_with_the_share_right_and_downloads_as_c
         for s in ("s2", "s3", "s4")[: i + 1]:
             room.rooms().answer(code, question["id"], s, wrong)
         teacher.run()
-    table = next(m.value for m in teacher.markdown if m.value.startswith("| # | 问题"))
-    rows = [line.split(" | ")[-2:] for line in table.splitlines()[2:]]
-    assert rows == [["2", "50% |"], ["3", "33% |"]]  # answers, and the share right
+    asked = [m.value for m in teacher.sidebar.markdown if m.value.startswith(("**1.**", "**2.**"))]
+    assert len(asked) == 2 and all("A 中行" in line for line in asked)
+    lines = [c.value for c in teacher.sidebar.caption if "人作答" in c.value]
+    assert lines == ["2 人作答 · 答对 50%", "3 人作答 · 答对 33%"]  # answers, and the share right
     assert any("课堂小结 · 已提问 2 次" in e.label for e in teacher.expander)
     labels = [button.proto.label for button in teacher.get("download_button")]
     assert "下载课堂小结（CSV）" in labels

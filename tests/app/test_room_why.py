@@ -16,13 +16,13 @@ N, D_MODEL, HEADS = 6, 12, 3
 D_K = D_V = D_MODEL // HEADS  # 4: every size below is distinct from the others but d_v = d_k
 
 SHAPES = {  # what each step's shape question must say why, worked out from the settings alone
-    "qkv": f"X [{N}×{D_MODEL}] × W_Q [{D_MODEL}×{D_K}] → Q [{N}×{D_K}]",
-    "scores": f"Q [{N}×{D_K}] × Kᵀ [{D_K}×{N}] → S [{N}×{N}]",
-    "scaled": f"S [{N}×{N}] ÷ √{D_K} → [{N}×{N}]",
-    "mask": f"S/√d_k [{N}×{N}] → [{N}×{N}]",
-    "softmax": f"softmax(S/√d_k [{N}×{N}]) → A [{N}×{N}]",
-    "av": f"A [{N}×{N}] × V [{N}×{D_V}] → O [{N}×{D_V}]",
-    "heads": f"[{N}×{HEADS * D_V}] × W_O [{HEADS * D_V}×{D_MODEL}] → [{N}×{D_MODEL}]",
+    "qkv": f"X [{N} × {D_MODEL}] × W_Q [{D_MODEL} × {D_K}] → Q [{N} × {D_K}]",
+    "scores": f"Q [{N} × {D_K}] × Kᵀ [{D_K} × {N}] → S [{N} × {N}]",
+    "scaled": f"S [{N} × {N}] ÷ √{D_K} → [{N} × {N}]",
+    "mask": f"S/√d_k [{N} × {N}] → [{N} × {N}]",
+    "softmax": f"softmax(S/√d_k [{N} × {N}]) → A [{N} × {N}]",
+    "av": f"A [{N} × {N}] × V [{N} × {D_V}] → O [{N} × {D_V}]",
+    "heads": f"[{N} × {HEADS * D_V}] × W_O [{HEADS * D_V} × {D_MODEL}] → [{N} × {D_MODEL}]",
 }
 WHY = {"en": "**Why:** ", "zh": "**为什么：** "}
 ANY_HAN = re.compile(r"[\u4e00-\u9fff]")

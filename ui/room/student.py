@@ -62,10 +62,9 @@ def panel(code: str) -> None:
             state["room_follow"] = False
         if locked():
             state["room_follow"] = True
-        st.toggle(t("room.follow"), key="room_follow", on_change=_snap_back, disabled=locked())
+        st.toggle(t("room.follow"), key="room_follow", on_change=_snap_back, disabled=locked(),
+                  help=t("room.locked_note") if locked() else None)  # fmt: skip
         state["_room_follow_kept"] = state["room_follow"]
-        if locked():
-            st.caption(t("room.locked_note"))
         if st.toggle(t("room.i_am_teacher"), key="room_i_am_teacher"):
             st.text_input(
                 t("room.key"), type="password", key="room_key_input", on_change=_try_key,
@@ -136,6 +135,8 @@ def live(code: str) -> None:
     with st.container(border=True):
         doing = t("room.following") if following else t("room.exploring")
         st.caption(t("room.student_band", code=code, state=doing))
+        if locked():  # in the band, not the sidebar: a phone's sidebar is folded away
+            st.caption(t("room.locked_note"))
         if away and theirs and mine:
             step = labeller("walkthrough.step")
             st.caption(t("room.away", mine=step(mine), theirs=step(theirs)))

@@ -1,6 +1,7 @@
 """The end-of-class summary: each question asked, its answers and the share right (anonymous:
-counts only), on the teacher's sidebar and as CSV. A markdown table, not a dataframe: the
-teacher's every rerun draws it, and a dataframe would load pyarrow into the server (~60 MB)."""
+counts only), on the teacher's sidebar and as CSV. Markdown lines, not a dataframe: the
+teacher's every rerun draws it, and a dataframe would load pyarrow into the server (~60 MB);
+not a table either, whose columns a sidebar squeezes to a character wide."""
 
 import csv
 import io
@@ -9,7 +10,7 @@ import streamlit as st
 
 from ui.kit import question_text as questions
 from ui.kit.escape import markdown_text
-from ui.kit.i18n import t
+from ui.kit.i18n import labeller, t
 
 
 def rows(asked: list[dict]) -> list[tuple[int, str, int, str]]:
@@ -18,7 +19,10 @@ def rows(asked: list[dict]) -> list[tuple[int, str, int, str]]:
     for number, entry in enumerate(asked, start=1):
         total = sum(entry["counts"])
         right = "–" if not total else f"{entry['counts'][entry['answer']] / total:.0%}"
-        out.append((number, questions.prompt(entry), total, right))
+        prompt = questions.prompt(entry)
+        if entry["kind"] == "shape":  # "the shape of this step's result": which step, then
+            prompt = f"{labeller('walkthrough.step')(entry['params']['step'])} · {prompt}"
+        out.append((number, prompt, total, right))
     return out
 
 
@@ -42,9 +46,9 @@ def show(code: str, room: dict, counts_now: list[int] | None) -> None:
             st.caption(t("room.summary_none"))
             return
         table = rows(asked)
-        lines = ["| " + " | ".join(header()) + " |", "|---|---|---:|---:|"]
-        lines += [f"| {n} | {markdown_text(p)} | {a} | {r} |" for n, p, a, r in table]
-        st.markdown("\n".join(lines))
+        for n, p, a, r in table:  # a line each, not a table: the sidebar is narrow
+            st.markdown(f"**{n}.** {markdown_text(p)}")
+            st.caption(t("room.summary_line", answers=a, right=r))
         st.download_button(
             t("room.summary_csv"), as_csv(table), file_name=f"class-{code}.csv",
             mime="text/csv", key="room_summary_csv",

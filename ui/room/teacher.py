@@ -131,10 +131,10 @@ def answers(code: str) -> None:
     counts = rooms().answers(code, question["id"], question)
     right = question["answer"] if question["revealed"] else None
     n, c = sum(counts), rooms().connected(code)
+    st.caption(t("room.answered", n=n, c=c))  # the strip first, under the question
     shown = question["revealed"] or st.toggle(
         t("room.show_answers"), key=f"show_answers_{question['id']}"
     )  # the class does not copy the majority off the projector before the reveal
-    st.caption(t("room.answered", n=n, c=c))
     if not shown:
         return
     title = t("room.answers", n=n) if n == c else t("room.answers_of_connected", n=n, c=c)
