@@ -184,6 +184,7 @@ def test_a_whole_class_in_chinese(session):
         student.wait_charts()
         _see(student, EXPLAIN_SCORES)
     _viewport_shot(phone, "class-zh-phone-revealed")
+    _viewport_shot(teacher, "class-zh-teacher-revealed-1280")
 
     # the teacher closes the question; the summary lists it with half the class right
     teacher.page.get_by_role("button", name="结束提问").click()
