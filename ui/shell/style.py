@@ -51,7 +51,8 @@ PRESENTATION_CSS = """
 html, body, [data-testid="stAppViewContainer"] {font-size: 21px;}
 .stMarkdown p, .stMarkdown li, .stCaption {font-size: 1.15rem !important;}
 .block-container {padding-top: 4.2rem; padding-bottom: 1rem; max-width: 1800px;}
-.st-key-step_lead {padding-bottom: 0.6rem;}
+/* the lead's text inside its box (Streamlit's −1rem under a paragraph that has no margin here) */
+.st-key-step_lead [data-testid="stMarkdownContainer"] {margin-bottom: 0;}
 [data-testid="stVerticalBlock"] {gap: 0.45rem;}
 .stMarkdown .katex {font-size: 1.05em;}
 /* a step's chart fills the height under the band (ui/figures/place.py: fill; a first guess,
@@ -60,7 +61,7 @@ html, body, [data-testid="stAppViewContainer"] {font-size: 21px;}
 /* the step's pickers sit in the band, after its title and formula */
 .st-key-projector_band {gap: 0.4rem 1.2rem; flex-wrap: wrap;}
 .st-key-band_pickers .st-key-row_band {gap: 0.5rem;}
-.st-key-part_band {gap: 0.6rem;}
+.st-key-part_band {gap: 0.6rem; flex-wrap: nowrap;}
 /* the code wraps rather than runs off the right */
 .stMainBlockContainer pre, .stMainBlockContainer pre code {white-space: pre-wrap !important;
   overflow-wrap: anywhere;}

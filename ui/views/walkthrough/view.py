@@ -317,9 +317,10 @@ def part_pager(step: str) -> int | None:
     """On a projector, a wide step's ◀ 'Q · 1 of 3' ▶: one chart at a time, as large as the
     screen allows (← → press them first). Returns the chart shown; None for a one-chart step."""
     parts = BY_NAME[step].parts
+    index = shown_part(step)
+    st.session_state[PART] = (step, index)  # another step, and back: its first chart again
     if not parts:
         return None
-    index = shown_part(step)
     pager = st.container(horizontal=True, vertical_alignment="center", key="part_band")
     pager.button("◀", on_click=_page_part, args=(step, -1), disabled=index == 0, key="prev_part",
                  help=t("walkthrough.part_previous"))  # fmt: skip
