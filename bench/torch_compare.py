@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import core  # noqa: E402
-from core import fast, threads  # noqa: E402
+from core import threads  # noqa: E402
 from core.softmax import softmax_block, softmax_rows  # noqa: E402
 from measure.timing import fmt_seconds, time_side_by_side  # noqa: E402
 
@@ -131,26 +131,11 @@ def passes(n: int, say) -> None:
         "core.attention, lean (A, output)": partial(
             core.attention, X, W, HEADS, keep={"A", "output"}
         ),
-        "  full, all heads at once (not cache-sized blocks)": _uncached(X, W, core.FIELDS),
-        "  lean, all heads at once (not cache-sized blocks)": _uncached(X, W, {"A", "output"}),
     }
     say(f"\npasses at n = {n}, [{HEADS}, {n}, {n}] float32 ({S.nbytes / 2**20:.0f} MB an array),"
         f" best of 7 ms; {threads.WORKERS} workers for element-wise passes")  # fmt: skip
     for name, call in profile.items():
         say(f"  {name:<52} {best_ms(call):8.1f}")
-
-
-def _uncached(X, W, keep):
-    """core.attention with its blocks of heads sized by memory alone (fast.CACHE_BYTES lifted)."""
-
-    def call():
-        saved, fast.CACHE_BYTES = fast.CACHE_BYTES, 1 << 62
-        try:
-            core.attention(X, W, HEADS, keep=keep)
-        finally:
-            fast.CACHE_BYTES = saved
-
-    return call
 
 
 def _softmax_one_thread(S, out):

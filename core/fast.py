@@ -20,9 +20,6 @@ from core.trace import FIELDS, SQUARE_FIELDS, AttentionTrace
 from core.weights import Weights
 
 BLOCK_BYTES = 256 * 2**20  # n x n temporaries per block of heads stay under this
-# NumPy: one block's scores fit in the last-level cache (32 MiB here), so S, the fused pass and
-# A V meet there instead of in main memory (one head at a time from n = 2048)
-CACHE_BYTES = 16 * 2**20
 
 
 def _head_range(start: int, stop: int) -> tuple:
@@ -30,13 +27,10 @@ def _head_range(start: int, stop: int) -> tuple:
     return (..., slice(start, stop), slice(None), slice(None))
 
 
-def _head_blocks(heads, n_rows: int, itemsize: int, max_heads: int, cache: bool = False):
-    """Runs of consecutive heads whose n x n temporaries fit in BLOCK_BYTES (at least one head);
-    with ``cache``, whose scores also fit in CACHE_BYTES."""
+def _head_blocks(heads, n_rows: int, itemsize: int, max_heads: int):
+    """Runs of consecutive heads whose n x n temporaries fit in BLOCK_BYTES (at least one head)."""
     per_head = n_rows * itemsize * 3  # S, the masked copy and exp(): what a head needs at once
     size = max(1, min(max_heads, BLOCK_BYTES // max(per_head, 1)))
-    if cache:
-        size = max(1, min(size, CACHE_BYTES // max(n_rows * itemsize, 1)))
     block = []
     for h in heads:
         if block and (h != block[-1] + 1 or len(block) == size):
@@ -94,8 +88,7 @@ def _attention(X, weights: Weights, n_heads: int, mask, keep, heads) -> Attentio
     itemsize = 4 if X.dtype == xp.float32 else 8
     max_heads = 1 if heads is not None else n_heads  # a chosen few heads: one at a time
 
-    on_every_core = isinstance(X, np.ndarray) and n_heads * n_rows >= threads.PARALLEL_FROM
-    blocks = list(_head_blocks(computed, n_rows, itemsize, max_heads, cache=on_every_core))
+    blocks = list(_head_blocks(computed, n_rows, itemsize, max_heads))
     trace, outputs, in_place = {}, [], {}
     if len(blocks) > 1 and isinstance(X, np.ndarray) and (mask is None or forbidden is not None):
         # NumPy can write each block in place (not with a mask that adds axes to the result)

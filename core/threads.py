@@ -15,7 +15,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 PARALLEL_FROM = 1 << 20  # entries of an n x n pass; below this, one thread
-ROW_BYTES = 1 << 18  # a block of rows, read and written, stays in a core's L2 cache (512 KiB here)
+ROW_BYTES = 1 << 19  # a block of rows stays in a core's L2 cache through the fused passes
 WORKERS = max(1, min(8, os.cpu_count() or 1))  # threads on a large pass, the caller's included
 _pool = ThreadPoolExecutor(max_workers=max(1, WORKERS - 1), thread_name_prefix="rows")
 
