@@ -320,6 +320,13 @@ def test_how_to_join_shows_the_code_and_the_qr_but_never_the_key():
     assert len(teacher.get("imgs")) >= 1 or len(teacher.get("image")) >= 1  # the QR code
 
 
+def test_the_teachers_hint_to_go_to_an_attention_step_is_not_projected():
+    _, code, key = _open_room()
+    hint = "转到注意力的步骤"
+    assert hint in page_text(run_app(room=code, key=key, lang="zh", step="tokens"))
+    assert hint not in page_text(run_app(room=code, key=key, lang="zh", step="tokens", big="true"))
+
+
 def test_a_projector_shows_neither_the_backend_line_nor_the_downloads():
     at = run_app(lang="en", big="true", step="softmax")
     assert "Computed with" not in page_text(at) and not at.get("download_button")

@@ -55,7 +55,7 @@ def panel(code: str, settings) -> None:
             if ask.button(t("room.ask"), key="room_ask", type="primary"):
                 _ask(code, kind, step, settings)
                 st.rerun()  # the band and the summary with the new question at once
-        else:
+        elif not settings.presentation:  # a hint for the teacher, not for the class's screen
             which.caption(t("room.no_question_here"))
         if question and not question["revealed"]:
             if reveal.button(t("room.reveal"), key="room_reveal"):
