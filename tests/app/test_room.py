@@ -220,9 +220,11 @@ def test_an_open_question_hides_the_steps_result_on_students_screens_until_revea
     assert not [c for c in charts(student) if c["data"][0]["type"] == "heatmap"]  # no A
     assert "**形状：**" not in text and "softmax 按行进行" not in text  # no shapes, no explanation
     assert [c for c in charts(teacher) if c["data"][0]["type"] == "heatmap"]  # the teacher's
+    assert not [w for w in student.toggle if w.key == "predict"]  # one question at a time
     teacher.button(key="room_reveal").click().run()
     student.run()
     assert [c for c in charts(student) if c["data"][0]["type"] == "heatmap"]
+    assert [w for w in student.toggle if w.key == "predict"]
     assert "老师正在向全班提问" not in page_text(student)
     teacher.button(key="room_close_question").click().run()
     assert room.rooms().get(code)["question"] is None

@@ -224,7 +224,9 @@ def row_controls(step: str, data, settings, place=None) -> tuple[int, int]:
             format_func=lambda i: row_label(i, data.tokens[i], base), label_visibility="collapsed",
         )  # fmt: skip
         keep_in_url("focus", str(focus), str(default_focus(n, settings.mask == "causal")))
-    if not settings.presentation:  # a projector keeps its band for the step
+    # a projector keeps its band for the step; while the teacher's question is open the class
+    # answers that one, so the page's own predict-first switch waits
+    if not settings.presentation and not room_student.result_hidden():
         band.space("stretch")
         with band:
             predict.toggle()
