@@ -7,6 +7,7 @@ Adding a step means one row here, its chart function in step_charts.py and its s
 (step_, title_, lead_, explain_ in assets/strings/walkthrough.toml).
 """
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -128,6 +129,12 @@ def formula(name: str, base: int) -> str:
     """The step's formula in LaTeX, its indices counted from ``base``."""
     step = BY_NAME[name]
     return step.formula_1 if base == 1 and step.formula_1 else step.formula
+
+
+def unbroken(line: str) -> str:
+    """Each bracket of a shapes line kept whole when the line wraps (no-break spaces inside):
+    a narrow column would otherwise split "[5 × 5]" after its "5"."""
+    return re.sub(r"\[[^\]]*\]", lambda m: m.group(0).replace(" ", "\u00a0"), line)
 
 
 def shapes_line(name: str, data, head: int, base: int = 0) -> str:

@@ -15,7 +15,7 @@ from ui.room import student as room_student
 from ui.room.connection import from_room_view
 from ui.views.walkthrough import predict
 from ui.views.walkthrough import worked as worked_row
-from ui.views.walkthrough.steps import BY_NAME, draw, formula, shapes_line
+from ui.views.walkthrough.steps import BY_NAME, draw, formula, shapes_line, unbroken
 
 
 def backend_line(name: str) -> str:
@@ -342,7 +342,8 @@ def _notes(step: str, data, settings, head: int) -> None:
     if step in ("pe", "x_pe") and data.PE is None:
         explain_key = "walkthrough.explain_pe_off"
     st.info(t(explain_key))
-    st.markdown(f"**{t('shell.shape')}** `{shapes_line(step, data, head, settings.base)}`")
+    line = shapes_line(step, data, head, settings.base)
+    st.markdown(f"**{t('shell.shape')}** `{unbroken(line) if settings.presentation else line}`")
     code_lines.show(BY_NAME[step].symbols)
     if data.n > MAX_SIDE:
         side = -(-data.n // -(-data.n // MAX_SIDE))  # cells per side after block averaging
