@@ -106,3 +106,32 @@ def test_a_projectors_shapes_line_keeps_each_bracket_on_one_line(step):
     assert brackets and all(" " not in b and "\u00a0×\u00a0" in b for b in brackets), projected
     assert projected.replace("\u00a0", " ") == normal  # the same text, only unbreakable
     assert re.search(r"\[\d+ × \d+\]", normal)  # the page's own line keeps plain spaces
+
+
+@pytest.mark.parametrize(
+    "page, query",
+    [
+        ("walkthrough", {"step": "qkv"}),  # with its weights' charts, in their expander
+        ("walkthrough", {"step": "heads"}),  # W_O's
+        ("multi-head", {}),
+        ("masks", {}),
+        ("flash", {}),
+        ("scaling", {}),
+    ],
+)
+def test_every_chart_on_a_projector_prints_at_least_18_px(page, query):
+    """Not only a step's own chart: every chart a projected page draws (a weights expander, the
+    other pages) writes its text at the back row's 18 px or more."""
+    at = run_app(page, lang="zh", big="true", **query)
+    assert not at.exception
+    specs = charts(at)
+    assert specs
+    for spec in specs:
+        layout = spec["layout"]
+        assert layout.get("font", {}).get("size", 0) >= TEXT_PX, layout.get("title")
+        for name, axis in layout.items():
+            if name.startswith(("xaxis", "yaxis")):
+                assert axis.get("tickfont", {}).get("size", 0) >= TEXT_PX, (name, layout["title"])
+        for trace in spec["data"]:
+            if trace.get("type") == "heatmap" and trace.get("text") is not None:
+                assert trace.get("textfont", {}).get("size", 0) >= TEXT_PX, layout.get("title")

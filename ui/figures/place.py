@@ -13,7 +13,7 @@ PROJECTOR_HEIGHT = 410  # px: a chart under the projector band fits a 1280 x 720
 # Projector sizes (?big=true), read from the back row: every text of a chart is set here, none
 # left to Streamlit's theme, which sizes ticks in rem of the page's root font as it was when the
 # chart mounted (12 px before the projector's style applied, 15.75 px after: the flake).
-BIG_TEXT_PX = 17  # any chart's text on a projector
+BIG_TEXT_PX = 18  # any chart's text on a projector: the back row reads 18 px (issue 24)
 BIG_TITLE_PX = 20
 FILL_CELL_PX = 24  # a step's chart that fills the screen: cell values with at most 8 a side
 FILL_DENSE_CELL_PX = 18  # more than 8 a side
@@ -52,7 +52,7 @@ def projector_figure(fig, fill: bool = False):
     fig.update_layout(title_font_size=title)
     for axes in (fig.update_xaxes, fig.update_yaxes):  # the row sums' right-hand axis too
         axes(tickfont_size=text, title_font_size=text)
-    fig.update_annotations(font_size=text - 1 if not fill else text)
+    fig.update_annotations(font_size=text)
     for trace in fig.data:
         if trace.type != "heatmap":
             continue
