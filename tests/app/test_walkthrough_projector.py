@@ -117,6 +117,7 @@ def test_a_projectors_shapes_line_keeps_each_bracket_on_one_line(step):
         ("masks", {}),
         ("flash", {}),
         ("scaling", {}),
+        ("trained", {}),
     ],
 )
 def test_every_chart_on_a_projector_prints_at_least_18_px(page, query):

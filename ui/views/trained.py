@@ -23,7 +23,7 @@ from ui.figures.charts import (
     heatmap,
     values_fit_width,
 )
-from ui.figures.place import DENSE_COLUMNS, grid, plot
+from ui.figures.place import BIG_TEXT_PX, DENSE_COLUMNS, grid, plot
 from ui.kit.errors import show_input_error
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
@@ -64,7 +64,6 @@ MODEL, TEXT, LAYER, HEAD, FOCUS, KEY = (
 VIEW = (TEXT, LAYER, HEAD, FOCUS, KEY)
 PHONE_PX = 366  # px: a chart's width on a 390-px phone, the narrowest screen the page is read on
 PROJECTOR_PX = 520  # px: a chart's width, two to a row, on a 1280-px projector (sidebar folded)
-BIG_TEXT_PX = 17  # px: chart text in projector mode (ui/figures/place.py's plot)
 
 
 @dataclass(frozen=True)
