@@ -5,22 +5,29 @@
 At start-up the store ($ROOM_STORE, SQLite in data/ by default) is opened and test-written, and
 the reason is printed if that fails. /healthz answers 200 "ok" while the store works and 503 with
 the reason while it does not (tried again at most every CHECK_S seconds, classroom/store.py):
-the check for a balancer or a start script. Streamlit's own /_stcore/health is left as it is,
-because the browser asks it before it connects: a page must still load to say why its rooms
-cannot work (the room page does, and every other page works without the store).
-`streamlit run app.py` runs the same app without /healthz.
+the check for a balancer or a start script. /room/pulse answers a student's browser what its room
+shows now (classroom/pulse.py), so that an idle student costs no script run. Streamlit's own
+/_stcore/health is left as it is, because the browser asks it before it connects: a page must
+still load to say why its rooms cannot work (the room page does, and every other page works
+without the store). `streamlit run app.py` runs the same app without /healthz or /room/pulse
+(a student's page then looks at its room with a fragment every second instead).
 """
 
+import os
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import streamlit as st
-from starlette.responses import PlainTextResponse
+from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
+from classroom import pulse
 from classroom.store import shared_problem as store_problem
+from ui.kit.browser import BROWSER_COOKIE
 
 HERE = Path(__file__).parent
+PULSE = pulse.Pulse()
+os.environ[pulse.ENV] = pulse.PATH  # the pages know that this process answers it
 
 
 async def healthz(_request) -> PlainTextResponse:
@@ -28,6 +35,15 @@ async def healthz(_request) -> PlainTextResponse:
     if problem:
         return PlainTextResponse(f"room store: {problem.reason}", status_code=503)
     return PlainTextResponse("ok")
+
+
+def room_pulse(request) -> JSONResponse:
+    """A student's browser asks what its room shows now (classroom/pulse.py); a plain function,
+    so Starlette runs it on a worker thread and a slow store never holds up the websockets."""
+    code, browser = request.query_params.get("code", ""), request.cookies.get(BROWSER_COOKIE, "")
+    away = request.query_params.get("away") == "1"
+    status, body = PULSE.answer(code, browser, away)
+    return JSONResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
 
 
 @asynccontextmanager
@@ -38,4 +54,8 @@ async def lifespan(_app):
     yield {}
 
 
-app = st.App(HERE / "app.py", lifespan=lifespan, routes=[Route("/healthz", healthz)])
+app = st.App(
+    HERE / "app.py",
+    lifespan=lifespan,
+    routes=[Route("/healthz", healthz), Route(pulse.PATH, room_pulse)],
+)

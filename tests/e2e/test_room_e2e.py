@@ -134,3 +134,41 @@ def test_a_code_in_the_address_is_echoed_inert(session, sent):
     _text(s, "is not a room code")
     assert s.page.locator("a[href*='evil'], img[src*='evil']").count() == 0
     s.assert_healthy()  # nothing was fetched from evil.example
+
+
+@pytest.mark.e2e
+def test_an_idle_students_browser_asks_the_pulse_and_reruns_only_on_a_change(session):
+    """serve.py answers the room's pulse: an idle student's browser asks it over HTTP every
+    second and sends the server nothing over the websocket; the teacher's Next reaches the
+    student's page through it, as one rerun."""
+    teacher = session().open("/room?lang=en")
+    teacher.page.get_by_role("button", name="Open a room").click()
+    teacher.page.wait_for_function(
+        "[...document.querySelectorAll('code')].some(c => c.innerText.includes('?room='))"
+    )
+    teacher.page.get_by_text("Your teacher's link").click()
+    links = teacher.page.locator("code").all_inner_texts()
+    code = re.search(r"room=(\w+)", next(c for c in links if "?room=" in c)).group(1)
+    path = next(c for c in links if "key=" in c).split(urlsplit(teacher.base).netloc, 1)[1]
+    teacher.open(f"{path}&lang=en&step=scores")
+
+    student = session(locale="zh-CN", width=390, height=844)
+    asked, sent = [], []
+    student.page.on("request", lambda r: "/room/pulse" in r.url and asked.append(r.url))
+    student.page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(frame)))
+    student.open(f"/?room={code}&lang=zh")
+    _text(student, "正在跟着老师")
+    _text(student, "第 5 步")  # the teacher's step (the scores)
+    student.wait_idle()
+    student.page.wait_for_timeout(1500)
+    asked.clear(), sent.clear()
+    student.page.wait_for_timeout(5000)
+    assert len(asked) >= 3, asked  # about one a second
+    assert all(f"code={code}" in url for url in asked)
+    assert sent == [], f"{len(sent)} websocket messages from an idle student"
+
+    teacher.page.get_by_role("button", name="Next").first.click()
+    _text(teacher, "Step 6 of")
+    _text(student, "第 6 步", timeout=6000)  # through the pulse: nothing else looks
+    assert 1 <= len(sent) <= 2, f"{len(sent)} websocket messages for one change"
+    student.shot("room-zh-phone-pulse")

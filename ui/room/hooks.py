@@ -8,7 +8,7 @@ import streamlit as st
 from classroom.rooms import RoomError, normal_code
 from ui.kit.browser import write_cookies
 from ui.kit.i18n import t
-from ui.kit.session import LEFT_ROOM, ROOM_LOCKED, ROOM_PAGE, ROOM_VIEW
+from ui.kit.session import LEFT_ROOM, ROOM_PAGE, ROOM_VIEW
 from ui.room import student, teacher
 from ui.room.connection import (
     apply_view,
@@ -44,8 +44,8 @@ def join_from_url() -> None:
             enter(*kept)
     if is_teacher():
         take_room_view()
-    elif state.get("room") and state.get(ROOM_LOCKED):  # everyone follows: the room's view,
-        state[ROOM_VIEW] = rooms().get(state["room"])["view"]  # whatever this run changed
+    elif state.get("room"):  # locked: the room's view, whatever this run changed
+        student.catch_up(state["room"])
     view = state.pop(ROOM_VIEW, None)
     if view is not None:
         apply_view(view)

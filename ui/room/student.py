@@ -4,6 +4,7 @@ import time
 
 import streamlit as st
 
+from classroom.pulse import pulse
 from classroom.rooms import RoomError
 from classroom.store import StoreError
 from ui.kit import question_text as questions
@@ -11,7 +12,8 @@ from ui.kit.browser import browser_id
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
 from ui.kit.session import PAGE_SCRIPT, ROOM_LOCKED, ROOM_QUESTION_OPEN, ROOM_VIEW
-from ui.room.connection import POLL_S, enter, fragment_guarded, leave, rooms
+from ui.room import pulse as room_pulse
+from ui.room.connection import POLL_S, enter, fragment_guarded, guarded, leave, rooms
 
 HEARTBEAT_S = 2.0  # a student says "I am here" this often (ALIVE_S is 6 s), looking every POLL_S
 
@@ -22,6 +24,29 @@ def result_hidden() -> bool:
     state = st.session_state
     following = state.get("room") and "room_key" not in state and state.get("room_follow", True)
     return bool(following and state.get(ROOM_QUESTION_OPEN))
+
+
+def _asking(room: dict) -> str | None:
+    """The id of the room's question while it takes answers (asked, not revealed), else None."""
+    question = room["question"]
+    return question["id"] if question and not question["revealed"] else None
+
+
+def catch_up(code: str) -> None:
+    """A student's run starts from the room as it is now, before any widget is drawn: the lock,
+    the open question and (when following, or locked) the teacher's latest view. The band then
+    finds nothing new to redraw: a change costs one run of the page, not two."""
+    state = st.session_state
+    try:
+        room = rooms().get(code)
+    except RoomError:
+        return  # closed or expired: the band says so
+    state[ROOM_LOCKED] = bool(room.get("locked"))
+    state[ROOM_QUESTION_OPEN] = _asking(room)
+    following = state.get("room_follow", True)
+    if locked() or (following and room["version"] != state.get("room_version")):
+        state["room_version"] = room["version"]
+        state[ROOM_VIEW] = room["view"]  # join_from_url applies it
 
 
 def _snap_back() -> None:
@@ -74,7 +99,11 @@ def panel(code: str) -> None:
             st.warning(t("room.key_wrong", code=code))
         if st.button(t("room.leave"), key="room_leave"):
             leave()
-    live(code)
+    if room_pulse.served():  # the browser asks the room's pulse and reruns the page on a change
+        _band(code)
+        room_pulse.listen(code, state.get("_room_pulse", ""), away=not state["room_follow"])
+    else:  # no pulse here (`streamlit run app.py`, AppTest): the band looks every second
+        _band_every_second(code)
     lost_button(code)
 
 
@@ -92,10 +121,9 @@ def lost_button(code: str) -> None:
         st.rerun()
 
 
-@st.fragment(run_every=POLL_S)
-@fragment_guarded
-def live(code: str) -> None:
-    """Every second: say I am here, take the teacher's new view, show the question."""
+def _look(code: str) -> None:
+    """Say I am here, take the teacher's new view, show the question: with the page, and (with
+    no pulse) every second."""
     room_store, state = rooms(), st.session_state
     now = time.monotonic()
     if now - state.get("_beat_at", -HEARTBEAT_S) >= HEARTBEAT_S:  # "here" every few seconds
@@ -127,11 +155,11 @@ def live(code: str) -> None:
     if away or state.get("_marked_exploring"):  # written while away, and once on coming back
         room_store.exploring(code, browser_id(), away)
         state["_marked_exploring"] = away
-    question = room["question"]
-    asking = question["id"] if question and not question["revealed"] else None
+    asking = _asking(room)
     if asking != st.session_state.get(ROOM_QUESTION_OPEN):  # asked or revealed: the page redraws
         st.session_state[ROOM_QUESTION_OPEN] = asking  # with the step's result hidden, or shown
         st.rerun()
+    state["_room_pulse"] = pulse(room)  # what this run shows (the browser's pulse compares)
     with st.container(border=True):
         doing = t("room.following") if following else t("room.exploring")
         st.caption(t("room.student_band", code=code, state=doing))
@@ -143,6 +171,10 @@ def live(code: str) -> None:
             st.button(t("room.back"), key="room_back", on_click=_back_to_the_teacher)
         if room["question"]:
             _question(code, room["question"])
+
+
+_band = guarded(_look)
+_band_every_second = st.fragment(run_every=POLL_S)(fragment_guarded(_look))
 
 
 def _question(code: str, question: dict) -> None:

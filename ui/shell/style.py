@@ -26,7 +26,8 @@ BASE_CSS = """
 .st-key-step_lead p {margin: 0;}
 .st-key-step_title {gap: 0.3rem;}
 .st-key-step_title h3 {padding-top: 0.2rem !important;}
-.st-key-arrow_keys, .st-key-fit_charts {position: absolute; width: 0; height: 0; overflow: hidden;}
+.st-key-arrow_keys, .st-key-fit_charts, .st-key-room_pulse {
+  position: absolute; width: 0; height: 0; overflow: hidden;}
 .st-key-row_band {gap: 0.6rem;}
 .st-key-app_caption_phone {display: none;}  /* the caveat's one line, for a phone only */
 /* a phone: the current step's chart comes first; the strip of every step and the formula
