@@ -9,29 +9,37 @@ Four scenarios, each on a fresh server, each printing its figures against its ta
    moment while the other 20 keep typing sentences on the walkthrough (every press back within
    90 s with an attention-time exponent in 1.4-2.4, walkthrough reruns p95 < 2 s, no crash);
 4. room: a teacher and N students in one room; after each change of the teacher's sentence, how
-   long until each student's page shows it (p95 within 2 s), and the CPU spent keeping idle
-   students in sync;
+   long from the press until each student's page shows it (p95 within 2 s), and the CPU spent
+   keeping idle students in sync; on one server, or with --replicas R through deploy/local.sh
+   (R app processes behind nginx, sharing the room through Redis);
 5. store: the room store attacked on SQLite and Redis (bench/room_store.py): heartbeat and count
    costs at 1k and 100k rows and another room's, lockout, stuffing, a fake crowd, lost updates,
    and a room's memory.
 
-Run: python bench/classroom.py [teacher|pages|storm|room|store ...] [--sessions N]
+Run: python bench/classroom.py [teacher|pages|storm|room|store ...] [--sessions N] [--replicas R]
 Stops by itself; nothing leaves 127.0.0.1.
 """
 
 import argparse
 import asyncio
+import collections
+import json
 import os
 import random
 import re
+import secrets
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench import room_store  # noqa: E402
-from tests.support.servers import serving  # noqa: E402
+from classroom.pulse import PATH as PULSE_PATH  # noqa: E402
+from classroom.pulse import POLL_S  # noqa: E402
+from tests.support.http import Connection  # noqa: E402
+from tests.support.servers import deployed, serving  # noqa: E402
 from tests.support.session import connect  # noqa: E402
+from ui.kit.browser import BROWSER_COOKIE  # noqa: E402
 from ui.shell.registry import PAGES as REGISTRY  # noqa: E402
 
 LINK = "lang=zh&sentence=这+部+电影+很+好看&mask=causal&step=softmax"
@@ -146,13 +154,17 @@ async def scenario_storm(port, pid, presses: int, typists: int, typing_s: float)
         }
 
 
-async def scenario_room(port, pid, students: int, changes: int, idle_s: float) -> dict:
-    """A teacher and ``students`` in one room (half in Chinese): after each change of the
-    teacher's sentence, how long until each student's page shows it; then the server's CPU while
-    the students only keep in sync."""
+async def scenario_room(
+    base: str, pids, students: int, changes: int, idle_s: float, pulse: bool = True
+) -> dict:
+    """A teacher and ``students`` in one room (half in Chinese), on the server at ``base`` (one
+    process, or nginx in front of replicas: ``pids`` are the app processes): after each change of
+    the teacher's sentence, how long from the teacher's press until each student's page shows it;
+    then the servers' CPU while the students only keep in sync. ``pulse``: the server answers
+    the room's pulse (serve.py), which each student's browser asks every second, rerunning the
+    page on a change; else each student's band reruns as a fragment every second (app.py)."""
     from contextlib import AsyncExitStack
 
-    base = f"http://127.0.0.1:{port}"
     async with AsyncExitStack() as stack:
         room_page = await connect(base, "room", "lang=en", None, stack)
         await room_page.run(room_page.press("room_open"))
@@ -172,12 +184,30 @@ async def scenario_room(port, pid, students: int, changes: int, idle_s: float) -
         latencies: dict[int, list[float]] = {}
         stop = asyncio.Event()
 
-        async def keep_in_sync(pupil):  # what the page's timer does: the fragment every second
+        async def look_every_second(pupil):  # no pulse: the band's fragment, every second
             fragment, interval = next(iter(pupil.fragments.items()))
-            seen = -1
             while not stop.is_set():
                 await asyncio.sleep(interval)
                 await pupil.run(fragment=fragment)
+                yield
+
+        async def ask_the_pulse(pupil):  # what the page's script does: GET the pulse every
+            browser = Connection(base, f"{BROWSER_COOKIE}={secrets.token_hex(16)}")  # second,
+            shown = None  # and rerun the page when it changed
+            while not stop.is_set():
+                await asyncio.sleep(POLL_S)
+                _status, body = await browser.get(f"{PULSE_PATH}?code={code}")
+                now = json.loads(body)["pulse"]
+                if shown is not None and now != shown:
+                    await pupil.run()
+                shown = now
+                yield
+            await browser.close()
+
+        async def keep_in_sync(pupil):
+            await asyncio.sleep(random.uniform(0, 1))  # browsers' timers start at random phases
+            seen = -1
+            async for _ in ask_the_pulse(pupil) if pulse else look_every_second(pupil):
                 index, n = change["index"], change["n"]
                 shown = " ".join(pupil.texts)
                 if index > seen and (f"{n} tokens" in shown or f"{n} 个 token" in shown):
@@ -188,26 +218,25 @@ async def scenario_room(port, pid, students: int, changes: int, idle_s: float) -
         await asyncio.sleep(3)
         for index in range(changes):
             n = 6 + index
+            change.update(index=index, n=n, t0=time.perf_counter())  # from the teacher's press
             await teacher.run(teacher.type_into("sentence", " ".join(f"w{j}" for j in range(n))))
-            change.update(index=index, n=n, t0=time.perf_counter())
             await asyncio.sleep(6)
-        cpu = cpu_seconds(pid)
+        cpu = sum(cpu_seconds(pid) for pid in pids)
         await asyncio.sleep(idle_s)
-        idle_cpu = cpu_seconds(pid) - cpu
+        idle_cpu = sum(cpu_seconds(pid) for pid in pids) - cpu
         stop.set()
         await asyncio.gather(*syncing)
         return {
             "latencies": latencies,
             "idle_cpu_per_min": idle_cpu * 60 / idle_s,
-            "rss": rss_mb(pid),
+            "rss": sum(rss_mb(pid) for pid in pids),
+            "replicas": collections.Counter(pupil.replica for pupil in pupils),
         }
 
 
-def serve(run):
-    with serving("--server.enableXsrfProtection=false", "--server.fileWatcherType=none") as (
-        port,
-        server,
-    ):
+def serve(run, script: str = "app.py"):
+    options = ("--server.enableXsrfProtection=false", "--server.fileWatcherType=none")
+    with serving(*options, script=script) as (port, server):
         idle = rss_mb(server.pid)
         results = asyncio.run(asyncio.wait_for(run(port, server.pid), 600))
         results["idle"] = idle
@@ -246,6 +275,14 @@ def main():
         "scenarios", nargs="*", default=["teacher", "pages", "storm", "room", "store"]
     )
     parser.add_argument("--sessions", type=int, default=60)
+    parser.add_argument(
+        "--replicas", type=int, default=1, help="room: through deploy/local.sh's replicas"
+    )
+    parser.add_argument(
+        "--no-pulse",
+        action="store_true",
+        help="room: on app.py, whose students' bands look every second (no pulse to ask)",
+    )
     args = parser.parse_args()
     n = args.sessions
     if "teacher" in args.scenarios:
@@ -280,8 +317,22 @@ def main():
         )
 
     if "room" in args.scenarios:
-        results = serve(lambda port, pid: scenario_room(port, pid, n, 5, 30.0))
-        print(f"\n== a room: a teacher and {n} students (half in Chinese) on one server")
+        pulse = not args.no_pulse
+        if args.replicas == 1:
+            results = serve(
+                lambda port, pid: scenario_room(
+                    f"http://127.0.0.1:{port}", [pid], n, 5, 30.0, pulse
+                ),
+                "serve.py" if pulse else "app.py",
+            )
+            where = "one server" + (", serve.py" if pulse else ", app.py (no pulse)")
+        else:
+            with deployed(args.replicas) as (base, pids, _redis_port):
+                room = scenario_room(base, list(pids.values()), n, 5, 30.0)
+                results = asyncio.run(asyncio.wait_for(room, 600))
+            shares = ", ".join(str(count) for _, count in sorted(results["replicas"].items()))
+            where = f"{args.replicas} replicas behind nginx, Redis (students per replica: {shares})"
+        print(f"\n== a room: a teacher and {n} students (half in Chinese), {where}")
         all_latencies = []
         for index, latencies in sorted(results["latencies"].items()):
             all_latencies += latencies

@@ -7,15 +7,13 @@ the sessions. Run: python bench/deploy.py [sessions] [replicas]   (stops everyth
 import asyncio
 import collections
 import re
-import signal
-import subprocess
 import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.classroom import PAGES, everyone_reruns, open_learners, report_renders  # noqa: E402
-from tests.support.servers import free_port  # noqa: E402
+from tests.support.servers import deployed  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,23 +32,8 @@ async def classroom(base: str, sessions: int) -> dict:
 def main():
     sessions = int(sys.argv[1]) if len(sys.argv) > 1 else 120
     replicas = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    port = free_port()
-    setup = subprocess.Popen(
-        ["bash", str(ROOT / "deploy" / "local.sh"), str(replicas), str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        for line in setup.stdout:
-            if line.startswith("ready:"):
-                break
-        base = f"http://127.0.0.1:{port}"
+    with deployed(replicas) as (base, _pids, _redis_port):
         results = asyncio.run(asyncio.wait_for(classroom(base, sessions), 600))
-    finally:
-        setup.send_signal(signal.SIGTERM)
-        setup.wait(timeout=30)
     print(f"{sessions} sessions through nginx to {replicas} replicas (loopback), every page")
     report_renders(results["first"], results["rerun"])
     for replica, count in sorted(results["replicas"].items()):

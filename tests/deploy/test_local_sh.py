@@ -7,17 +7,14 @@ room. Everything runs on loopback and stops at the end of the test."""
 import asyncio
 import os
 import re
-import shutil
 import signal
-import subprocess
 import time
 import urllib.request
 from contextlib import AsyncExitStack
 
 import pytest
 
-from tests.support import ROOT
-from tests.support.servers import free_port
+from tests.support.servers import deployed
 from tests.support.session import connect
 
 PASSWORD = "a class's own password"
@@ -25,32 +22,9 @@ PASSWORD = "a class's own password"
 
 @pytest.fixture
 def deployment(tmp_path):
-    for tool in ("redis-server", "nginx"):
-        if shutil.which(tool) is None:
-            pytest.fail(f"{tool} is not installed (apt-get install -y redis-server nginx)")
-    port = free_port()
-    process = subprocess.Popen(
-        ["bash", str(ROOT / "deploy" / "local.sh"), "2", str(port)],
-        env={**os.environ, "REDIS_DATA": str(tmp_path / "redis"), "REDIS_PASSWORD": PASSWORD},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    replicas, deadline, redis_port = {}, time.monotonic() + 120, None
-    for line in process.stdout:
-        if match := re.match(r"redis-server on 127.0.0.1:(\d+), AOF in ", line):
-            redis_port = int(match.group(1))
-        if match := re.match(r"replica \d+: pid (\d+) on (\S+)", line):
-            replicas[match.group(2)] = int(match.group(1))
-        if line.startswith("ready:") or time.monotonic() > deadline:
-            break
-    assert len(replicas) == 2, "deploy/local.sh did not start two replicas"
-    try:
-        yield f"http://127.0.0.1:{port}", replicas, redis_port, tmp_path / "redis"
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
+    env = {"REDIS_DATA": str(tmp_path / "redis"), "REDIS_PASSWORD": PASSWORD}
+    with deployed(2, env) as (base, replicas, redis_port):
+        yield base, replicas, redis_port, tmp_path / "redis"
     for pid in replicas.values():  # everything it started has stopped
         assert not os.path.exists(f"/proc/{pid}") or _zombie(pid), f"replica {pid} still runs"
 

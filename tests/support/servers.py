@@ -1,7 +1,10 @@
 """Real servers on free loopback ports, stopped after: the app (for the e2e tests, the deploy
-tests and the benchmarks) and a redis-server of the tests' own."""
+tests and the benchmarks), deploy/local.sh's whole setup, and a redis-server of the tests' own."""
 
+import os
+import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -22,8 +25,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(*options: str):
-    """Yield (port, process) of `streamlit run app.py` on 127.0.0.1, once it answers /health."""
+def serving(*options: str, script: str = "app.py"):
+    """Yield (port, process) of `streamlit run app.py` (or ``script``: serve.py, the README's, with
+    its /healthz and its rooms' pulse) on 127.0.0.1, once it answers /health."""
     port = free_port()
     server = subprocess.Popen(
         [
@@ -31,7 +35,7 @@ def serving(*options: str):
             "-m",
             "streamlit",
             "run",
-            str(ROOT / "app.py"),
+            str(ROOT / script),
             f"--server.port={port}",
             "--server.address=127.0.0.1",
             "--server.headless=true",
@@ -52,6 +56,39 @@ def serving(*options: str):
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+@contextmanager
+def deployed(replicas: int, env: dict | None = None):
+    """Yield (base URL, {replica address: pid}, redis port) of ``deploy/local.sh replicas``:
+    redis-server, the app replicas and nginx in front, on free loopback ports; all stopped after
+    (SIGTERM to the script, which stops what it started)."""
+    for tool in ("redis-server", "nginx"):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} is not installed (apt-get install -y redis-server nginx)")
+    port = free_port()
+    process = subprocess.Popen(
+        ["bash", str(ROOT / "deploy" / "local.sh"), str(replicas), str(port)],
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    started, deadline, redis_port = {}, time.monotonic() + 120, None
+    try:
+        for line in process.stdout:
+            if match := re.match(r"redis-server on 127.0.0.1:(\d+), AOF in ", line):
+                redis_port = int(match.group(1))
+            if match := re.match(r"replica \d+: pid (\d+) on (\S+)", line):
+                started[match.group(2)] = int(match.group(1))
+            if line.startswith("ready:") or time.monotonic() > deadline:
+                break
+        assert len(started) == replicas, f"deploy/local.sh did not start {replicas} replicas"
+        yield f"http://127.0.0.1:{port}", started, redis_port
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
 
 
 class RedisServer:
