@@ -5,6 +5,7 @@ when one replica is killed its learners reconnect through the balancer and are s
 room. Everything runs on loopback and stops at the end of the test."""
 
 import asyncio
+import json
 import os
 import re
 import signal
@@ -75,6 +76,18 @@ def test_two_replicas_share_rooms_and_lose_none_when_one_stops(deployment):
             texts = " ".join(student.texts)
             assert f"课堂 {code}" in texts and "3 个 token" in texts  # the teacher's sentence
             assert "按行 softmax" in texts  # and step, followed through the other replica
+
+            def pulse(replica: str) -> str:  # what a student's browser asks, through nginx
+                route = {"Cookie": f"route={cookies[replica]}"}
+                request = urllib.request.Request(f"{base}/room/pulse?code={code}", headers=route)
+                with urllib.request.urlopen(request, timeout=5) as response:
+                    assert response.headers["X-Replica"] == replica
+                    return json.loads(response.read())["pulse"]
+
+            before = pulse(b)
+            assert pulse(a) == before  # both replicas answer the same, from Redis
+            await teacher.run(teacher.type_into("sentence", "one two three four"))
+            assert pulse(b) != before  # the teacher's change on replica a, seen on b
 
             os.kill(replicas[a], signal.SIGKILL)  # the teacher's replica dies
             time.sleep(1)
