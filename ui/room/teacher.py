@@ -39,7 +39,7 @@ def panel(code: str, settings) -> None:
         kinds = STEP_KINDS.get(step, ()) if page == "walkthrough" else PAGE_KINDS.get(page, ())
         if page != "walkthrough":
             step = page  # (each page starts from its own first kind, as each step does)
-        here, which, ask, reveal = st.columns([4, 3, 2, 1.4], vertical_alignment="center")
+        here, which, ask, reveal = st.columns([3.6, 3, 1.7, 1.7], vertical_alignment="center")
         with here:
             connected(code)
             if st.button(t("room.how_to_join"), key="room_how_to_join", type="tertiary"):
