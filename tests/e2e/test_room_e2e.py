@@ -162,8 +162,11 @@ def test_an_idle_students_browser_asks_the_pulse_and_reruns_only_on_a_change(ses
     student.wait_idle()
     student.page.wait_for_timeout(1500)
     asked.clear(), sent.clear()
-    student.page.wait_for_timeout(5000)
-    assert len(asked) >= 3, asked  # about one a second
+    for _ in range(20):  # about one a second (later on a machine under load)
+        student.page.wait_for_timeout(500)
+        if len(asked) >= 4:
+            break
+    assert len(asked) >= 4, asked
     assert all(f"code={code}" in url for url in asked)
     assert sent == [], f"{len(sent)} websocket messages from an idle student"
 

@@ -23,12 +23,16 @@ export default function ({ data, setTriggerValue }) {
   me.sent = null;
   if (!me.timer) {
     me.timer = setInterval(async () => {
+      if (me.asking) return;  // a slow answer: no second question on top of it
       let now;
+      me.asking = true;
       try {
         const reply = await fetch(me.data.url, { cache: "no-store", credentials: "same-origin" });
         now = (await reply.json()).pulse;
       } catch (error) {
         return;  // the server is restarting: the page reconnects by itself
+      } finally {
+        me.asking = false;
       }
       if (now && now !== me.data.shown && now !== me.sent) {
         me.sent = now;
