@@ -121,7 +121,8 @@ def test_a_whole_class(session, lang):
     shape_prompt, explain = say("room.q_shape"), say("walkthrough.explain_scores")[:14].strip()
     teacher = session(locale=locale, width=1280, height=720).open(f"/room?lang={lang}")
     teacher.page.get_by_role("button", name=say("room.open")).click()
-    opened = re.compile(re.escape(say.before("room.opened", "code")) + r"(\w{5})")
+    opened = say.pattern("room.opened", code=r"(\w{5})")  # the whole sentence: "Room" alone
+    # is also a page's name in the navigation
     _see(teacher, opened)
     code = opened.search(teacher.page.get_by_text(opened).first.inner_text())[1]
     teacher.page.get_by_text(say("room.teacher_link")).click()
