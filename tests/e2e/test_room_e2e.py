@@ -17,8 +17,9 @@ def _text(s, words, timeout: int = 15000) -> None:
 ONE = re.compile(r"^[A-D]\. 1$")  # the choice "1", lettered as on every screen
 
 
-@pytest.mark.e2e
-def test_a_teacher_drives_two_students_through_a_question(session):
+def _open_room(session):
+    """A teacher opens a room on /room: (their page, the code, the students' link, the
+    teacher's link)."""
     teacher = session().open("/room?lang=en")
     teacher.page.get_by_role("button", name="Open a room").click()
     teacher.page.wait_for_function(
@@ -29,6 +30,12 @@ def test_a_teacher_drives_two_students_through_a_question(session):
     students_link = next(c for c in links if "?room=" in c and "key=" not in c)
     teachers_link = next(c for c in links if "key=" in c)
     code = re.search(r"room=(\w+)", students_link).group(1)
+    return teacher, code, students_link, teachers_link
+
+
+@pytest.mark.e2e
+def test_a_teacher_drives_two_students_through_a_question(session):
+    teacher, code, students_link, teachers_link = _open_room(session)
     teacher.shot("room-en-opened")
 
     assert urlsplit(teachers_link).netloc == urlsplit(teacher.base).netloc  # this server's address
@@ -141,15 +148,8 @@ def test_an_idle_students_browser_asks_the_pulse_and_reruns_only_on_a_change(ses
     """serve.py answers the room's pulse: an idle student's browser asks it over HTTP every
     second and sends the server nothing over the websocket; the teacher's Next reaches the
     student's page through it, as one rerun."""
-    teacher = session().open("/room?lang=en")
-    teacher.page.get_by_role("button", name="Open a room").click()
-    teacher.page.wait_for_function(
-        "[...document.querySelectorAll('code')].some(c => c.innerText.includes('?room='))"
-    )
-    teacher.page.get_by_text("Your teacher's link").click()
-    links = teacher.page.locator("code").all_inner_texts()
-    code = re.search(r"room=(\w+)", next(c for c in links if "?room=" in c)).group(1)
-    path = next(c for c in links if "key=" in c).split(urlsplit(teacher.base).netloc, 1)[1]
+    teacher, code, _, teachers_link = _open_room(session)
+    path = teachers_link.split(urlsplit(teacher.base).netloc, 1)[1]
     teacher.open(f"{path}&lang=en&step=scores")
 
     student = session(locale="zh-CN", width=390, height=844)
