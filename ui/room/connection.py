@@ -17,6 +17,7 @@ import threading
 import streamlit as st
 
 import classroom.clock
+from classroom.pulse import POLL_S  # a page looks at its room this often
 from classroom.rooms import (
     CODE_LENGTH,
     ROOM_TTL,
@@ -32,7 +33,6 @@ from ui.kit.i18n import t
 from ui.kit.session import LEFT_ROOM, PAGE_SCRIPT, ROOM_FOCUS, ROOM_PAGE
 from ui.kit.settings import FOLLOWED
 
-POLL_S = 1.0
 TEACHER_COOKIE = "self_attention_teacher"  # "CODE:KEY" of the room this browser teaches
 VIEW_FIELDS = ("page", *(s.state_key for s in FOLLOWED))  # a room's view: the settings it follows
 _rooms, _lock = None, threading.Lock()

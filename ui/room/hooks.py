@@ -44,7 +44,7 @@ def join_from_url() -> None:
             enter(*kept)
     if is_teacher():
         take_room_view()
-    elif state.get("room"):  # locked: the room's view, whatever this run changed
+    elif state.get("room"):  # a student: the room as it is now (locked: its view, always)
         student.catch_up(state["room"])
     view = state.pop(ROOM_VIEW, None)
     if view is not None:

@@ -4,7 +4,7 @@ import time
 
 import streamlit as st
 
-from classroom.pulse import pulse
+from classroom.pulse import HEARTBEAT_S, pulse  # a student says "I am here" this often
 from classroom.rooms import RoomError
 from classroom.store import StoreError
 from ui.kit import question_text as questions
@@ -14,8 +14,6 @@ from ui.kit.i18n import labeller, t
 from ui.kit.session import PAGE_SCRIPT, ROOM_LOCKED, ROOM_QUESTION_OPEN, ROOM_VIEW
 from ui.room import pulse as room_pulse
 from ui.room.connection import POLL_S, enter, fragment_guarded, guarded, leave, rooms
-
-HEARTBEAT_S = 2.0  # a student says "I am here" this often (ALIVE_S is 6 s), looking every POLL_S
 
 
 def result_hidden() -> bool:
