@@ -81,6 +81,7 @@ def test_the_shapes_line_multiplies_by_the_whole_w_q_then_takes_the_heads_column
     """As the code shown beside it does: split_heads(X @ W.W_Q, n_heads)."""
     at = run_app(step="qkv", lang=lang, sentence=SENTENCE[lang], head=head, base=base)
     line = next(m.value for m in at.markdown if "W_Q" in m.value and "→" in m.value)
+    line = line.replace("\u00a0", " ")  # (each bracket's spaces are no-break spaces)
     assert "X [5 × 8] × W_Q [8 × 8] → [5 × 8]" in line  # the whole W_Q: d_model × d_model
     assert "W_Q [8 × 4]" not in line
     head_part = {"en": f"head {head + base} keeps columns {columns} → Q [5 × 4]",

@@ -90,22 +90,19 @@ def test_every_text_of_a_projected_chart_has_its_size(step):
                 assert trace["colorbar"]["tickfont"]["size"] >= TEXT_PX, step
 
 
+@pytest.mark.parametrize("big", ["true", None])
 @pytest.mark.parametrize("step", ["scores", "av", "heads"])
-def test_a_projectors_shapes_line_keeps_each_bracket_on_one_line(step):
-    """In the narrow notes column the line wraps between its parts, never inside "[5 × 5]"."""
+def test_a_shapes_line_keeps_each_bracket_on_one_line(step, big):
+    """In the projector's narrow notes column, and on a phone, the line wraps between its parts,
+    never inside "[5 × 5]": each bracket's spaces are no-break spaces, and only those."""
     import re
 
-    def shapes(at):
-        return next(m.value for m in at.markdown if m.value.startswith(("**形状", "**Shape")))
-
-    projected, normal = (
-        shapes(run_app(step=step, lang="zh", big="true")),
-        shapes(run_app(step=step, lang="zh")),
-    )
-    brackets = re.findall(r"\[[^\]]*\]", projected)
-    assert brackets and all(" " not in b and "\u00a0×\u00a0" in b for b in brackets), projected
-    assert projected.replace("\u00a0", " ") == normal  # the same text, only unbreakable
-    assert re.search(r"\[\d+ × \d+\]", normal)  # the page's own line keeps plain spaces
+    at = run_app(step=step, lang="zh", **({"big": big} if big else {}))
+    line = next(m.value for m in at.markdown if m.value.startswith(("**形状", "**Shape")))
+    brackets = re.findall(r"\[[^\]]*\]", line)
+    assert brackets and all(" " not in b and "\u00a0×\u00a0" in b for b in brackets), line
+    outside = re.sub(r"\[[^\]]*\]", "", line)
+    assert "\u00a0" not in outside and " " in outside  # between the parts it may still wrap
 
 
 @pytest.mark.parametrize(

@@ -343,7 +343,7 @@ def _notes(step: str, data, settings, head: int) -> None:
         explain_key = "walkthrough.explain_pe_off"
     st.info(t(explain_key))
     line = shapes_line(step, data, head, settings.base)
-    st.markdown(f"**{t('shell.shape')}** `{unbroken(line) if settings.presentation else line}`")
+    st.markdown(f"**{t('shell.shape')}** `{unbroken(line)}`")  # whole brackets, phone too
     code_lines.show(BY_NAME[step].symbols)
     if data.n > MAX_SIDE:
         side = -(-data.n // -(-data.n // MAX_SIDE))  # cells per side after block averaging
