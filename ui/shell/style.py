@@ -51,7 +51,7 @@ PRESENTATION_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] {font-size: 21px;}
 .stMarkdown p, .stMarkdown li, .stCaption {font-size: 1.15rem !important;}
-.block-container {padding-top: 4.2rem; padding-bottom: 1rem; max-width: 1800px;}
+.block-container {padding: 4.2rem 1.3rem 1rem 1.3rem; max-width: 1800px;}
 /* the lead's text inside its box (Streamlit's −1rem under a paragraph that has no margin here) */
 .st-key-step_lead [data-testid="stMarkdownContainer"] {margin-bottom: 0;}
 [data-testid="stVerticalBlock"] {gap: 0.45rem;}

@@ -92,7 +92,8 @@ def _projector_band(visible_steps, locked: bool = False):
     st.session_state["step"] = step
     keep_in_url("step", step, visible_steps[0])
     index = visible_steps.index(step)
-    left, middle, right = st.columns([1, 10, 1], vertical_alignment="center")
+    # the arrows' columns just hold their buttons: the band keeps the width for its one line
+    left, middle, right = st.columns([0.6, 10.8, 0.6], vertical_alignment="center")
     left.button(
         "◀",
         on_click=_move,
