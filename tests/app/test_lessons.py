@@ -124,7 +124,7 @@ def test_an_item_opens_the_walkthrough_on_its_example():
 def test_the_t4_item_numbers_from_one_with_d_k_64():
     at = open_item("en", 3, 2)
     assert at.session_state["d_model"] == 64 and at.session_state["n_heads"] == 1
-    text = page_text(at)
+    text = page_text(at).replace("\u00a0", " ")  # (a shapes bracket's no-break spaces)
     assert "q₄·k₁" in text  # numbered from 1: the last of four rows is q₄
     assert "[4 × 64]" in text  # Q is 4 × 64: d_k = 64
 

@@ -167,6 +167,33 @@ def _the_browsers_cookies(monkeypatch, teacher_session):
     return jar
 
 
+def test_the_browser_that_opens_a_room_keeps_its_key_at_once_and_its_desk_moves_nobody(
+    monkeypatch,
+):
+    """Opening a room writes the teacher's cookie in that run, before "start teaching": a
+    reload of the room page shows the same room. The room page is the teacher's desk: a
+    teacher there publishes no view, so the class stays on the last step it was shown."""
+    at = run_app("room", lang="en")
+    at.button(key="room_open").click().run()
+    code, key = at.session_state["room_opened"]
+    jar = _the_browsers_cookies(monkeypatch, at)
+    assert jar["self_attention_teacher"] == f"{code}:{key}"  # due in the opening run itself
+    assert not room.rooms().get(code)["view"]  # the desk published nothing
+    again = run_app("room", lang="en", room=code)  # the room page, reloaded
+    assert not again.exception and again.session_state["room_key"] == key
+    assert f"Room {code} is open." in page_text(again)  # its links again, not "open a room"
+    teacher = run_app(room=code, lang="en", step="softmax")  # teaching: the class sees softmax
+    assert room.rooms().get(code)["view"]["page"] == "walkthrough"
+    version = room.rooms().get(code)["version"]
+    teacher.switch_page("pages/room.py").run()  # back at the desk, to show the QR code
+    assert not teacher.exception and teacher.session_state["_page_script"] == "room"
+    assert room.rooms().get(code)["version"] == version  # nobody is sent to the room page
+    monkeypatch.setattr(ui.kit.browser, "_cookie", lambda name: "")  # a student's browser
+    student = run_app(room=code, lang="en")
+    assert student.session_state["_page_script"] == "walkthrough"
+    assert student.session_state["step"] == "softmax"
+
+
 def test_the_teacher_keeps_the_room_through_reloads_and_addresses_typed_by_hand(monkeypatch):
     at = run_app("room", lang="zh")
     at.button(key="room_open").click().run()

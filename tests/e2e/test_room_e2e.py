@@ -175,3 +175,25 @@ def test_an_idle_students_browser_asks_the_pulse_and_reruns_only_on_a_change(ses
     _text(student, "第 6 步", timeout=6000)  # through the pulse: nothing else looks
     assert 1 <= len(sent) <= 2, f"{len(sent)} websocket messages for one change"
     student.shot("room-zh-phone-pulse")
+
+
+@pytest.mark.e2e
+def test_a_teacher_who_reloads_on_the_room_page_or_at_once_after_start_teaching_keeps_the_room(
+    session,
+):
+    """The browser that opens a room keeps its key in a cookie from that moment, while its
+    teacher reads the code: a reload of the room page shows the same room again, and a reload
+    the instant after "start teaching" still drives it."""
+    teacher, code, _, teachers_link = _open_room(session)
+    key = teachers_link.split("key=")[1]
+    teacher.page.reload()
+    teacher.wait_idle()
+    _text(teacher, f"Room {code} is open.")  # the same room, its links again; no second room
+    teacher.page.get_by_role("button", name="Start teaching in this browser").click()
+    teacher.page.wait_for_url(re.compile(r"/\?room="), timeout=15000)  # off the room page
+    teacher.page.reload()  # at once: no wait for the page to settle
+    teacher.wait_idle()
+    _text(teacher, "you are the teacher")
+    assert f"room={code}" in teacher.page.url and key not in teacher.page.url
+    assert key not in teacher.page.content()
+    assert teacher.page.get_by_text("I am the teacher", exact=True).count() == 0  # no switch

@@ -8,7 +8,7 @@ import streamlit as st
 from classroom.rooms import RoomError, normal_code
 from ui.kit.browser import write_cookies
 from ui.kit.i18n import t
-from ui.kit.session import LEFT_ROOM, ROOM_PAGE, ROOM_VIEW
+from ui.kit.session import LEFT_ROOM, PAGE_SCRIPT, ROOM_PAGE, ROOM_VIEW
 from ui.room import student, teacher
 from ui.room.connection import (
     apply_view,
@@ -22,6 +22,8 @@ from ui.room.connection import (
     take_room_view,
     teacher_cookie,
 )
+
+DESK = "room"  # the room page: the teacher's desk (code, links, QR), never a view of the class
 
 
 @guarded
@@ -81,6 +83,8 @@ def keep_cookies() -> None:
 def follow_page(script: str) -> None:
     """A tab following the room (a student, or a teacher's other tab) goes to its page."""
     wanted = st.session_state.pop(ROOM_PAGE, None)
+    if is_teacher() and script == DESK:  # at the desk, the teacher's tab stays there
+        return
     if wanted and wanted != script and st.session_state.get("room"):
         if is_teacher() or st.session_state.get("room_follow", True):
             keep = {k: st.query_params[k] for k in ("lang", "room") if k in st.query_params}
@@ -92,8 +96,8 @@ def publish_view(settings) -> None:
     """The teacher's view as the page left it: after the page ran, its widgets hold it. If
     another of the teacher's tabs moved the room meanwhile, this tab takes that view instead."""
     code = st.session_state.get("room")
-    if not (code and is_teacher()):
-        return
+    if not (code and is_teacher()) or st.session_state.get(PAGE_SCRIPT) == DESK:
+        return  # (the class keeps the last view the teacher showed it)
     seen = st.session_state.get("room_version", -1)
     mine = current_view(settings)
     try:

@@ -3,11 +3,12 @@
 import streamlit as st
 
 from classroom.rooms import RoomError, normal_code
-from ui.kit.browser import browser_id
+from ui.kit.browser import browser_id, write_cookies
 from ui.kit.i18n import t
 from ui.room.connection import (
     enter,
     guarded,
+    is_teacher,
     join_allowed,
     join_failed,
     rooms,
@@ -34,7 +35,12 @@ def open_a_room() -> None:
             st.error(t(f"room.{error.code}", code=""))
             return
         st.session_state["room_opened"] = (code, key)
-    opened = st.session_state.get("room_opened")
+        enter(code, key)  # this browser keeps the key from now on: a reload cannot lose the room
+        write_cookies()  # (this run's keep_cookies came before the press)
+    state = st.session_state
+    opened = state.get("room_opened") or (
+        (state["room"], state["room_key"]) if is_teacher() else None
+    )  # after a reload, the room this browser teaches (its cookie)
     if not opened:
         return
     code, key = opened
