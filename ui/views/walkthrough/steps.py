@@ -132,9 +132,10 @@ def formula(name: str, base: int) -> str:
 
 
 def unbroken(line: str) -> str:
-    """Each bracket of a shapes line kept whole when the line wraps (no-break spaces inside):
-    a narrow column would otherwise split "[5 × 5]" after its "5"."""
-    return re.sub(r"\[[^\]]*\]", lambda m: m.group(0).replace(" ", "\u00a0"), line)
+    """Each bracket of a shapes line kept whole, and with the symbol before it, when the line
+    wraps (no-break spaces): a narrow column would otherwise split "[5 × 5]" after its "5", or
+    leave "W_O" at the end of one line and its "[8 × 8]" on the next."""
+    return re.sub(r"(?:(?<=\S) )?\[[^\]]*\]", lambda m: m.group(0).replace(" ", "\u00a0"), line)
 
 
 def shapes_line(name: str, data, head: int, base: int = 0) -> str:
