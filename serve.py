@@ -37,12 +37,14 @@ async def healthz(_request) -> PlainTextResponse:
     return PlainTextResponse("ok")
 
 
-def room_pulse(request) -> JSONResponse:
-    """A student's browser asks what its room shows now (classroom/pulse.py); a plain function,
-    so Starlette runs it on a worker thread and a slow store never holds up the websockets."""
-    code, browser = request.query_params.get("code", ""), request.cookies.get(BROWSER_COOKIE, "")
-    away = request.query_params.get("away") == "1"
-    status, body = PULSE.answer(code, browser, away)
+async def room_pulse(request) -> JSONResponse:
+    """A student's browser asks what its room shows now, held until that changes when it says
+    what it shows (classroom/pulse.py); the store is read on worker threads, so a slow store
+    never holds up the websockets."""
+    query, browser = request.query_params, request.cookies.get(BROWSER_COOKIE, "")
+    status, body = await PULSE.held(
+        query.get("code", ""), browser, query.get("away") == "1", query.get("seen", "")
+    )
     return JSONResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
 
 

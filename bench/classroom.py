@@ -161,7 +161,8 @@ async def scenario_room(
     process, or nginx in front of replicas: ``pids`` are the app processes): after each change of
     the teacher's sentence, how long from the teacher's press until each student's page shows it;
     then the servers' CPU while the students only keep in sync. ``pulse``: the server answers
-    the room's pulse (serve.py), which each student's browser asks every second, rerunning the
+    the room's pulse (serve.py), which each student's browser asks, held until it changes (or for
+    HOLD_S), rerunning the
     page on a change; else each student's band reruns as a fragment every second (app.py)."""
     from contextlib import AsyncExitStack
 
@@ -191,16 +192,17 @@ async def scenario_room(
                 await pupil.run(fragment=fragment)
                 yield
 
-        async def ask_the_pulse(pupil):  # what the page's script does: GET the pulse every
-            browser = Connection(base, f"{BROWSER_COOKIE}={secrets.token_hex(16)}")  # second,
-            shown = None  # and rerun the page when it changed
+        async def ask_the_pulse(pupil):  # what the page's script does: ask the pulse with the
+            browser = Connection(base, f"{BROWSER_COOKIE}={secrets.token_hex(16)}")  # one it
+            shown = ""  # shows (held until it changes), rerun the page on a change, ask again
             while not stop.is_set():
-                await asyncio.sleep(POLL_S)
-                _status, body = await browser.get(f"{PULSE_PATH}?code={code}")
+                status, body = await browser.get(f"{PULSE_PATH}?code={code}&seen={shown}")
                 now = json.loads(body)["pulse"]
-                if shown is not None and now != shown:
+                if shown and now != shown:
                     await pupil.run()
                 shown = now
+                if status != 200:  # not held: the page waits before it asks again
+                    await asyncio.sleep(POLL_S)
                 yield
             await browser.close()
 

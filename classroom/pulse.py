@@ -2,15 +2,20 @@
 
 ``GET /room/pulse?code=CODE`` (served by serve.py) answers ``{"pulse": "…"}``: one short string
 of what a student's page shows of the room (the teacher's view, the lock, the question asked,
-revealed or closed). A student's page asks every POLL_S seconds from the browser, and reruns
-only when the string differs from the one it was drawn with (ui/room/pulse.py). The asking
-browser (its id cookie) is counted as connected, and as exploring while its page says it is away
-from the teacher's view (``&away=1``), at most every HEARTBEAT_S seconds.
+revealed or closed). A student's page reruns only when the string differs from the one it was
+drawn with (ui/room/pulse.py). With ``&seen=PULSE`` (the one the page shows) the question is held
+until the pulse changes, or for HOLD_S seconds: a teacher's change reaches every waiting page at
+once, and an idle page asks about every HOLD_S seconds. While pages wait, the process reads each
+room's pulse once every WATCH_S seconds for all of them. The asking browser (its id cookie) is
+counted as connected, and as exploring while its page says it is away from the teacher's view
+(``&away=1``), at most every HEARTBEAT_S seconds.
 
-``"gone"`` (404) says the room closed or expired, ``"down"`` (503) that the store fails; the
-page reruns on either and says so. Nothing here names the room's key or anyone's answers.
+``"gone"`` (404) says the room closed or expired, ``"down"`` (503) that the store fails; neither
+is held, and the page reruns on either and says so. Nothing here names the room's key or anyone's
+answers.
 """
 
+import asyncio
 import re
 import threading
 import time
@@ -21,7 +26,9 @@ from classroom.store import StoreError, shared_store
 
 PATH = "/room/pulse"
 ENV = "SELF_ATTENTION_PULSE"  # set by serve.py: this process serves PATH
-POLL_S = 1.0  # the browser asks this often
+POLL_S = 1.0  # the browser asks this often when it cannot wait (a failing store, an old page)
+HOLD_S = 2.5  # an unchanged pulse is answered after this (below ALIVE_S: each ask is a heartbeat)
+WATCH_S = 0.15  # while pages wait, their room's pulse is read this often (once for them all)
 HEARTBEAT_S = 2.0  # a browser is counted as connected this often (ALIVE_S is 6 s)
 BROWSER_ID = re.compile(r"^[0-9a-f]{32}$")  # ui/kit/browser.py's cookie
 MAX_REMEMBERED = 5000  # browsers whose last heartbeat this process remembers
@@ -41,6 +48,7 @@ class Pulse:
     def __init__(self, rooms: Rooms | None = None, clock: Callable[[], float] = time.monotonic):
         self._rooms, self.clock = rooms, clock
         self._beats: dict[tuple[str, str], float] = {}
+        self._reads: dict[str, tuple[float, asyncio.Future]] = {}  # a room's last read
         self._lock = threading.Lock()
 
     @property
@@ -52,12 +60,44 @@ class Pulse:
     def answer(self, code: str, browser: str, away: bool = False) -> tuple[int, dict]:
         """(HTTP status, JSON body) for a browser with id ``browser`` asking about ``code``;
         ``away``: its page is not following the teacher (counted as exploring)."""
-        try:
-            room = self.rooms.get(code)
+
+        def beat(room: dict) -> None:
             if BROWSER_ID.match(browser or "") and self._beat_due(normal_code(code), browser):
                 self.rooms.heartbeat(code, browser)
                 if away:
                     self.rooms.exploring(code, browser, True)
+
+        return self._told(code, beat)
+
+    async def held(
+        self, code: str, browser: str, away: bool = False, seen: str = "", hold: float = HOLD_S
+    ) -> tuple[int, dict]:
+        """answer(), held while the room's pulse is still ``seen`` (the page's own), for at most
+        ``hold`` seconds. The store is read on worker threads: the event loop never waits on it."""
+        status, body = await asyncio.to_thread(self.answer, code, browser, away)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + hold
+        while status == 200 and body["pulse"] == seen and (left := deadline - loop.time()) > 0:
+            await asyncio.sleep(min(WATCH_S, left))
+            status, body = await self._latest(normal_code(code), loop)
+        return status, body
+
+    async def _latest(self, code: str, loop) -> tuple[int, dict]:
+        """The room's pulse, read at most once every WATCH_S for every page that waits on it."""
+        at, reading = self._reads.get(code, (0.0, None))
+        if reading is None or reading.get_loop() is not loop or loop.time() - at >= WATCH_S:
+            if len(self._reads) >= MAX_REMEMBERED:
+                self._reads.clear()
+            reading = asyncio.ensure_future(asyncio.to_thread(self._told, code))
+            self._reads[code] = (loop.time(), reading)
+        return await asyncio.shield(reading)
+
+    def _told(self, code: str, then: Callable[[dict], None] | None = None) -> tuple[int, dict]:
+        """(status, body) of the room's pulse now, after ``then(room)`` if given."""
+        try:
+            room = self.rooms.get(code)
+            if then:
+                then(room)
         except RoomError:
             return 404, {"pulse": "gone"}
         except StoreError:

@@ -1,10 +1,11 @@
 """A student's page asks its room's pulse from the browser and reruns only when it changed.
 
 Where this process serves classroom/pulse.py's PATH (serve.py, the README's start command), an
-idle student costs the server one small HTTP answer a second instead of a script run a second,
-and a change costs one run of the page. A script in this page's own component asks; nothing is
-fetched from anywhere but this app. Elsewhere (``streamlit run app.py``, AppTest) the band's
-fragment looks at the room every second instead (ui/room/student.py).
+idle student costs the server one small held HTTP question every few seconds instead of a script
+run a second, and a change costs one run of the page, started the moment the teacher makes it.
+A script in this page's own component asks; nothing is fetched from anywhere but this app.
+Elsewhere (``streamlit run app.py``, AppTest) the band's fragment looks at the room every second
+instead (ui/room/student.py).
 """
 
 import os
@@ -13,36 +14,51 @@ import streamlit as st
 
 from classroom import pulse as room_pulse
 
-# Asks PATH every POLL_S seconds; a pulse that differs from the one the page was drawn with
-# (and was not already sent) reruns the page. A new run of the page hands it the new pulse.
+# Asks PATH with the pulse the page shows (or the one it already sent for a rerun) and asks again
+# as soon as the answer comes: the server holds the question until the pulse changes, or for
+# HOLD_S seconds. A pulse that differs reruns the page, and its new run hands the script the new
+# pulse. An answer that came back at once without a change (a failing store, a closed room)
+# waits POLL_S before the next question: the page never asks in a tight loop.
 LISTEN_JS = """
 export default function ({ data, setTriggerValue }) {
   const me = (window.__roomPulse = window.__roomPulse || {});
   me.data = data;
   me.trigger = setTriggerValue;
-  me.sent = null;
-  if (!me.timer) {
-    me.timer = setInterval(async () => {
-      if (me.asking) return;  // a slow answer: no second question on top of it
-      let now;
-      me.asking = true;
-      try {
-        const reply = await fetch(me.data.url, { cache: "no-store", credentials: "same-origin" });
-        now = (await reply.json()).pulse;
-      } catch (error) {
-        return;  // the server is restarting: the page reconnects by itself
-      } finally {
-        me.asking = false;
+  if (me.data.shown !== me.drawn) {  // a new run of the page: what it shows now
+    me.drawn = me.data.shown;
+    me.sent = null;
+  }
+  if (!me.asking) {
+    me.asking = true;
+    const turn = (me.turn = (me.turn || 0) + 1);
+    (async () => {
+      while (me.turn === turn) {
+        const started = Date.now();
+        let now = null;
+        try {
+          me.abort = new AbortController();
+          const seen = encodeURIComponent(me.sent || me.data.shown);
+          const reply = await fetch(`${me.data.url}&seen=${seen}`,
+            { cache: "no-store", credentials: "same-origin", signal: me.abort.signal });
+          now = (await reply.json()).pulse;
+        } catch (error) {
+          now = null;  // the server is restarting: the page reconnects by itself
+        }
+        if (me.turn !== turn) break;
+        const changed = now && now !== me.data.shown && now !== me.sent;
+        if (changed) {
+          me.sent = now;
+          me.trigger("changed", now);
+        } else if (Date.now() - started < 200) {
+          await new Promise((done) => setTimeout(done, me.data.every_ms));
+        }
       }
-      if (now && now !== me.data.shown && now !== me.sent) {
-        me.sent = now;
-        me.trigger("changed", now);
-      }
-    }, data.every_ms);
+    })();
   }
   return () => {
-    clearInterval(me.timer);
-    me.timer = null;
+    me.turn = (me.turn || 0) + 1;  // the loop above stops
+    me.asking = false;
+    if (me.abort) me.abort.abort();
   };
 }
 """
@@ -56,8 +72,8 @@ def served() -> bool:
 
 
 def listen(code: str, shown: str, away: bool) -> None:
-    """The browser's look at room ``code`` every POLL_S seconds; ``shown`` is the pulse this
-    run drew, ``away`` whether the student explores (counted so by the pulse's heartbeat)."""
+    """The browser's held question about room ``code``; ``shown`` is the pulse this run drew,
+    ``away`` whether the student explores (counted so by the pulse's heartbeat)."""
     url = f"{os.environ[room_pulse.ENV]}?code={code}" + ("&away=1" if away else "")
     with st.container(key="room_pulse"):  # takes no room (style.py)
         _listener(
