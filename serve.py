@@ -6,24 +6,27 @@ At start-up the store ($ROOM_STORE, SQLite in data/ by default) is opened and te
 the reason is printed if that fails. /healthz answers 200 "ok" while the store works and 503 with
 the reason while it does not (tried again at most every CHECK_S seconds, classroom/store.py):
 the check for a balancer or a start script. /room/pulse answers a student's browser what its room
-shows now (classroom/pulse.py), so that an idle student costs no script run. Streamlit's own
-/_stcore/health is left as it is, because the browser asks it before it connects: a page must
-still load to say why its rooms cannot work (the room page does, and every other page works
-without the store). `streamlit run app.py` runs the same app without /healthz or /room/pulse
+shows now (classroom/pulse.py), so that an idle student costs no script run, and /room/teach is
+the teacher's link, which sets the teacher's cookie before the page loads (classroom/teach_link.py).
+Streamlit's own /_stcore/health is left as it is, because the browser asks it before it connects:
+a page must still load to say why its rooms cannot work (the room page does, and every other page
+works without the store). `streamlit run app.py` runs the same app without these routes
 (a student's page then looks at its room with a fragment every second instead).
 """
 
+import asyncio
 import os
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import streamlit as st
-from starlette.responses import JSONResponse, PlainTextResponse
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse
 from starlette.routing import Route
 
-from classroom import pulse
+from classroom import pulse, teach_link
 from classroom.store import shared_problem as store_problem
 from ui.kit.browser import BROWSER_COOKIE
+from ui.room.connection import TEACHER_COOKIE
 
 HERE = Path(__file__).parent
 PULSE = pulse.Pulse()
@@ -48,6 +51,20 @@ async def room_pulse(request) -> JSONResponse:
     return JSONResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
 
 
+async def teach(request) -> RedirectResponse:
+    """The teacher's link: to the room's first page, the teacher's cookie set on the way when
+    the key is the room's (classroom/teach_link.py)."""
+    where, cookie = await asyncio.to_thread(
+        teach_link.answer, list(request.query_params.multi_items()), PULSE.rooms
+    )
+    response = RedirectResponse(where, status_code=303, headers={"Cache-Control": "no-store"})
+    if cookie:
+        response.set_cookie(
+            TEACHER_COOKIE, cookie, max_age=teach_link.COOKIE_AGE_S, path="/", samesite="lax"
+        )
+    return response
+
+
 @asynccontextmanager
 async def lifespan(_app):
     problem = store_problem()
@@ -59,5 +76,9 @@ async def lifespan(_app):
 app = st.App(
     HERE / "app.py",
     lifespan=lifespan,
-    routes=[Route("/healthz", healthz), Route(pulse.PATH, room_pulse)],
+    routes=[
+        Route("/healthz", healthz),
+        Route(pulse.PATH, room_pulse),
+        Route(teach_link.PATH, teach),
+    ],
 )

@@ -199,3 +199,28 @@ def test_a_teacher_who_reloads_on_the_room_page_or_at_once_after_start_teaching_
     assert f"room={code}" in teacher.page.url and key not in teacher.page.url
     assert key not in teacher.page.content()
     assert teacher.page.get_by_text("I am the teacher", exact=True).count() == 0  # no switch
+
+
+@pytest.mark.e2e
+def test_the_teachers_link_sets_the_cookie_before_the_page_loads(session):
+    """The teacher's link (serve.py's /room/teach) answers with the teacher's cookie and a
+    redirect without the key: on another computer the projector's first page already drives
+    the room, its address never held the key, and a reload at once keeps it."""
+    _teacher, code, _, teachers_link = _open_room(session)
+    key = teachers_link.split("key=")[1]
+    assert "/room/teach?" in teachers_link
+    projector = session(width=1280, height=720)
+    addresses = []
+    projector.page.on("framenavigated", lambda frame: addresses.append(frame.url))
+    path = teachers_link.split(urlsplit(projector.base).netloc, 1)[1]
+    projector.open(f"{path}&lang=zh&big=true")
+    assert {c["name"]: c["value"] for c in projector.context.cookies()}[
+        "self_attention_teacher"
+    ] == f"{code}:{key}"  # set by the link's own answer, before any script ran
+    _text(projector, "你是老师")
+    assert all(key not in address for address in addresses), addresses  # never in the bar
+    projector.page.reload()  # at once
+    projector.wait_idle()
+    _text(projector, "你是老师")
+    assert key not in projector.page.url and key not in projector.page.content()
+    projector.assert_healthy()

@@ -2,9 +2,11 @@
 
 import streamlit as st
 
+from classroom import teach_link
 from classroom.rooms import RoomError, normal_code
 from ui.kit.browser import browser_id, write_cookies
 from ui.kit.i18n import t
+from ui.room import pulse as room_pulse
 from ui.room.connection import (
     enter,
     guarded,
@@ -24,6 +26,14 @@ def store_notice() -> bool:
     if problem:
         st.error(t("room.store_broken", reason=problem), icon=":material/error:")
     return bool(problem)
+
+
+def teachers_link(code: str, key: str) -> str:
+    """Where serve.py answers it, the link that sets the teacher's cookie before the page loads
+    (classroom/teach_link.py); else the page takes the key from its address and drops it."""
+    if room_pulse.served():  # (serve.py's routes: the pulse and the teacher's link)
+        return f"{base_url()}{teach_link.PATH}?room={code}&key={key}"
+    return f"{base_url()}/?room={code}&key={key}"
 
 
 @guarded
@@ -51,7 +61,7 @@ def open_a_room() -> None:
         st.markdown(t("room.students_link"))
         st.code(students, language=None)
         with st.expander(t("room.teacher_link")):
-            st.code(f"{base_url()}/?room={code}&key={key}", language=None)
+            st.code(teachers_link(code, key), language=None)
             st.caption(t("room.teacher_link_note"))
         if st.button(t("room.go_teach"), key="room_go_teach"):
             enter(code, key)
