@@ -5,6 +5,7 @@ when one replica is killed its learners reconnect through the balancer and are s
 room. Everything runs on loopback and stops at the end of the test."""
 
 import asyncio
+import http.client
 import json
 import os
 import re
@@ -12,6 +13,7 @@ import signal
 import time
 import urllib.request
 from contextlib import AsyncExitStack
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -83,6 +85,20 @@ def test_two_replicas_share_rooms_and_lose_none_when_one_stops(deployment):
                 with urllib.request.urlopen(request, timeout=5) as response:
                     assert response.headers["X-Replica"] == replica
                     return json.loads(response.read())["pulse"]
+
+            # the teacher's link through nginx, to the other replica: its cookie, no key after
+            where = urlsplit(base)
+            link = http.client.HTTPConnection(where.hostname, where.port, timeout=5)
+            link.request(
+                "GET",
+                f"/room/teach?room={code}&key={key}&lang=zh",
+                headers={"Cookie": f"route={cookies[b]}"},
+            )
+            reply = link.getresponse()
+            assert reply.status == 303 and reply.getheader("X-Replica") == b
+            assert reply.getheader("Location").endswith(f"/?room={code}&lang=zh")
+            assert f"self_attention_teacher={code}:{key};" in reply.getheader("Set-Cookie")
+            link.close()
 
             before = pulse(b)
             assert pulse(a) == before  # both replicas answer the same, from Redis
