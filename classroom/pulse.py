@@ -48,7 +48,7 @@ class Pulse:
     def __init__(self, rooms: Rooms | None = None, clock: Callable[[], float] = time.monotonic):
         self._rooms, self.clock = rooms, clock
         self._beats: dict[tuple[str, str], float] = {}
-        self._reads: dict[str, tuple[float, asyncio.Future]] = {}  # a room's last read
+        self._watches: dict[str, _Watch] = {}  # the rooms that pages of this process wait on
         self._lock = threading.Lock()
 
     @property
@@ -75,22 +75,37 @@ class Pulse:
         """answer(), held while the room's pulse is still ``seen`` (the page's own), for at most
         ``hold`` seconds. The store is read on worker threads: the event loop never waits on it."""
         status, body = await asyncio.to_thread(self.answer, code, browser, away)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + hold
-        while status == 200 and body["pulse"] == seen and (left := deadline - loop.time()) > 0:
-            await asyncio.sleep(min(WATCH_S, left))
-            status, body = await self._latest(normal_code(code), loop)
-        return status, body
+        if status != 200 or body["pulse"] != seen:
+            return status, body
+        try:
+            return await asyncio.wait_for(self._change(normal_code(code), seen), hold)
+        except TimeoutError:
+            return status, body
 
-    async def _latest(self, code: str, loop) -> tuple[int, dict]:
-        """The room's pulse, read at most once every WATCH_S for every page that waits on it."""
-        at, reading = self._reads.get(code, (0.0, None))
-        if reading is None or reading.get_loop() is not loop or loop.time() - at >= WATCH_S:
-            if len(self._reads) >= MAX_REMEMBERED:
-                self._reads.clear()
-            reading = asyncio.ensure_future(asyncio.to_thread(self._told, code))
-            self._reads[code] = (loop.time(), reading)
-        return await asyncio.shield(reading)
+    async def _change(self, code: str, seen: str) -> tuple[int, dict]:
+        """The room's next pulse that is not ``seen`` (or its gone or down)."""
+        loop = asyncio.get_running_loop()
+        watch = self._watches.get(code)
+        if watch is None or watch.loop is not loop:
+            if len(self._watches) >= MAX_REMEMBERED:
+                self._watches = {c: w for c, w in self._watches.items() if w.waiting}
+            watch = self._watches[code] = _Watch(loop)
+        watch.waiting += 1
+        try:
+            if watch.task is None or watch.task.done():
+                watch.task = loop.create_task(self._watch(code, watch))
+            while True:
+                status, body = await asyncio.shield(watch.next)
+                if status != 200 or body["pulse"] != seen:
+                    return status, body
+        finally:
+            watch.waiting -= 1
+
+    async def _watch(self, code: str, watch: "_Watch") -> None:
+        """Read the room every WATCH_S while a page waits on it; wake them all on a change."""
+        while watch.waiting:
+            await asyncio.sleep(WATCH_S)
+            watch.read(await asyncio.to_thread(self._told, code))
 
     def _told(self, code: str, then: Callable[[dict], None] | None = None) -> tuple[int, dict]:
         """(status, body) of the room's pulse now, after ``then(room)`` if given."""
@@ -114,3 +129,19 @@ class Pulse:
                     del self._beats[old]
             self._beats[key] = now
         return True
+
+
+class _Watch:
+    """One room's pulse as read for the pages of one process that wait on it: ``next`` is done
+    with the first reading that differs from the last one (a change, or the room gone)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop, self.waiting, self.task = loop, 0, None
+        self.last: tuple[int, dict] | None = None
+        self.next: asyncio.Future = loop.create_future()
+
+    def read(self, now: tuple[int, dict]) -> None:
+        if now != self.last:
+            self.last = now
+            self.next.set_result(now)
+            self.next = self.loop.create_future()
