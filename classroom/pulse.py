@@ -94,6 +94,10 @@ class Pulse:
         try:
             if watch.task is None or watch.task.done():
                 watch.task = loop.create_task(self._watch(code, watch))
+            if watch.last and watch.last[1]["pulse"] != seen:  # read while this page asked:
+                now = await asyncio.to_thread(self._told, code)  # which came last? read again
+                if now[0] != 200 or now[1]["pulse"] != seen:
+                    return now
             while True:
                 status, body = await asyncio.shield(watch.next)
                 if status != 200 or body["pulse"] != seen:
