@@ -162,8 +162,8 @@ async def scenario_room(
     the teacher's sentence, how long from the teacher's press until each student's page shows it;
     then the servers' CPU while the students only keep in sync. ``pulse``: the server answers
     the room's pulse (serve.py), which each student's browser asks, held until it changes (or for
-    HOLD_S), rerunning the
-    page on a change; else each student's band reruns as a fragment every second (app.py)."""
+    HOLD_S), rerunning the page on a change; else each student's band reruns as a fragment every
+    second (app.py)."""
     from contextlib import AsyncExitStack
 
     async with AsyncExitStack() as stack:

@@ -22,8 +22,7 @@ from ui.room.connection import (
     take_room_view,
     teacher_cookie,
 )
-
-DESK = "room"  # the room page: the teacher's desk (code, links, QR), never a view of the class
+from ui.shell.registry import by_script
 
 
 @guarded
@@ -83,8 +82,8 @@ def keep_cookies() -> None:
 def follow_page(script: str) -> None:
     """A tab following the room (a student, or a teacher's other tab) goes to its page."""
     wanted = st.session_state.pop(ROOM_PAGE, None)
-    if is_teacher() and script == DESK:  # at the desk, the teacher's tab stays there
-        return
+    if is_teacher() and not by_script(script).class_view:  # at the desk (the room page),
+        return  # the teacher's tab stays there
     if wanted and wanted != script and st.session_state.get("room"):
         if is_teacher() or st.session_state.get("room_follow", True):
             keep = {k: st.query_params[k] for k in ("lang", "room") if k in st.query_params}
@@ -96,8 +95,9 @@ def publish_view(settings) -> None:
     """The teacher's view as the page left it: after the page ran, its widgets hold it. If
     another of the teacher's tabs moved the room meanwhile, this tab takes that view instead."""
     code = st.session_state.get("room")
-    if not (code and is_teacher()) or st.session_state.get(PAGE_SCRIPT) == DESK:
-        return  # (the class keeps the last view the teacher showed it)
+    here = by_script(st.session_state.get(PAGE_SCRIPT, "walkthrough"))
+    if not (code and is_teacher() and here.class_view):
+        return  # (at the desk, the class keeps the last view the teacher showed it)
     seen = st.session_state.get("room_version", -1)
     mine = current_view(settings)
     try:

@@ -20,6 +20,7 @@ class PageEntry:
     query: str = ""  # extra URL settings for the e2e visit, e.g. "n_heads=4"
     unused: tuple = ()  # sidebar settings (URL keys) this page does not read: set aside there
     intro: bool = True  # under its heading, its introduction (the title's key, _title -> _intro)
+    class_view: bool = True  # a teacher here shows it to the class (the room page: their desk)
 
     @property
     def intro_key(self) -> str | None:
@@ -41,7 +42,7 @@ PAGES = (
     PageEntry("generate", "generate", "generate.page_generate", "generate.title", ":material/history_edu:", "shell.section_deeper", 3, unused=LAYER),
     PageEntry("trained", "trained", "shell.page_trained", "trained.title", ":material/school:", "shell.section_deeper", 9, unused=LAYER),
     PageEntry("lessons", "lessons", "lessons.page_lessons", "lessons.lessons_title", ":material/menu_book:", "room.section_class", 0, unused=LAYER, intro=False),
-    PageEntry("room", "room", "room.page_room", "room.title", ":material/groups:", "room.section_class", 0),
+    PageEntry("room", "room", "room.page_room", "room.title", ":material/groups:", "room.section_class", 0, class_view=False),
 )  # fmt: skip
 
 
