@@ -25,10 +25,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(*options: str, script: str = "app.py"):
+def serving(*options: str, script: str = "app.py", log: Path | None = None):
     """Yield (port, process) of `streamlit run app.py` (or ``script``: serve.py, the README's, with
-    its /healthz and its rooms' pulse) on 127.0.0.1, once it answers /health."""
+    its /healthz and its rooms' pulse) on 127.0.0.1, once it answers /health; its console goes to
+    the file ``log`` if given."""
     port = free_port()
+    console = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 (closed below)
     server = subprocess.Popen(
         [
             sys.executable,
@@ -42,8 +44,8 @@ def serving(*options: str, script: str = "app.py"):
             *options,
         ],
         cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=console,
+        stderr=subprocess.STDOUT if log else subprocess.DEVNULL,
     )
     try:
         for _ in range(200):
@@ -56,6 +58,8 @@ def serving(*options: str, script: str = "app.py"):
     finally:
         server.terminate()
         server.wait(timeout=20)
+        if log:
+            console.close()
 
 
 @contextmanager

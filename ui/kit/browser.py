@@ -11,7 +11,8 @@ script in this page's own component (nothing is sent anywhere but this app)."""
 import secrets
 
 import streamlit as st
-import streamlit.components.v1 as components
+
+from ui.kit.page_script import page_script
 
 BROWSER_COOKIE = "self_attention_browser"
 BROWSER_COOKIE_DAYS = 365
@@ -66,4 +67,4 @@ def write_cookies(with_browser_id: bool = True) -> None:
         f'doc.cookie = "{name}={value}; Max-Age={age}; Path=/; SameSite=Lax";'
         for name, (value, age) in sorted(due.items())
     )
-    components.html(f"<script>const doc = window.parent.document; {lines}</script>", height=0)
+    page_script("cookie_writer", f"<script>const doc = window.parent.document; {lines}</script>")

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.kit.page_script import PAGE_SCRIPTS
+
 # The favicon as a data URL, read once: given a file path, Streamlit would read it and register it
 # with its media manager on every run of every session.
 FAVICON = "data:image/png;base64," + base64.b64encode(
@@ -19,15 +21,14 @@ BASE_CSS = """
 .st-key-lang_band {position: fixed; top: 0.55rem; right: 3.4rem; z-index: 999990; width: auto;}
 .st-key-lang_band button {min-height: 1.9rem; padding: 0 0.6rem;}
 /* the walkthrough: after step 1 the app's title gives way to the step's own; the step's lead is
-   a tinted line under its title; the arrow keys' script takes no space */
+   a tinted line under its title; the page's scripts (and the pulse's listener) take no space */
 .st-key-page_title_small h1 {font-size: 1.25rem !important; padding: 0 !important; color: #555;}
 .st-key-step_lead {background: #fff6e5; border-left: 4px solid #f0a030; padding: 0.35rem 0.7rem;
   border-radius: 0.3rem;}
 .st-key-step_lead p {margin: 0;}
 .st-key-step_title {gap: 0.3rem;}
 .st-key-step_title h3 {padding-top: 0.2rem !important;}
-.st-key-arrow_keys, .st-key-fit_charts, .st-key-room_pulse {
-  position: absolute; width: 0; height: 0; overflow: hidden;}
+FOLDED {position: absolute; width: 0; height: 0; overflow: hidden;}
 .st-key-row_band {gap: 0.6rem;}
 .st-key-app_caption_phone {display: none;}  /* the caveat's one line, for a phone only */
 /* a phone: the current step's chart comes first; the strip of every step and the formula
@@ -46,7 +47,7 @@ BASE_CSS = """
   [class*="st-key-dense_"] g.heatmap-label {display: none;}
 }
 </style>
-"""
+""".replace("FOLDED", ", ".join(f".st-key-{key}" for key in (*PAGE_SCRIPTS, "room_pulse")))
 PRESENTATION_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] {font-size: 21px;}

@@ -1,7 +1,6 @@
 """The walkthrough's steps: for each, the formula, the shapes with numbers, figures and the row."""
 
 import streamlit as st
-import streamlit.components.v1 as components
 
 import core
 from ui.figures import pickable as cell_pick
@@ -9,6 +8,7 @@ from ui.figures.charts import MAX_SIDE, MAX_TEXT_CELLS
 from ui.kit import reference_lines as code_lines
 from ui.kit.i18n import labeller, t
 from ui.kit.number_text import row_label, shown_index
+from ui.kit.page_script import page_script
 from ui.kit.session import CELL, FOCUS_CHOSEN, PART, ROOM_FOCUS, base
 from ui.kit.url import coded_choice, keep_in_url, url_choice
 from ui.room import student as room_student
@@ -116,16 +116,14 @@ def _projector_band(visible_steps, locked: bool = False):
         key="next_step",
     )
     arrow_keys()
-    with st.container(key="fit_charts"):  # takes no room (style.py)
-        components.html(FIT_SCRIPT, height=0)
+    page_script("fit_charts", FIT_SCRIPT)
     return step, pickers
 
 
 def arrow_keys() -> None:
     """← and → press Previous and Next (a script in this page's own component; nothing fetched;
     ignored while typing in a box)."""
-    with st.container(key="arrow_keys"):  # takes no room (style.py)
-        components.html(ARROW_KEYS_SCRIPT, height=0)
+    page_script("arrow_keys", ARROW_KEYS_SCRIPT)
 
 
 ARROW_KEYS_SCRIPT = """<script>
