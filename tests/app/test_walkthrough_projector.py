@@ -28,6 +28,27 @@ def test_the_pickers_sit_in_the_projector_band():
     assert not any(len(column.selectbox) for column in normal.columns)
 
 
+@pytest.mark.parametrize(
+    "lang, step, words",
+    [("en", "qkv", "4. Three projections"), ("zh", "qkv", "4. 三个投影"),
+     ("en", "av", "9. Weighted sum of values"), ("zh", "softmax", "8. 按行 softmax")],
+)  # fmt: skip
+def test_the_band_gives_the_titles_words_before_its_colon_then_the_formula(lang, step, words):
+    at = run_app(step=step, lang=lang, big="true")
+    line = at.columns[1].markdown[0].value
+    assert line.startswith(f"**{words}** &nbsp; $") and line.endswith("$"), line
+    normal = run_app(step=step, lang=lang)  # the page's own heading keeps the whole title
+    whole = normal.subheader[0].value if normal.subheader else ""
+    assert whole.startswith(words) and len(whole) > len(words) + 2, whole
+
+
+def test_a_band_without_a_formula_keeps_the_whole_title():
+    at = run_app(step="block", lang="en", big="true")
+    assert at.columns[1].markdown[0].value == (
+        "**11. The rest of the block: residual, LayerNorm, feed-forward**"
+    )
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_wide_step_pages_through_its_charts(lang):
     at = run_app(step="qkv", lang=lang, big="true")

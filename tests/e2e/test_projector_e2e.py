@@ -1,8 +1,8 @@
 """Projector mode (?big=true) read from the back row, in both languages, at 1280 x 720 and
 1920 x 1080: every walkthrough step (every chart of a wide step, paged with ◀ ▶) whole on the
 screen, its cell values at 24 px or more (n <= 8), its ticks, axis titles, colour bar, legend and
-row sums at 18 px or more, its title inside the chart and not covered, the code wrapped rather
-than cut; ← and → step (through a wide step's charts first)."""
+row sums at 18 px or more, its title inside the chart and not covered, the band over it one
+line, the code wrapped rather than cut; ← and → step (through a wide step's charts first)."""
 
 import pytest
 
@@ -11,6 +11,9 @@ from ui.views.walkthrough.steps import BY_NAME
 from ui.views.walkthrough.steps import NAMES as STEPS
 
 CELL_PX, TEXT_PX = 24, 18  # the least for the back row (issue 24), not the app's own constants
+# the vertical centres of what the projector's band holds: one line when they agree
+ONE_LINE = """() => [...document.querySelector(".st-key-projector_band").children]
+  .map(c => c.getBoundingClientRect()).filter(r => r.width > 0).map(r => r.y + r.height / 2)"""
 
 # What a projector shows of the charts on screen (a chart in a closed expander is not shown):
 # each one's box, the least font size of its cell values and of its other text, and each title's
@@ -102,6 +105,8 @@ def test_every_step_reads_from_the_back_row(session, lang, width, height):
         assert s.page.locator(".st-key-projector_band .st-key-row_band").count() == (
             1 if BY_NAME[step].focus or BY_NAME[step].per_head else 0
         ), f"{step}: the pickers are not in the band"
+        centres = s.page.evaluate(ONE_LINE)  # the band's title (and formula), then its pickers
+        assert max(centres) - min(centres) <= 12, f"{lang} {step}: the band wraps {centres}"
     print(lang, width, height, sizes)  # (cell px, least other px) of each chart, for the record
     s.assert_healthy()
 

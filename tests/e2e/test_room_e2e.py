@@ -224,3 +224,23 @@ def test_the_teachers_link_sets_the_cookie_before_the_page_loads(session):
     _text(projector, "你是老师")
     assert key not in projector.page.url and key not in projector.page.content()
     projector.assert_healthy()
+
+
+@pytest.mark.e2e
+def test_a_room_opened_from_the_lessons_page_is_the_teachers_before_its_page_is_shown(session):
+    """ "Open as a room" on the lessons page: by the time the lesson's first step shows the
+    teacher's band, the browser holds the teacher's cookie (written in the page itself, not by a
+    frame that loads later), so that a reload at once keeps the room; the key is in neither the
+    address nor the page."""
+    teacher = session().open("/lessons?lang=zh")
+    teacher.page.get_by_role("button", name="作为课堂打开").first.click()
+    _text(teacher, "你是老师")
+    cookies = {c["name"]: c["value"] for c in teacher.context.cookies()}
+    code, _, key = cookies.get("self_attention_teacher", "").partition(":")
+    assert code and key, cookies  # already: no reload can come before it
+    teacher.page.reload()  # at once
+    teacher.wait_idle()
+    _text(teacher, f"课堂 {code} · 你是老师")
+    assert f"room={code}" in teacher.page.url and key not in teacher.page.url
+    assert key not in teacher.page.content()
+    teacher.assert_healthy()

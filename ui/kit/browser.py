@@ -6,7 +6,7 @@
   browser the teacher, with the key never in the address bar or on the page.
 
 The server reads cookies as the browser sends them when its page connects; it writes them with a
-script in this page's own component (nothing is sent anywhere but this app)."""
+script in the page itself (ui/kit/page_script.py; nothing is sent anywhere but this app)."""
 
 import secrets
 
@@ -55,7 +55,7 @@ def set_cookie(name: str, value: str, max_age_s: int) -> None:
 
 def write_cookies(with_browser_id: bool = True) -> None:
     """The cookies this session has to give its browser (its id only if ``with_browser_id``),
-    in one script of the page's own component (the same on every run: the browser runs it
+    in one script in the page itself (the same on every run: the browser runs it
     once)."""
     browser_id()
     due = dict(st.session_state.get("_cookies_due", {}))
@@ -64,7 +64,7 @@ def write_cookies(with_browser_id: bool = True) -> None:
     if not due:
         return
     lines = "".join(
-        f'doc.cookie = "{name}={value}; Max-Age={age}; Path=/; SameSite=Lax";'
+        f'document.cookie = "{name}={value}; Max-Age={age}; Path=/; SameSite=Lax";'
         for name, (value, age) in sorted(due.items())
     )
-    page_script("cookie_writer", f"<script>const doc = window.parent.document; {lines}</script>")
+    page_script("cookie_writer", lines)

@@ -1,17 +1,22 @@
-"""A script that works on the page's own document: the inline HTML of an invisible frame of the
-same origin, in a container that style.py folds to nothing (PAGE_SCRIPTS). Nothing is fetched.
+"""A script that runs in the page's own document: ``st.html`` with its JavaScript allowed, in a
+container that style.py folds to nothing (PAGE_SCRIPTS). Nothing is fetched.
 
-``st.iframe`` with the HTML itself, not ``components.html``, which Streamlit deprecated and
-which logged a warning to the server's console on every run of every session."""
+Not a frame (``components.html``, which Streamlit deprecated and which logged a warning to the
+server's console on every run of every session): a frame has to load before its script runs,
+and the teacher's cookie came up to seconds after the room was opened, a reload's worth of time
+in which the browser would not yet have been the teacher. In the page itself it is written as
+the run's elements arrive. Only the app's own constant scripts go through here, never a
+learner's text."""
 
 import streamlit as st
 
 PAGE_SCRIPTS = ("arrow_keys", "fit_charts", "cookie_writer")  # their containers' keys
 
 
-def page_script(key: str, html: str) -> None:
-    """Run ``html`` (a <script>, reaching the page as window.parent.document) in the container
-    ``key``, one of PAGE_SCRIPTS; the same HTML on every run is loaded once by the browser."""
+def page_script(key: str, script: str) -> None:
+    """Run the JavaScript ``script`` (working on ``document``) in the container ``key``, one of
+    PAGE_SCRIPTS, in a block of its own: the page's scripts share one global scope, and each
+    one's ``const``s stay its own. The same script on every run is not run again."""
     assert key in PAGE_SCRIPTS, key
     with st.container(key=key):
-        st.iframe(html, height=1)
+        st.html(f"<script>{{\n{script}\n}}</script>", unsafe_allow_javascript=True)

@@ -61,7 +61,8 @@ html, body, [data-testid="stAppViewContainer"] {font-size: 21px;}
    which the walkthrough's FIT_SCRIPT replaces with the height measured) */
 [class*="st-key-fill_"] {height: calc(100vh - 190px) !important; min-height: 320px; flex: none;}
 /* the step's pickers sit in the band, after its title and formula */
-.st-key-projector_band {gap: 0.4rem 1.2rem; flex-wrap: wrap;}
+.st-key-projector_band {gap: 0.4rem 0.9rem; flex-wrap: wrap;}
+.st-key-projector_band .katex {font-size: 0.9em;}  /* its formula: the band stays one line */
 .st-key-band_pickers .st-key-row_band {gap: 0.5rem;}
 .st-key-part_band {gap: 0.6rem; flex-wrap: nowrap;}
 /* the code wraps rather than runs off the right */

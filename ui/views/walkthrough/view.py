@@ -1,5 +1,7 @@
 """The walkthrough's steps: for each, the formula, the shapes with numbers, figures and the row."""
 
+import re
+
 import streamlit as st
 
 import core
@@ -102,8 +104,7 @@ def _projector_band(visible_steps, locked: bool = False):
         key="prev_step",
     )
     band = middle.container(horizontal=True, vertical_alignment="center", key="projector_band")
-    shown = f" &nbsp; ${formula(step, base())}$" if BY_NAME[step].short_formula else ""
-    band.markdown(f"**{t(f'walkthrough.title_{step}')}**{shown}", width="content")
+    band.markdown(band_title(step), width="content")
     pickers = band.container(  # row_controls fills it
         horizontal=True, vertical_alignment="center", width="content", key="band_pickers"
     )
@@ -120,14 +121,25 @@ def _projector_band(visible_steps, locked: bool = False):
     return step, pickers
 
 
+def band_title(step: str) -> str:
+    """The projector band's line: the step's title, and its formula beside it when short. With the
+    formula, the title stops at its colon (the formula says the rest: "4. Three projections"
+    Q = XW_Q, K = XW_K, V = XW_V), so that the band and its pickers keep to one line at 1280 px."""
+    title = t(f"walkthrough.title_{step}")
+    if not BY_NAME[step].short_formula:
+        return f"**{title}**"
+    words = re.split("[:：]", title, maxsplit=1)[0]
+    return f"**{words}** &nbsp; ${formula(step, base())}$"
+
+
 def arrow_keys() -> None:
-    """← and → press Previous and Next (a script in this page's own component; nothing fetched;
+    """← and → press Previous and Next (a script in the page itself; nothing fetched;
     ignored while typing in a box)."""
     page_script("arrow_keys", ARROW_KEYS_SCRIPT)
 
 
-ARROW_KEYS_SCRIPT = """<script>
-const doc = window.parent.document;
+ARROW_KEYS_SCRIPT = """
+const doc = document;
 if (!doc.selfAttentionArrows) {
   doc.selfAttentionArrows = true;
   doc.addEventListener("keydown", (event) => {
@@ -147,15 +159,15 @@ if (!doc.selfAttentionArrows) {
     if (button) { event.preventDefault(); button.click(); }
   });
 }
-</script>"""
+"""
 
 
 # A step's chart on a projector takes the height from its top to the screen's bottom, whatever the
 # band above it holds (a long title, a tall formula, the pickers on a second line): style.py's
-# CSS gives a first guess, this script (in the page's own component; nothing fetched) the height
+# CSS gives a first guess, this script (in the page itself; nothing fetched) the height
 # measured, again whenever the page changes or the window is resized.
-FIT_SCRIPT = """<script>
-const doc = window.parent.document, win = window.parent;
+FIT_SCRIPT = """
+const doc = document, win = window;
 if (!doc.selfAttentionFit) {
   doc.selfAttentionFit = true;
   let due = false;
@@ -173,7 +185,7 @@ if (!doc.selfAttentionFit) {
   win.addEventListener("resize", soon);
   soon();
 }
-</script>"""
+"""
 
 
 def default_focus(n: int, causal: bool) -> int:
