@@ -34,5 +34,5 @@ if not settings.presentation:  # a projector shows the step, not the backend or 
     walkthrough.step_band(NAMES, step, suffix="_bottom")  # Previous / Next after the step too
     st.caption(walkthrough.backend_line(data.backend))
     with st.expander(t("walkthrough.export_title")):
-        for column, (label, build, name, mime) in zip(st.columns(2), DOWNLOADS, strict=True):
-            column.download_button(t(label), partial(build, data), name, mime, key=label)
+        for label, build, name, mime in DOWNLOADS:
+            st.download_button(t(label), partial(build, data), name, mime, key=label)

@@ -392,3 +392,24 @@ def test_a_teachers_new_tab_with_a_view_in_its_link_takes_the_class_there():
     linked = run_app(room=code, key=key, lang="en", step="softmax", sentence="a b c")
     assert linked.session_state["step"] == "softmax"  # its own link wins, and is published
     assert room.rooms().get(code)["view"]["step"] == "softmax"
+
+
+def test_the_cookie_script_leaves_the_page_once_the_browser_has_had_time_to_run_it(monkeypatch):
+    """The teacher's cookie is written by a script on the runs of the first WRITE_S seconds;
+    after that the page carries it no more (nor the key in it), and a new cookie brings it back."""
+    _, code, key = _open_room()
+    clock = [1000.0]
+    monkeypatch.setattr(ui.kit.browser.time, "monotonic", lambda: clock[0])
+
+    def writer(at) -> list[str]:
+        return [h.proto.body for h in at.get("html") if "document.cookie" in h.proto.body]
+
+    teacher = run_app(room=code, key=key, lang="en")
+    assert any(f"self_attention_teacher={code}:{key}" in body for body in writer(teacher))
+    clock[0] += ui.kit.browser.WRITE_S - 1
+    assert writer(teacher.run())  # still within its time
+    clock[0] += 2
+    teacher.run()
+    assert not writer(teacher) and "you are the teacher" in page_text(teacher)
+    teacher.button(key="room_leave").click().run()  # leaving forgets the cookie: a new script
+    assert any("self_attention_teacher=; Max-Age=0" in body for body in writer(teacher))

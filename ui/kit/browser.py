@@ -9,6 +9,7 @@ The server reads cookies as the browser sends them when its page connects; it wr
 script in the page itself (ui/kit/page_script.py; nothing is sent anywhere but this app)."""
 
 import secrets
+import time
 
 import streamlit as st
 
@@ -16,6 +17,7 @@ from ui.kit.page_script import page_script
 
 BROWSER_COOKIE = "self_attention_browser"
 BROWSER_COOKIE_DAYS = 365
+WRITE_S = 10.0  # a cookie's script stays on the page this long (the browser runs it on arrival)
 
 
 def browser_id() -> str:
@@ -55,8 +57,7 @@ def set_cookie(name: str, value: str, max_age_s: int) -> None:
 
 def write_cookies(with_browser_id: bool = True) -> None:
     """The cookies this session has to give its browser (its id only if ``with_browser_id``),
-    in one script in the page itself (the same on every run: the browser runs it
-    once)."""
+    in one script in the page itself, on the runs of the WRITE_S seconds after they were set."""
     browser_id()
     due = dict(st.session_state.get("_cookies_due", {}))
     if with_browser_id and st.session_state.get("_browser_cookie_due"):
@@ -67,4 +68,10 @@ def write_cookies(with_browser_id: bool = True) -> None:
         f'document.cookie = "{name}={value}; Max-Age={age}; Path=/; SameSite=Lax";'
         for name, (value, age) in sorted(due.items())
     )
-    page_script("cookie_writer", lines)
+    # drawn for WRITE_S from the run that first drew these cookies, then left off: a student's
+    # every rerun no longer carries it, nor a teacher's page its key in a script
+    drawn, now = st.session_state.get("_cookie_script"), time.monotonic()
+    if drawn is None or drawn[0] != lines:
+        st.session_state["_cookie_script"] = drawn = (lines, now)
+    if now - drawn[1] < WRITE_S:
+        page_script("cookie_writer", lines)
