@@ -33,6 +33,6 @@ DOWNLOADS = (  # (label, builder, file name, MIME type)
 if not settings.presentation:  # a projector shows the step, not the backend or the downloads
     walkthrough.step_band(NAMES, step, suffix="_bottom")  # Previous / Next after the step too
     st.caption(walkthrough.backend_line(data.backend))
-    with st.expander(t("walkthrough.export_title")):
-        for label, build, name, mime in DOWNLOADS:
-            st.download_button(t(label), partial(build, data), name, mime, key=label)
+    row = st.expander(t("walkthrough.export_title")).container(horizontal=True)  # (wraps)
+    for label, build, name, mime in DOWNLOADS:
+        row.download_button(t(label), partial(build, data), name, mime, key=label)
