@@ -38,7 +38,7 @@ from classroom.pulse import PATH as PULSE_PATH  # noqa: E402
 from classroom.pulse import POLL_S  # noqa: E402
 from tests.support.http import Connection  # noqa: E402
 from tests.support.servers import deployed, serving  # noqa: E402
-from tests.support.session import connect  # noqa: E402
+from tests.support.session import connect, open_room  # noqa: E402
 from ui.kit.browser import BROWSER_COOKIE  # noqa: E402
 from ui.shell.registry import PAGES as REGISTRY  # noqa: E402
 
@@ -167,11 +167,7 @@ async def scenario_room(
     from contextlib import AsyncExitStack
 
     async with AsyncExitStack() as stack:
-        room_page = await connect(base, "room", "lang=en", None, stack)
-        await room_page.run(room_page.press("room_open"))
-        links = " ".join(room_page.texts)
-        code = re.search(r"\?room=([A-Z0-9]{5})", links).group(1)
-        key = re.search(r"&key=([\w-]+)", links).group(1)
+        _, code, key = await open_room(base, "en", None, stack)
         teacher = await connect(
             base, "", f"room={code}&key={key}&lang=en&step=softmax", None, stack
         )

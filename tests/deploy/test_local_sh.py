@@ -8,7 +8,6 @@ import asyncio
 import http.client
 import json
 import os
-import re
 import signal
 import time
 import urllib.request
@@ -18,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.support.servers import deployed
-from tests.support.session import connect
+from tests.support.session import connect, open_room
 
 PASSWORD = "a class's own password"
 
@@ -63,12 +62,8 @@ def test_two_replicas_share_rooms_and_lose_none_when_one_stops(deployment):
             spread = [await connect(base, "", "lang=en", None, stack) for _ in range(10)]
             assert {learner.replica for learner in spread} == {a, b}  # new browsers spread
 
-            room_page = await connect(base, "room", "lang=en", cookies[a], stack)
+            room_page, code, key = await open_room(base, "en", cookies[a], stack)
             assert room_page.replica == a
-            await room_page.run(room_page.press("room_open"))
-            links = " ".join(room_page.texts)
-            code = re.search(r"\?room=([A-Z0-9]{5})", links).group(1)
-            key = re.search(r"&key=([\w-]+)", links).group(1)
 
             view = f"room={code}&key={key}&lang=en&step=softmax&sentence=one+two+three"
             teacher = await connect(base, "", view, cookies[a], stack)

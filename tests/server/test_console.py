@@ -4,22 +4,17 @@ start-up lines: no warning per run, like the one a deprecated call logged for ev
 every run, and none for the teacher's view set into a student's widgets."""
 
 import asyncio
-import re
 from contextlib import AsyncExitStack
 
 from tests.support.servers import serving
-from tests.support.session import connect
+from tests.support.session import connect, open_room
 
 STARTUP = ("You can now view your Streamlit app", "URL: http://", "Uvicorn server started")
 
 
 async def _class(base: str) -> tuple[str, list[str]]:
     async with AsyncExitStack() as stack:
-        desk = await connect(base, "room", "lang=zh", None, stack)
-        await desk.run(desk.press("room_open"))
-        links = " ".join(desk.texts)
-        code = re.search(r"\?room=([A-Z0-9]{5})", links).group(1)
-        key = re.search(r"&key=([\w-]+)", links).group(1)
+        _, code, key = await open_room(base, "zh", None, stack)
         await connect(base, "", f"room={code}&key={key}&lang=zh&step=softmax", None, stack)
         students = [await connect(base, "", f"room={code}&lang={lang}", None, stack)
                     for lang in ("zh", "en")]  # fmt: skip

@@ -5,6 +5,7 @@ script to finish, collecting the widgets' ids (by their keys) and the text it wa
 """
 
 import asyncio
+import re
 import time
 
 import websockets
@@ -28,6 +29,17 @@ async def connect(base: str, page: str, query: str, cookie: str | None = None, s
     learner.replica = ws.response.headers.get("X-Replica", "")
     await learner.run()
     return learner
+
+
+async def open_room(base: str, lang: str = "en", cookie: str | None = None, stack=None):
+    """A room opened on the room page of ``base``: (that page's session, the code, the key), the
+    code and key read from the links the page hands out."""
+    desk = await connect(base, "room", f"lang={lang}", cookie, stack)
+    await desk.run(desk.press("room_open"))
+    links = " ".join(desk.texts)
+    code = re.search(r"\?room=([A-Z0-9]{5})", links).group(1)
+    key = re.search(r"&key=([\w-]+)", links).group(1)
+    return desk, code, key
 
 
 class Learner:
