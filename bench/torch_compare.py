@@ -23,6 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import core  # noqa: E402
+import core.fast  # noqa: E402
 from core import threads  # noqa: E402
 from core.softmax import softmax_block, softmax_rows  # noqa: E402
 from measure.timing import fmt_seconds, time_side_by_side  # noqa: E402
@@ -127,6 +128,9 @@ def passes(n: int, say) -> None:
         "softmax in row blocks, every core": lambda: softmax_rows(S, out=out),
         "÷√d_k + softmax fused in row blocks, every core": fused,
         "A V (BLAS)": lambda: A @ V,
+        "fused by rows: Q Kᵀ, ÷√d_k, softmax, A V, every core": partial(
+            core.fast._attend_block_on_every_core, Q, K, V, {"A"}, {}, None, False, None
+        ),
         "core.attention, full": partial(core.attention, X, W, HEADS),
         "core.attention, lean (A, output)": partial(
             core.attention, X, W, HEADS, keep={"A", "output"}

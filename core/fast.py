@@ -190,14 +190,17 @@ def _attend_block(Q, K, V, mask, keep, xp, out=None, forbidden=None, check_score
 
 
 def _attend_block_on_every_core(Q, K, V, keep, out, forbidden, check_scores, mask) -> dict:
-    """NumPy, large blocks: the same numbers as the passes above, with fewer trips through memory.
+    """NumPy, large blocks: the passes above, one cache-sized block of rows at a time, on every
+    core (core/threads.py), so that each n x n field is written once and never read back.
 
-    The two products run as above (BLAS's own threads, from this thread). Between them, ÷√d_k,
-    the mask and the softmax go in one pass over cache-sized blocks of rows, on every core
-    (core/threads.py). Each field kept is written once, straight where the trace keeps it; a
-    field nobody keeps is written into the next kept one's array, which then works in place, so
-    with only A kept, A's array is the one n x n array made. Element by element the arithmetic
-    is the passes' own: the numbers are equal bit for bit.
+    A block's scores Q_rows Kᵀ, ÷√d_k, the mask, the softmax and A_rows V follow one another
+    while the block is still in the core's cache. Each field kept is written straight where the
+    trace keeps it; a field nobody keeps is written into the next kept one's array, which then
+    works in place, so with only A kept, A's array is the one n x n array made. BLAS runs on one
+    thread per block (the pool's threads are the cores). The element-wise arithmetic is the
+    passes' own, bit for bit; the two products are BLAS's on blocks of rows, and BLAS picks its
+    kernel by a matrix's shape, so their last bit may round otherwise than on the whole matrix
+    (tests/core/test_attention.py holds them to float rounding).
     """
     root = math.sqrt(Q.shape[-1])
     shape = (*Q.shape[:-1], K.shape[-2])  # [..., hb, n, n]
@@ -215,11 +218,12 @@ def _attend_block_on_every_core(Q, K, V, keep, out, forbidden, check_scores, mas
         tail = np.empty(shape, Q.dtype)
         buffer = {name: tail if array is None else array for name, array in buffer.items()}
     prescaled = "S" not in keep and math.frexp(root)[0] == 0.5  # as above: Q ÷ √d_k, exact
+    Q_in = Q / root if prescaled else Q
     Kt = np.swapaxes(K, -1, -2)  # [..., hb, d_k, n]
-    S = np.matmul(Q / root if prescaled else Q, Kt, out=buffer["S"])  # [..., hb, n, n]
-    S_scaled, A = buffer["S_scaled"], buffer["A"]
+    S, S_scaled, A = buffer["S"], buffer["S_scaled"], buffer["A"]
     S_masked = buffer.get("S_masked", S_scaled)
     copy_to_mask = S_masked is not S_scaled
+    O = np.empty((*Q.shape[:-1], V.shape[-1]), Q.dtype)  # [..., hb, n, d_v]
     fb = None if mask is None else np.broadcast_to(forbidden, shape)
     n = shape[-1]
     items = [
@@ -234,6 +238,7 @@ def _attend_block_on_every_core(Q, K, V, keep, out, forbidden, check_scores, mas
 
     def rows_of(item) -> None:
         index, rows = item
+        np.matmul(Q_in[index][rows], Kt[index], out=S[index][rows])
         z = S_scaled[index][rows]
         if not prescaled:
             scale(S[index][rows], factor, out=z)
@@ -245,10 +250,12 @@ def _attend_block_on_every_core(Q, K, V, keep, out, forbidden, check_scores, mas
                 np.copyto(masked, z)
             np.copyto(masked, -math.inf, where=fb[index][rows])
             z = masked
-        softmax_block(z, A[index][rows])
+        a = A[index][rows]
+        softmax_block(z, a)
+        np.matmul(a, V[index], out=O[index][rows])
 
-    threads.each(rows_of, items, math.prod(shape))
-    O = A @ V  # [..., hb, n, n] @ [..., hb, n, d_v] -> [..., hb, n, d_v]
+    with threads.blas_on_one_thread():
+        threads.each(rows_of, items, math.prod(shape))
     check_no_overflow("O = A V", O)
     block = {"Q": Q, "K": K, "V": V, "S": S, "S_scaled": S_scaled}
     block |= {"S_masked": S_masked, "A": A}

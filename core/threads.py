@@ -1,23 +1,49 @@
-"""The cores of this machine for NumPy's element-wise passes over n x n arrays.
+"""The cores of this machine for NumPy's passes over n x n arrays.
 
-NumPy runs an element-wise ufunc on one thread, but releases the GIL inside it, so blocks of rows
-handed to a pool of threads run on every core at once (as torch's kernels do). BLAS keeps its own
-threads: the matrix products are called from the caller's thread, never from the pool, so the two
-never run at the same time and never oversubscribe the cores, and every product is computed
-exactly as core/reference.py computes it.
+NumPy runs an element-wise ufunc on one thread, but releases the GIL inside it (and inside BLAS),
+so blocks of rows handed to a pool of threads run on every core at once (as torch's kernels do).
+While the pool works, ``blas_on_one_thread`` holds BLAS to one thread per call: the pool's threads
+are the cores, and a product inside a block never starts threads of its own to fight them.
 
 Small arrays (every sentence a learner types) stay on the caller's thread: below PARALLEL_FROM
 entries a pool costs more than it saves, and a server's sessions keep their cores to themselves.
 """
 
+import functools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 PARALLEL_FROM = 1 << 20  # entries of an n x n pass; below this, one thread
 ROW_BYTES = 1 << 19  # a block of rows stays in a core's L2 cache through the fused passes
 WORKERS = max(1, min(8, os.cpu_count() or 1))  # threads on a large pass, the caller's included
 _pool = ThreadPoolExecutor(max_workers=max(1, WORKERS - 1), thread_name_prefix="rows")
+_blas = {"users": 0, "limit": None, "lock": threading.Lock()}
+
+
+@functools.cache
+def _controller():
+    from threadpoolctl import ThreadpoolController  # scans the loaded libraries once
+
+    return ThreadpoolController()
+
+
+@contextmanager
+def blas_on_one_thread():
+    """BLAS on one thread while the block runs (the process's setting: counted, so that the last
+    of several callers at once gives BLAS its threads back)."""
+    with _blas["lock"]:
+        if _blas["users"] == 0:
+            _blas["limit"] = _controller().limit(limits=1, user_api="blas")
+        _blas["users"] += 1
+    try:
+        yield
+    finally:
+        with _blas["lock"]:
+            _blas["users"] -= 1
+            if _blas["users"] == 0:
+                _blas["limit"].restore_original_limits()
 
 
 def row_blocks(n_rows: int, row_length: int, itemsize: int) -> list[slice]:

@@ -70,3 +70,27 @@ def test_a_busy_pool_does_not_hold_the_caller():
         release.set()
         for blocker in blockers:
             blocker.result()
+
+
+def _blas_threads() -> set[int]:
+    from threadpoolctl import threadpool_info
+
+    return {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+
+
+def test_blas_is_held_to_one_thread_until_the_last_caller_leaves():
+    """Two passes at once: BLAS stays on one thread while either runs, and gets its own number
+    of threads back when both are done."""
+    import numpy as np
+
+    before = _blas_threads()
+    assert before, "NumPy's BLAS is visible to threadpoolctl"
+    first, second = threads.blas_on_one_thread(), threads.blas_on_one_thread()
+    with first:
+        assert _blas_threads() == {1}
+        second.__enter__()
+    assert _blas_threads() == {1}  # the second still runs
+    a = np.ones((300, 300))
+    assert (a @ a)[0, 0] == 300  # BLAS works on one thread
+    second.__exit__(None, None, None)
+    assert _blas_threads() == before
