@@ -15,6 +15,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
+from threadpoolctl import ThreadpoolController
+
 PARALLEL_FROM = 1 << 20  # entries of an n x n pass; below this, one thread
 ROW_BYTES = 1 << 19  # a block of rows stays in a core's L2 cache through the fused passes
 WORKERS = max(1, min(8, os.cpu_count() or 1))  # threads on a large pass, the caller's included
@@ -23,10 +25,8 @@ _blas = {"users": 0, "limit": None, "lock": threading.Lock()}
 
 
 @functools.cache
-def _controller():
-    from threadpoolctl import ThreadpoolController  # scans the loaded libraries once
-
-    return ThreadpoolController()
+def _controller() -> ThreadpoolController:
+    return ThreadpoolController()  # scans the loaded libraries: once, at the first large pass
 
 
 @contextmanager
