@@ -7,7 +7,14 @@ import streamlit as st
 from ui.kit.errors import show_unexpected_error
 from ui.kit.i18n import t
 from ui.kit.session import PAGE_SCRIPT, SETTINGS_DRAWN
-from ui.room.hooks import follow_page, join_from_url, keep_cookies, publish_view, room_panel
+from ui.room.hooks import (
+    follow_page,
+    join_from_url,
+    keep_cookies,
+    publish_view,
+    room_panel,
+    room_sets,
+)
 from ui.shell.registry import PAGES, by_url
 from ui.shell.sidebar import language, sidebar
 from ui.shell.style import FAVICON, apply_style
@@ -51,7 +58,7 @@ page = st.navigation(session_pages(lang), position="top", expanded=True)
 here = by_url(page.url_path)
 st.session_state[PAGE_SCRIPT] = here.script
 follow_page(here.script)
-settings = sidebar(lang, unused=here.unused)
+settings = sidebar(lang, unused=here.unused, room_sets=room_sets())
 st.session_state[SETTINGS_DRAWN] = settings
 apply_style(settings.presentation)
 room_panel(settings)

@@ -51,18 +51,33 @@ def test_a_student_follows_the_teacher_in_their_own_language_and_can_explore():
     run_app(room=code, key=key, lang="en", sentence="我 喜欢 学习 语言", step="av", d_model=16)
     student = run_app(room=code, lang="zh")
     assert not student.exception
-    assert student.text_input(key="sentence").value == "我 喜欢 学习 语言"
+    assert student.session_state["sentence"] == "我 喜欢 学习 语言"
     assert student.session_state["step"] == "av" and student.session_state["d_model"] == 16
+    assert "4 个 token" in page_text(student)  # the teacher's sentence, on the student's page
     assert "课堂" in page_text(student) and key not in str(student.query_params)
     assert key not in page_text(student) + " ".join(c.value for c in student.code)
+    # following: the room sets the sentence and the layer, and the sidebar says so in their place
+    sidebar = " ".join(c.value for c in student.sidebar.caption)
+    assert "句子和注意力层由老师设置" in sidebar and "“跟着老师”" in sidebar
+    assert not [w for w in student.sidebar.text_input if w.key == "sentence"]
+    assert not [w for w in student.sidebar.selectbox if w.key == "d_model"]
+    assert student.sidebar.slider(key="decimals")  # a display setting stays the student's
     student.toggle(key="room_follow").set_value(False).run()
+    # exploring: the widgets are back, holding the teacher's view until the student changes it
+    assert student.text_input(key="sentence").value == "我 喜欢 学习 语言"
+    assert student.selectbox(key="d_model").value == 16
+    assert "句子和注意力层由老师设置" not in " ".join(c.value for c in student.sidebar.caption)
     student.text_input(key="sentence").set_value("my own sentence").run()
     run_app(room=code, key=key, lang="en", sentence="the teacher moves on", step="softmax")
     student.run()
     assert student.text_input(key="sentence").value == "my own sentence"  # exploring alone
     student.toggle(key="room_follow").set_value(True).run()
     student.run()
-    assert student.text_input(key="sentence").value == "the teacher moves on"  # snapped back
+    assert student.session_state["sentence"] == "the teacher moves on"  # snapped back
+    assert "4 个 token" in page_text(student)
+    student.run()  # a run with no widget for it keeps the teacher's sentence
+    assert student.session_state["sentence"] == "the teacher moves on"
+    assert student.session_state["d_model"] == 8 and "4 个 token" in page_text(student)
 
 
 def test_ask_answer_and_reveal():
@@ -281,8 +296,10 @@ def test_everyone_follows_keeps_students_on_the_teachers_view():
     assert any("老师已设置全班跟随" in c.value for c in student.main.caption)  # not the sidebar's
     assert student.button(key="next_step").disabled and student.button(key="prev_step").disabled
     assert student.toggle(key="room_follow").disabled
-    student.text_input(key="sentence").set_value("my own sentence").run()
-    assert student.text_input(key="sentence").value == "a b c"  # straight back to the teacher's
+    sidebar = " ".join(c.value for c in student.sidebar.caption)
+    assert "句子和注意力层由老师设置" in sidebar and "关掉" not in sidebar  # nothing to turn off
+    assert not [w for w in student.sidebar.text_input if w.key == "sentence"]
+    assert student.session_state["sentence"] == "a b c" and "3 个 token" in page_text(student)
     teacher.toggle(key="room_lock").set_value(False).run()
     student.run()
     student.run()

@@ -16,6 +16,7 @@ import re
 import pytest
 
 from tests.e2e.conftest import SHOTS
+from tests.support.browser import wait_for_sentence
 from ui.kit.i18n import t
 
 SENTENCES = {"zh": "我 喜欢 学习 语言 模型", "en": "the cat sat on mats"}  # 5 tokens each
@@ -144,10 +145,7 @@ def test_a_whole_class(session, lang):
     laptop = session(locale=locale, width=1366, height=768)
     for student in (phone, laptop):
         _join(student, say, code)
-        box = student.page.get_by_test_id("stTextInput").locator("input").first
-        student.page.wait_for_function(
-            "([el, s]) => el.value === s", arg=[box.element_handle(), sentence], timeout=20000
-        )  # they follow: the teacher's sentence
+        wait_for_sentence(student.page, sentence, lang)  # they follow: the teacher's sentence
         student.wait_charts()  # and the teacher's step, drawn
     _see(teacher, say("room.teacher_band", code=code, n=2))
 

@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from classroom.pulse import HOLD_S
+from tests.support.browser import wait_for_sentence
 
 
 def _text(s, words, timeout: int = 15000) -> None:
@@ -48,10 +49,7 @@ def test_a_teacher_drives_two_students_through_a_question(session):
     phone = session(locale="zh-CN", width=390, height=844).open(f"/?room={code}&lang=zh")
     for student in (laptop, phone):  # they follow: the teacher's sentence and step
         _text(student, "following" if student is laptop else "正在跟着老师")
-        box = student.page.get_by_test_id("stTextInput").locator("input").first
-        student.page.wait_for_function(
-            "el => el.value === '我 喜欢 学习 语言'", arg=box.element_handle(), timeout=15000
-        )
+        wait_for_sentence(student.page, "我 喜欢 学习 语言", "en" if student is laptop else "zh")
     _text(teacher, "2 students connected")
 
     teacher.page.get_by_role("button", name="Ask the class").click()

@@ -62,7 +62,7 @@ SETTINGS = (
     Setting("sentence", str, "text", "shell.sentence", "", group="shell.sidebar_input", help="shell.sentence_help",
             bound=True, layer=True, followed=True),
     Setting("mode", str, "choice", "shell.tokenizer", "auto", core.MODES, group="shell.sidebar_input",
-            help="shell.tokenizer_help", coded="shell.mode", layer=True, reset=True),
+            help="shell.tokenizer_help", coded="shell.mode", layer=True, followed=True, reset=True),
     Setting("d_model", int, "select", "shell.d_model", 8, (2, 4, 6, 8, 12, 16, 32, 64, 128, 256, 512),
             int, group="shell.sidebar_model", bound=True, layer=True, followed=True, reset=True),
     Setting("n_heads", int, "select", "shell.n_heads", 2, (1, 2, 3, 4, 8), int, group="shell.sidebar_model",

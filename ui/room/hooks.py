@@ -1,7 +1,7 @@
 """The room's hooks in app.py's run: ``join_from_url()`` before the sidebar (a pending view from
-the room is applied to the widgets there), ``room_panel()`` after it, ``follow_page()`` once the
-navigation knows the page, ``publish_view()`` after the page (the teacher's every run publishes
-the view) and ``keep_cookies()``."""
+the room is applied to the widgets there), ``room_sets()`` for the sidebar, ``room_panel()``
+after it, ``follow_page()`` once the navigation knows the page, ``publish_view()`` after the page
+(the teacher's every run publishes the view) and ``keep_cookies()``."""
 
 import streamlit as st
 
@@ -9,6 +9,7 @@ from classroom.rooms import RoomError, normal_code
 from ui.kit.browser import write_cookies
 from ui.kit.i18n import t
 from ui.kit.session import LEFT_ROOM, PAGE_SCRIPT, ROOM_PAGE, ROOM_VIEW
+from ui.kit.settings import SIDEBAR
 from ui.room import student, teacher
 from ui.room.connection import (
     apply_view,
@@ -50,6 +51,22 @@ def join_from_url() -> None:
     view = state.pop(ROOM_VIEW, None)
     if view is not None:
         apply_view(view)
+
+
+def room_sets() -> tuple[tuple, str]:
+    """The sidebar's settings the room sets for this tab now, and the line said in their place:
+    every followed one while a student follows the teacher (always, while the teacher has
+    everyone following), none otherwise. A following student's own sentence would not be the
+    class's view, and each widget left out is less for the server to send every phone on every
+    change of the teacher's."""
+    state = st.session_state
+    if not state.get("room") or is_teacher():
+        return (), ""
+    if student.locked():
+        return tuple(s for s in SIDEBAR if s.followed), t("shell.room_sets_locked")
+    if not state.get("room_follow", True) or state.get("_room_follow_off"):
+        return (), ""  # exploring (or just moved away on their own): every setting is theirs
+    return tuple(s for s in SIDEBAR if s.followed), t("shell.room_sets", follow=t("room.follow"))
 
 
 @guarded

@@ -102,16 +102,37 @@ def _small_heading(text: str) -> None:
     st.caption(f"**{markdown_text(text)}**")
 
 
-def sidebar(lang: str | None = None, unused: tuple = ()) -> Settings:
+def _set_by_room(s: Setting, lang: str):
+    """A setting the room sets (no widget this run): the value the teacher's view put in the
+    session, else the URL's, else its default; kept in the session for the next run."""
+    value = st.session_state.get(s.state_key)
+    if value is None or (s.choices and value not in s.choices):
+        text = st.query_params.get(s.in_url)
+        if text is not None and s.valid(text):
+            value = s.parse(text)
+        else:
+            value = DEFAULT_SENTENCE[lang] if s.widget == "text" else s.default
+    st.session_state[s.state_key] = value
+    return value
+
+
+def sidebar(lang: str | None = None, unused: tuple = (), room_sets=((), "")) -> Settings:
     """Draw the sidebar's settings (kept in the URL) and return them. Settings in ``unused`` (URL
     keys) do not apply to this page: they are folded away in a closed expander, drawn there
-    (disabled) so that they keep their values and their place in the URL for the other pages."""
+    (disabled) so that they keep their values and their place in the URL for the other pages.
+    ``room_sets`` (ui/room/hooks.py): the settings a room sets for this tab, drawn as the one
+    line that comes with them instead of their widgets."""
     url_notes = check_url()
     lang = lang or language()
     values = {"lang": lang}
-    aside = [s for s in SIDEBAR if s.in_url in unused]
+    taken, note = room_sets
+    aside = [s for s in SIDEBAR if s.in_url in unused and s not in taken]
     with st.sidebar:
-        _draw([s for s in SIDEBAR if s not in aside], lang, values, unused, st.subheader)
+        if taken:
+            st.caption(note)
+            values |= {s.name: _set_by_room(s, lang) for s in taken}
+        drawn = [s for s in SIDEBAR if s not in aside and s not in taken]
+        _draw(drawn, lang, values, unused, st.subheader)
         if aside:
             label = t("shell.unused_fold", count=len(aside))
             with st.expander(label, icon=":material/visibility_off:", expanded=False):
