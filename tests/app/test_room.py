@@ -322,6 +322,19 @@ def test_a_student_who_moves_on_is_told_where_the_teacher_is_and_counted():
     assert student.session_state["step"] == "softmax" and student.session_state["room_follow"]
 
 
+def test_a_student_exploring_on_the_teachers_step_is_not_told_they_are_elsewhere():
+    _, code, key = _open_room()
+    run_app(room=code, key=key, lang="zh", step="softmax", sentence="a b c")
+    student = run_app(room=code, lang="zh")
+    student.toggle(key="room_follow").set_value(False).run()
+    student.run()
+    assert student.session_state["step"] == "softmax"
+    assert "这一步，老师在" not in _captions(student)  # the same step: no "you are at ..." line
+    assert student.button(key="room_back")  # still one press back to the teacher's view
+    student.button(key="room_back").click().run()
+    assert student.session_state["room_follow"]
+
+
 def test_im_lost_raises_a_count_that_clears_when_the_teacher_moves_on():
     _, code, key = _open_room()
     teacher = run_app(room=code, key=key, lang="en", step="softmax", sentence="a b c")

@@ -163,9 +163,10 @@ def _look(code: str) -> None:
         st.caption(t("room.student_band", code=code, state=doing))
         if locked():  # in the band, not the sidebar: a phone's sidebar is folded away
             st.caption(t("room.locked_note"))
-        if away and theirs and mine:
-            step = labeller("walkthrough.step")
-            st.caption(t("room.away", mine=step(mine), theirs=step(theirs)))
+        if away:
+            if theirs and mine and mine != theirs:  # (on the teacher's step: nothing to say)
+                step = labeller("walkthrough.step")
+                st.caption(t("room.away", mine=step(mine), theirs=step(theirs)))
             st.button(t("room.back"), key="room_back", on_click=_back_to_the_teacher)
         if room["question"]:
             _question(code, room["question"])
