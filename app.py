@@ -4,6 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.kit import emoji_check
 from ui.kit.errors import show_unexpected_error
 from ui.kit.i18n import t
 from ui.kit.session import PAGE_SCRIPT, SETTINGS_DRAWN
@@ -20,6 +21,7 @@ from ui.shell.sidebar import language, sidebar
 from ui.shell.style import FAVICON, apply_style
 
 HERE = Path(__file__).parent
+emoji_check.remember()  # Streamlit's emoji check, once per label (ui/kit/emoji_check.py)
 
 st.set_page_config(
     page_title="Self-Attention, Step by Step · 自注意力",

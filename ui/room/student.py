@@ -164,12 +164,17 @@ def _look(code: str) -> None:
         if locked():  # in the band, not the sidebar: a phone's sidebar is folded away
             st.caption(t("room.locked_note"))
         if away:
-            if theirs and mine and mine != theirs:  # (on the teacher's step: nothing to say)
-                step = labeller("walkthrough.step")
-                st.caption(t("room.away", mine=step(mine), theirs=step(theirs)))
-            st.button(t("room.back"), key="room_back", on_click=_back_to_the_teacher)
+            _away(mine, theirs)
         if room["question"]:
             _question(code, room["question"])
+
+
+def _away(mine: str | None, theirs: str | None) -> None:
+    """Where the teacher is (unless on this step too), and one press back to their view."""
+    if theirs and mine and mine != theirs:
+        step = labeller("walkthrough.step")
+        st.caption(t("room.away", mine=step(mine), theirs=step(theirs)))
+    st.button(t("room.back"), key="room_back", on_click=_back_to_the_teacher)
 
 
 _band = guarded(_look)
