@@ -9,7 +9,7 @@ from classroom.rooms import RoomError, normal_code
 from ui.kit.browser import write_cookies
 from ui.kit.i18n import t
 from ui.kit.session import LEFT_ROOM, PAGE_SCRIPT, ROOM_PAGE, ROOM_VIEW
-from ui.kit.settings import SIDEBAR
+from ui.kit.settings import FOLLOWED, SIDEBAR
 from ui.room import student, teacher
 from ui.room.connection import (
     apply_view,
@@ -24,6 +24,8 @@ from ui.room.connection import (
     teacher_cookie,
 )
 from ui.shell.registry import by_script
+
+ROOM_SETS = tuple(s for s in FOLLOWED if s in SIDEBAR)  # the sidebar's rows a room's view sets
 
 
 @guarded
@@ -63,10 +65,10 @@ def room_sets() -> tuple[tuple, str]:
     if not state.get("room") or is_teacher():
         return (), ""
     if student.locked():
-        return tuple(s for s in SIDEBAR if s.followed), t("shell.room_sets_locked")
+        return ROOM_SETS, t("shell.room_sets_locked")
     if not state.get("room_follow", True) or state.get("_room_follow_off"):
         return (), ""  # exploring (or just moved away on their own): every setting is theirs
-    return tuple(s for s in SIDEBAR if s.followed), t("shell.room_sets", follow=t("room.follow"))
+    return ROOM_SETS, t("shell.room_sets", follow=t("room.follow"))
 
 
 @guarded
