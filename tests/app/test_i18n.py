@@ -199,3 +199,16 @@ def test_chinese_pages_show_no_untranslated_english(page):
     texts += [e.label for e in at.expander]
     stray = set().union(*(_english_words(text) for text in texts))
     assert not stray, f"English on the Chinese {page} page: {sorted(stray)}"
+
+
+def test_switching_the_language_redraws_every_label_in_that_run_and_back():
+    """The language a run settles on (ui/kit/i18n.py remembers it for the run) is the switch's
+    new value from the very run the switch is pressed in, and the next run's after a switch."""
+    at = run_app(lang="en")
+    assert at.title[0].value == t("shell.app_title", "en")
+    for lang in ("zh", "en", "zh"):
+        at.button_group(key="lang").set_value(lang).run()
+        assert not at.exception
+        assert at.title[0].value == t("shell.app_title", lang)
+        assert at.slider(key="decimals").label == t("shell.decimals", lang)
+        assert at.button(key="next_step").label == t("walkthrough.next", lang)

@@ -4,10 +4,12 @@ The strings live in assets/strings/ as data (README: "Translating"); t() looks t
 """
 
 import math
+import threading
 import tomllib
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.lessons.number_text import power_of_ten
 
@@ -44,7 +46,23 @@ STRINGS = _strings()
 ERRORS = _load(STRINGS_DIR / "errors.toml")
 
 
+_settled = threading.local()  # .run: (the cursors of the run that settled, its language)
+
+
+def settle_lang(lang: str) -> None:
+    """The language switch has drawn: ``lang`` holds for the rest of this run (a widget's value
+    cannot change after it is drawn), so current_lang() need not ask the session state again.
+    A page's text asks some 150 times a run, each time through the session state's lock."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is not None:
+        _settled.run = (ctx.cursors, lang)
+
+
 def current_lang() -> str:
+    ctx = get_script_run_ctx(suppress_warning=True)
+    settled = getattr(_settled, "run", None)
+    if ctx is not None and settled is not None and settled[0] is ctx.cursors:  # this run's:
+        return settled[1]  # each run (a fragment's too) starts with cursors of its own
     lang = st.session_state.get("lang")
     return lang if lang in LANGS else "en"
 

@@ -83,10 +83,12 @@ def panel(code: str) -> None:
             state["room_follow"] = state.get("_room_follow_kept", True)
         if state.pop("_room_follow_off", False):  # the student moved away on their own
             state["room_follow"] = False
-        if locked():
+        everyone_follows = locked()
+        if everyone_follows:
             state["room_follow"] = True
-        st.toggle(t("room.follow"), key="room_follow", on_change=_snap_back, disabled=locked(),
-                  help=t("room.locked_note") if locked() else None)  # fmt: skip
+        st.toggle(t("room.follow"), key="room_follow", on_change=_snap_back,
+                  disabled=everyone_follows,
+                  help=t("room.locked_note") if everyone_follows else None)  # fmt: skip
         state["_room_follow_kept"] = state["room_follow"]
         if st.toggle(t("room.i_am_teacher"), key="room_i_am_teacher"):
             st.text_input(

@@ -4,7 +4,7 @@ the URL, so a shared link reproduces the view."""
 import streamlit as st
 
 from ui.kit.escape import markdown_text
-from ui.kit.i18n import DEFAULT_SENTENCE, LANG_NAMES, LANGS, labeller, t
+from ui.kit.i18n import DEFAULT_SENTENCE, LANG_NAMES, LANGS, labeller, settle_lang, t
 from ui.kit.session import SETTINGS_DRAWN
 from ui.kit.settings import SIDEBAR, Setting, Settings, settings_from
 from ui.kit.url import check_url, coded_choice, keep_in_url, url_choice
@@ -28,7 +28,7 @@ def language() -> str:
     a phone without opening the sidebar. Drawn first: every other label depends on it."""
     check_url()  # before the switch replaces a nonsense lang= in the URL
     with st.container(key="lang_band"):
-        return url_choice(
+        lang = url_choice(
             st.segmented_control,
             "Language / 语言",
             LANGS,
@@ -37,6 +37,8 @@ def language() -> str:
             format_func=LANG_NAMES.get,
             label_visibility="collapsed",
         )
+    settle_lang(lang)
+    return lang
 
 
 def _text(s: Setting, lang: str, **kw):
