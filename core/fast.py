@@ -11,7 +11,7 @@ import math
 import numpy as np
 from array_api_compat import array_namespace
 
-from core import threads
+from core import reuse, threads
 from core.backend import like
 from core.checks import check_no_overflow, scores_cannot_overflow, validate
 from core.heads import merge_heads, split_heads
@@ -94,7 +94,7 @@ def _attention(X, weights: Weights, n_heads: int, mask, keep, heads) -> Attentio
         # NumPy can write each block in place (not with a mask that adds axes to the result)
         n, batch = X.shape[-2], X.shape[:-2]
         for name in SQUARE_FIELDS & keep:
-            in_place[name] = trace[name] = np.empty((*batch, len(shown), n, n), X.dtype)
+            in_place[name] = trace[name] = reuse.empty((*batch, len(shown), n, n), X.dtype)
     for start, stop in blocks:
         part = _head_range(start, stop)
         out = None
@@ -210,12 +210,12 @@ def _attend_block_on_every_core(Q, K, V, keep, out, forbidden, check_scores, mas
         if name in out:
             buffer[name] = out[name]
         elif name in keep:
-            buffer[name] = np.empty(shape, Q.dtype)
+            buffer[name] = reuse.empty(shape, Q.dtype)
         else:
             buffer[name] = downstream
         downstream = buffer[name]
     if buffer["A"] is None:  # nothing kept from some stage on: one array for that tail
-        tail = np.empty(shape, Q.dtype)
+        tail = reuse.empty(shape, Q.dtype)
         buffer = {name: tail if array is None else array for name, array in buffer.items()}
     prescaled = "S" not in keep and math.frexp(root)[0] == 0.5  # as above: Q ÷ √d_k, exact
     Q_in = Q / root if prescaled else Q
