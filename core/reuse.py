@@ -11,7 +11,8 @@ pool of whole buffers: a view of a buffer of the same size that only the pool ho
 reference count says so: any view a caller keeps holds the buffer), else a new buffer, which joins
 the pool while the pool's buffers stay under KEEP_BYTES (free ones are dropped, oldest first, to
 make room; past that the array is a plain one). So a trace a caller keeps is never written over,
-and the pool never holds more than KEEP_BYTES.
+and the pool never holds more than KEEP_BYTES. A measurement of the memory a call needs drops the
+free buffers first (drop_free), so that it counts what the call allocates from nothing.
 """
 
 import math
@@ -59,3 +60,13 @@ def held_bytes() -> int:
     """Bytes in the pool's buffers, free or in use."""
     with _lock:
         return sum(buffer.nbytes for buffer in _buffers)
+
+
+def drop_free() -> int:
+    """Give the free buffers back (to malloc, and so to the kernel); the bytes given back."""
+    with _lock:
+        free = [index for index in range(len(_buffers)) if _free(index)]
+        dropped = sum(_buffers[index].nbytes for index in free)
+        for index in reversed(free):
+            del _buffers[index]
+        return dropped

@@ -14,6 +14,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from core import reuse
+
 
 def time_side_by_side(
     impls: dict[str, Callable], rounds: int = 5, block: int = 3, pause: float = 0.1
@@ -42,8 +44,10 @@ def peak_bytes(call: Callable) -> int:
     tracemalloc is process-wide: it counts every thread's allocations, and starting or stopping it
     from several threads at once crashes CPython. Calls are serialised here, but the count is only
     the call's own in a process where nothing else runs: a server measures in a child process
-    (measure/queue.py)."""
+    (measure/queue.py). Large arrays are counted as the call would allocate them from nothing:
+    free buffers that core/reuse.py could hand it are dropped first."""
     with _TRACING:
+        reuse.drop_free()
         tracemalloc.start()
         try:
             call()

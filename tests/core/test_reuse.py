@@ -112,3 +112,21 @@ def test_a_trace_the_caller_keeps_is_not_written_over_by_the_next_call():
     again = core.attention(X2, W, 8, keep={"S", "A", "output"})
     assert {address(again.A), address(again.S)} == where  # the dropped trace's memory
     assert np.array_equal(again.A, other.A) and np.array_equal(again.S, other.S)
+
+
+def test_a_memory_measurement_counts_the_fields_even_when_the_pool_could_serve_them():
+    """The cost page's memory line (measure/cost.py) times the call first, which leaves free
+    buffers of the very size; its peak must still count A [8, n, n] and the softmax's block."""
+    from measure import timing
+
+    n = 400
+    W = core.init_weights(core.AttentionConfig(d_model=32, n_heads=8, dtype="float32"))
+    X = np.random.default_rng(4).normal(size=(n, 32)).astype(np.float32)
+    call = lambda: core.attention(X, W, 8, keep={"A", "output"})  # noqa: E731
+    cold = timing.peak_bytes(call)
+    for _ in range(3):
+        call()  # warm: A's buffer is free in the pool now
+    assert reuse.held_bytes() >= 8 * n * n * 4
+    warm = timing.peak_bytes(call)
+    assert warm >= 8 * n * n * 4  # A itself, allocated inside the measurement
+    assert warm == pytest.approx(cold, rel=0.05)
