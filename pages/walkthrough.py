@@ -30,7 +30,7 @@ DOWNLOADS = (  # (label, builder, file name, MIME type)
     ("walkthrough.export_npz", export.to_npz, "attention.npz", "application/octet-stream"),
     ("walkthrough.export_csv", export.to_csv_zip, "attention-csv.zip", "application/zip"),
 )
-if not settings.presentation:  # a projector shows the step, not the backend or the downloads
+if walkthrough.extras_shown(settings):  # the page's foot: not projected, nor for a follower
     walkthrough.step_band(NAMES, step, suffix="_bottom")  # Previous / Next after the step too
     st.caption(walkthrough.backend_line(data.backend))
     row = st.expander(t("walkthrough.export_title")).container(horizontal=True)  # (wraps)

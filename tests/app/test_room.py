@@ -6,6 +6,7 @@ import re
 import ui.kit.browser
 from classroom.rooms import ROOM_TTL, UNTAUGHT_TTL
 from tests.support.app import charts, decode, page_text, run_app
+from ui.kit.i18n import t
 from ui.room import connection as room
 
 
@@ -443,3 +444,27 @@ def test_the_cookie_script_leaves_the_page_once_the_browser_has_had_time_to_run_
     assert not writer(teacher) and "you are the teacher" in page_text(teacher)
     teacher.button(key="room_leave").click().run()  # leaving forgets the cookie: a new script
     assert any("self_attention_teacher=; Max-Age=0" in body for body in writer(teacher))
+
+
+def test_a_following_students_page_has_no_foot_until_they_explore():
+    """A follower's page is the teacher's step: no second Previous / Next under it, no backend
+    line, no downloads, and no "the address keeps these settings" under the settings the room
+    sets; turning "Follow the teacher" off brings all four back (and a learner alone has them)."""
+    _, code, key = _open_room()
+    run_app(room=code, key=key, lang="en", step="softmax")
+    for lang, backend in (("zh", "计算后端"), ("en", "Computed with")):
+        student = run_app(room=code, lang=lang)
+        assert not student.exception and t("walkthrough.step_of", lang, i=8, n=11) in page_text(
+            student
+        )
+        keys = {b.key for b in student.button}
+        assert "next_step" in keys and "next_step_bottom" not in keys
+        assert backend not in page_text(student) and not student.get("download_button")
+        assert t("shell.share_hint", lang) not in [c.value for c in student.sidebar.caption]
+        student.toggle(key="room_follow").set_value(False).run()
+        keys = {b.key for b in student.button}
+        assert "next_step_bottom" in keys and backend in page_text(student)
+        assert len(student.get("download_button")) == 2
+        assert t("shell.share_hint", lang) in [c.value for c in student.sidebar.caption]
+    alone = run_app(lang="en", step="softmax")
+    assert "next_step_bottom" in {b.key for b in alone.button} and alone.get("download_button")

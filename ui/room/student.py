@@ -16,12 +16,16 @@ from ui.room import pulse as room_pulse
 from ui.room.connection import POLL_S, enter, fragment_guarded, guarded, leave, rooms
 
 
+def following() -> bool:
+    """This tab is a student's in a room, following the teacher (not exploring alone)."""
+    state = st.session_state
+    return bool(state.get("room") and "room_key" not in state and state.get("room_follow", True))
+
+
 def result_hidden() -> bool:
     """While the teacher's question is open, a following student's page hides the step's result,
     its shapes and its explanation (the walkthrough asks this, as predict-first's gate)."""
-    state = st.session_state
-    following = state.get("room") and "room_key" not in state and state.get("room_follow", True)
-    return bool(following and state.get(ROOM_QUESTION_OPEN))
+    return following() and bool(st.session_state.get(ROOM_QUESTION_OPEN))
 
 
 def _asking(room: dict) -> str | None:

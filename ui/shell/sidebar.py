@@ -141,7 +141,8 @@ def sidebar(lang: str | None = None, unused: tuple = (), room_sets=((), "")) -> 
                 names = ("、" if lang == "zh" else ", ").join(t(s.label) for s in aside)
                 st.caption(t("shell.unused_here", names=names))
                 _draw(aside, lang, values, unused, _small_heading)
-        st.caption(t("shell.share_hint"))
+        if not taken:  # a room's settings are the teacher's: this tab's address does not hold them
+            st.caption(t("shell.share_hint"))
         if url_notes:
             st.warning(
                 t("shell.url_fixed", params=markdown_text(", ".join(url_notes))),

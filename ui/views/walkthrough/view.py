@@ -60,6 +60,13 @@ def step_navigation(visible_steps, projector: bool = False):
     return step, None
 
 
+def extras_shown(settings) -> bool:
+    """The page's foot (Previous / Next again, the backend line, the downloads): not on a
+    projector, which keeps its height for the step and its chart, nor on the page of a student
+    following the teacher, who moves the class on; turning "Follow the teacher" off brings it."""
+    return not (settings.presentation or room_student.following())
+
+
 def step_band(visible_steps, step: str, suffix: str = "") -> None:
     """Previous, 'step i of n' and Next in one row (``suffix`` tells the bottom band's keys)."""
     locked = room_student.locked()
