@@ -34,8 +34,8 @@ PULSE = pulse.Pulse()
 # A class's burst (every student's page rerun at once after a teacher's change) makes many
 # short-lived objects. Collected at Python's default 700 young objects, enough of them outlived a
 # collection to reach the old generation, whose full collections (75-100 ms each: the tokenizer's
-# dictionary, Plotly, the models) came three times in one room bench. From 20 000, that run spent
-# 0.29 CPU s collecting instead of 0.60, with no full collection (bench/results/, issue 24 round 7).
+# dictionary, Plotly, the models) came three times in one room bench. From 20 000, such a run spent
+# 0.14-0.29 CPU s collecting instead of 0.60, no full collection (bench/results/, issue 24 round 7).
 gc.set_threshold(20_000, 10, 10)
 os.environ[pulse.ENV] = pulse.PATH  # the pages know that this process answers it
 

@@ -61,13 +61,10 @@ def room_sets() -> tuple[tuple, str]:
     everyone following), none otherwise. A following student's own sentence would not be the
     class's view, and each widget left out is less for the server to send every phone on every
     change of the teacher's."""
-    state = st.session_state
-    if not state.get("room") or is_teacher():
-        return (), ""
     if student.locked():
         return ROOM_SETS, t("shell.room_sets_locked")
-    if not state.get("room_follow", True) or state.get("_room_follow_off"):
-        return (), ""  # exploring (or just moved away on their own): every setting is theirs
+    if not student.following():  # a teacher, a learner alone, or a student exploring
+        return (), ""
     return ROOM_SETS, t("shell.room_sets", follow=t("room.follow"))
 
 

@@ -17,9 +17,15 @@ from ui.room.connection import POLL_S, enter, fragment_guarded, guarded, leave, 
 
 
 def following() -> bool:
-    """This tab is a student's in a room, following the teacher (not exploring alone)."""
+    """This tab is a student's in a room, following the teacher (not exploring alone, nor just
+    moved away on their own: the band's flag the panel turns into "follow" off)."""
     state = st.session_state
-    return bool(state.get("room") and "room_key" not in state and state.get("room_follow", True))
+    return bool(
+        state.get("room")
+        and "room_key" not in state
+        and state.get("room_follow", True)
+        and not state.get("_room_follow_off")
+    )
 
 
 def result_hidden() -> bool:
