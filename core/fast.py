@@ -190,14 +190,15 @@ def _attend_block(Q, K, V, mask, keep, xp, out=None, forbidden=None, check_score
 
 
 def _attend_block_on_every_core(Q, K, V, keep, out, forbidden, check_scores, mask) -> dict:
-    """NumPy, large blocks: the passes above, one cache-sized block of rows at a time, on every
-    core (core/threads.py), so that each n x n field is written once and never read back.
+    """NumPy, large blocks: the passes above, one block of rows at a time, on every core
+    (core/threads.py), so that each n x n field is written once and never read back.
 
-    A block's scores Q_rows Kᵀ, ÷√d_k, the mask, the softmax and A_rows V follow one another
-    while the block is still in the core's cache. Each field kept is written straight where the
-    trace keeps it; a field nobody keeps is written into the next kept one's array, which then
-    works in place, so with only A kept, A's array is the one n x n array made. BLAS runs on one
-    thread per block (the pool's threads are the cores). The element-wise arithmetic is the
+    A block's scores Q_rows Kᵀ, then ÷√d_k, the mask and the softmax one cache-sized part of its
+    rows at a time, then A_rows V, follow one another while the block is still in the cache (the
+    products take more rows than the element-wise passes: BLAS runs faster on them). Each field
+    kept is written straight where the trace keeps it; a field nobody keeps is written into the
+    next kept one's array, which then works in place, so with only A kept, A's array is the one
+    n x n array made. BLAS runs on one thread per block (the pool's threads are the cores). The element-wise arithmetic is the
     passes' own, bit for bit; the two products are BLAS's on blocks of rows, and BLAS picks its
     kernel by a matrix's shape, so their last bit may round otherwise than on the whole matrix
     (tests/core/test_attention.py holds them to float rounding).
@@ -229,7 +230,7 @@ def _attend_block_on_every_core(Q, K, V, keep, out, forbidden, check_scores, mas
     items = [
         (index, rows)
         for index in np.ndindex(shape[:-2])
-        for rows in threads.row_blocks(shape[-2], n, Q.itemsize)
+        for rows in threads.product_blocks(shape[-2], n, Q.itemsize)
     ]
 
     # ÷ √d_k: with √d_k a power of 2, × 1/√d_k rounds the same exact quotient, and costs less
@@ -239,20 +240,20 @@ def _attend_block_on_every_core(Q, K, V, keep, out, forbidden, check_scores, mas
     def rows_of(item) -> None:
         index, rows = item
         np.matmul(Q_in[index][rows], Kt[index], out=S[index][rows])
-        z = S_scaled[index][rows]
-        if not prescaled:
-            scale(S[index][rows], factor, out=z)
-        if check_scores:
-            check_no_overflow("S = Q Kᵀ", z)
-        if fb is not None:
-            masked = S_masked[index][rows]
-            if copy_to_mask:
-                np.copyto(masked, z)
-            np.copyto(masked, -math.inf, where=fb[index][rows])
-            z = masked
-        a = A[index][rows]
-        softmax_block(z, a)
-        np.matmul(a, V[index], out=O[index][rows])
+        for part in threads.within(rows, n, Q.itemsize):  # each part while it is in cache
+            z = S_scaled[index][part]
+            if not prescaled:
+                scale(S[index][part], factor, out=z)
+            if check_scores:
+                check_no_overflow("S = Q Kᵀ", z)
+            if fb is not None:
+                masked = S_masked[index][part]
+                if copy_to_mask:
+                    np.copyto(masked, z)
+                np.copyto(masked, -math.inf, where=fb[index][part])
+                z = masked
+            softmax_block(z, A[index][part])
+        np.matmul(A[index][rows], V[index], out=O[index][rows])
 
     with threads.blas_on_one_thread():
         threads.each(rows_of, items, math.prod(shape))

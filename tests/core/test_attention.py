@@ -148,6 +148,7 @@ def test_the_fused_pass_on_every_core_gives_the_references_numbers(problem, data
     with (
         mock.patch.object(threads, "PARALLEL_FROM", 1),
         mock.patch.object(threads, "ROW_BYTES", data.draw(st.sampled_from([1, 24, 200]))),
+        mock.patch.object(threads, "PRODUCT_BYTES", data.draw(st.sampled_from([1, 100, 800]))),
     ):
         threaded = core.fast.attention_blocked(X, W, n_heads, mask, keep=keep)
         every = core.fast.attention_blocked(X, W, n_heads, mask)  # every field, the same blocks

@@ -94,3 +94,25 @@ def test_blas_is_held_to_one_thread_until_the_last_caller_leaves():
     assert (a @ a)[0, 0] == 300  # BLAS works on one thread
     second.__exit__(None, None, None)
     assert _blas_threads() == before
+
+
+@pytest.mark.parametrize("n_rows, row_length", [(1, 1), (7, 3), (2048, 2048), (300, 1000), (5, 10**6)])
+def test_the_blocks_of_a_product_and_their_cache_sized_parts_cover_every_row_once(
+    n_rows, row_length
+):
+    """product_blocks cuts the rows into runs of PRODUCT_BYTES (one row at least); within cuts
+    each run into ROW_BYTES parts. Read back in order, both give 0..n_rows - 1 once each."""
+    blocks = threads.product_blocks(n_rows, row_length, 4)
+    assert [r for rows in blocks for r in range(rows.start, rows.stop)] == list(range(n_rows))
+    parts = [part for rows in blocks for part in threads.within(rows, row_length, 4)]
+    assert [r for part in parts for r in range(part.start, part.stop)] == list(range(n_rows))
+    row_bytes = row_length * 4
+    for rows in blocks:
+        assert rows.stop - rows.start == min(
+            max(1, threads.PRODUCT_BYTES // row_bytes), n_rows - rows.start
+        )
+    for part in parts:  # a cache-sized part, or the rest of its block
+        assert 1 <= part.stop - part.start <= max(1, threads.ROW_BYTES // row_bytes)
+    if n_rows == 2048 and row_length == 2048:  # the figures the constants were measured at
+        assert [b.stop - b.start for b in blocks[:1]] == [256]
+        assert [p.stop - p.start for p in parts[:1]] == [64]
