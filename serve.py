@@ -17,6 +17,7 @@ works without the store). `streamlit run app.py` runs the same app without these
 import asyncio
 import gc
 import os
+import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -37,6 +38,12 @@ PULSE = pulse.Pulse()
 # dictionary, Plotly, the models) came three times in one room bench. From 20 000, such a run spent
 # 0.14-0.29 CPU s collecting instead of 0.60, no full collection (bench/results/, issue 24 round 7).
 gc.set_threshold(20_000, 10, 10)
+# In that burst 60 script threads take turns holding the GIL. At Python's default 5 ms each run of
+# ~25 ms is cut about five times, each cut a thread switch with a cold cache and a chance to stall
+# others on Streamlit's config lock (asked on every element). Cut every 50 ms, the room bench's p95
+# over 8 alternated runs was 1.41-2.23 s (median 1.77, 5 met) against 1.45-2.24 s (median 2.14, 3
+# met); every-page reruns and the measure storm held (bench/results/, issue 24 round 8).
+sys.setswitchinterval(0.05)
 os.environ[pulse.ENV] = pulse.PATH  # the pages know that this process answers it
 
 

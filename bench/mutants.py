@@ -427,7 +427,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "fused pass on every core: each head's last block of rows left out of the pass",
         FAST,
         "        for rows in threads.product_blocks(shape[-2], n, Q.itemsize)\n    ]",
-        "        for rows in threads.product_blocks(shape[-2], n, Q.itemsize)[:-1]  # MUTANT\n    ]",
+        "        for rows in threads.product_blocks(shape[-2], n, Q.itemsize)[:-1]  # MUTANT\n"
+        "    ]",
     ),
     mutant(
         "fused_last_part_skipped",

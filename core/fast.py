@@ -198,10 +198,10 @@ def _attend_block_on_every_core(Q, K, V, keep, out, forbidden, check_scores, mas
     products take more rows than the element-wise passes: BLAS runs faster on them). Each field
     kept is written straight where the trace keeps it; a field nobody keeps is written into the
     next kept one's array, which then works in place, so with only A kept, A's array is the one
-    n x n array made. BLAS runs on one thread per block (the pool's threads are the cores). The element-wise arithmetic is the
-    passes' own, bit for bit; the two products are BLAS's on blocks of rows, and BLAS picks its
-    kernel by a matrix's shape, so their last bit may round otherwise than on the whole matrix
-    (tests/core/test_attention.py holds them to float rounding).
+    n x n array made. BLAS runs on one thread per block (the pool's threads are the cores). The
+    element-wise arithmetic is the passes' own, bit for bit; the two products are BLAS's on blocks
+    of rows, and BLAS picks its kernel by a matrix's shape, so their last bit may round otherwise
+    than on the whole matrix (tests/core/test_attention.py holds them to float rounding).
     """
     root = math.sqrt(Q.shape[-1])
     shape = (*Q.shape[:-1], K.shape[-2])  # [..., hb, n, n]
