@@ -96,7 +96,9 @@ def test_blas_is_held_to_one_thread_until_the_last_caller_leaves():
     assert _blas_threads() == before
 
 
-@pytest.mark.parametrize("n_rows, row_length", [(1, 1), (7, 3), (2048, 2048), (300, 1000), (5, 10**6)])
+@pytest.mark.parametrize(
+    "n_rows, row_length", [(1, 1), (7, 3), (2048, 2048), (300, 1000), (5, 10**6)]
+)
 def test_the_blocks_of_a_product_and_their_cache_sized_parts_cover_every_row_once(
     n_rows, row_length
 ):
