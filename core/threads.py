@@ -60,9 +60,8 @@ def row_blocks(n_rows: int, row_length: int, itemsize: int) -> list[slice]:
 
 
 def product_blocks(n_rows: int, row_length: int, itemsize: int) -> list[slice]:
-    """Blocks of rows for the products (PRODUCT_BYTES each, at least one row, never fewer rows
-    than a cache-sized block)."""
-    return _blocks(0, n_rows, row_length * itemsize, max(PRODUCT_BYTES, ROW_BYTES))
+    """Blocks of rows for the products, PRODUCT_BYTES each (at least one row)."""
+    return _blocks(0, n_rows, row_length * itemsize, PRODUCT_BYTES)
 
 
 def within(rows: slice, row_length: int, itemsize: int) -> list[slice]:

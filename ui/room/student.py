@@ -13,7 +13,7 @@ from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
 from ui.kit.session import PAGE_SCRIPT, ROOM_LOCKED, ROOM_QUESTION_OPEN, ROOM_VIEW
 from ui.room import pulse as room_pulse
-from ui.room.connection import POLL_S, enter, fragment_guarded, guarded, leave, rooms
+from ui.room.connection import POLL_S, enter, fragment_guarded, guarded, is_teacher, leave, rooms
 
 
 def following() -> bool:
@@ -22,7 +22,7 @@ def following() -> bool:
     state = st.session_state
     return bool(
         state.get("room")
-        and "room_key" not in state
+        and not is_teacher()
         and state.get("room_follow", True)
         and not state.get("_room_follow_off")
     )
@@ -78,7 +78,7 @@ def _try_key(code: str) -> None:
 def locked() -> bool:
     """The teacher has everyone following (a student's own navigation is off)."""
     state = st.session_state
-    return bool(state.get("room") and "room_key" not in state and state.get(ROOM_LOCKED))
+    return bool(state.get("room") and not is_teacher() and state.get(ROOM_LOCKED))
 
 
 def _back_to_the_teacher() -> None:
