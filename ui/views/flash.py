@@ -1,7 +1,6 @@
 """The flash page: the online softmax tile by tile over head 0, and memory against n."""
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -13,6 +12,7 @@ from ui.kit.i18n import t
 from ui.kit.measure_panel import arriving
 from ui.kit.number_text import indices, num, power_of_ten, row_label
 from ui.kit.player import player
+from ui.kit.tables import table
 
 
 def tiles(data, settings) -> None:
@@ -100,7 +100,7 @@ def _step(data, settings, step, index: int, count: int, tiles_per_row: int) -> N
         t("flash.rescale"): [num(v, dec) for v in step.rescale],
         t("flash.l"): [num(v, dec) for v in step.l],
     }
-    st.dataframe(pd.DataFrame(state), hide_index=True, width="stretch")
+    table(state)
     final = data.trace.O[0][step.rows[0] : step.rows[1]]
     bound = float(max(np.abs(final).max(), np.abs(step.partial).max())) or 1.0
     common = {

@@ -4,7 +4,6 @@ with its window, and how this real layer differs from the walkthrough's textbook
 import math
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core.pretrained.gemma import allowed, rms_norm, rope
@@ -14,6 +13,7 @@ from ui.kit.decoding import prompt_pass
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, power_of_ten, shown_index
+from ui.kit.tables import table
 from ui.views.generate.next_token import label
 
 
@@ -30,7 +30,7 @@ def training(model, ids: tuple, decimals: int, base: int) -> None:
         t("generate.col_p_pass"): [_probability(p) for p in seen.target_p],
         t("generate.col_p_cached"): [_probability(p) for p in seen.target_p_cached],
     }
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    table(rows)
     loss = float(-np.log(np.maximum(seen.target_p, 1e-30)).mean())
     st.markdown(t("generate.loss", n=n, loss=num(loss, 3), diff=power_of_ten(float(seen.max_diff))))
 

@@ -1,7 +1,6 @@
 """The next token: the rules (temperature, top-k, top-p, greedy or seeded sampling, all in the
 URL), the ten most likely candidates as bars, and the arithmetic from logits to the pick."""
 
-import pandas as pd
 import streamlit as st
 
 from ui.figures.charts import probability_bars
@@ -11,6 +10,7 @@ from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
 from ui.kit.number_text import num
 from ui.kit.session import GEN_CANDIDATES
+from ui.kit.tables import table
 from ui.kit.url import url_choice
 
 BIND = {"bind": "query-params"}
@@ -52,13 +52,13 @@ def bars(model, dist, key: str) -> None:
     st.session_state[GEN_CANDIDATES] = (names[:4], [float(dist.q[i]) for i in top[:4]])
     vocab = dist.p.size
     st.caption(t("generate.kept", kept=int(dist.kept.sum()), vocab=vocab))
-    table = pd.DataFrame({
+    columns = {
         t("generate.col_token"): [markdown_text(n) for n in names],
         t("generate.col_logit"): [num(float(dist.logits[i]), 3) for i in top],
         t("generate.col_scaled"): [num(float(dist.scaled[i]), 3) for i in top],
         t("generate.col_p"): [num(float(dist.p[i]), 4) for i in top],
         t("generate.col_kept"): ["✓" if dist.kept[i] else "—" for i in top],
         t("generate.col_q"): [num(float(dist.q[i]), 4) for i in top],
-    })  # fmt: skip
+    }  # fmt: skip
     with st.expander(t("generate.next_text", vocab=f"{vocab:,}"), icon=":material/calculate:"):
-        st.dataframe(table, hide_index=True, width="stretch")
+        table(columns)

@@ -66,6 +66,6 @@ def pieces_table(model, ids) -> None:
         t("generate.col_id"): [str(i) for i in ids],
         t("generate.col_bytes"): [p[1:-1] if p.startswith("<0x") else "" for p in pieces],
     }
-    table = pd.DataFrame(rows).T
-    table.columns = [str(c) for c in table.columns]
+    columns = [str(position) for position in range(len(pieces))]  # one per piece, in order
+    table = pd.DataFrame(list(rows.values()), index=list(rows), columns=columns)
     st.dataframe(table, width="stretch")

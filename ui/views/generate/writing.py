@@ -1,7 +1,6 @@
 """Writing one token at a time: Next and Play over the tokens written, and at each step the text,
 the next token's bars, the new query's weights over every cached key, and the K/V cache."""
 
-import pandas as pd
 import streamlit as st
 
 from ui.figures.charts import heatmap
@@ -11,6 +10,7 @@ from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, shown_index
 from ui.kit.player import player
+from ui.kit.tables import table
 from ui.kit.url import keep_in_url
 from ui.views.generate.next_token import bars, label
 
@@ -95,7 +95,7 @@ def _cache_table(model, ids, step, layer: int, base: int, decimals: int) -> None
         **{f"k[{j}]": [num(float(x), decimals) for x in K[:, j]] for j in range(3)},
         **{f"v[{j}]": [num(float(x), decimals) for x in V[:, j]] for j in range(3)},
     }
-    st.dataframe(pd.DataFrame(rows), hide_index=True, height=220, width="stretch")
+    table(rows, height=220)
     size = step.cache.nbytes
     st.caption(t("generate.cache_size", t=positions, size=_bytes(size), four=_bytes(4 * size)))
 
