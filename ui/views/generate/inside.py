@@ -9,7 +9,7 @@ import streamlit as st
 from core.pretrained.gemma import allowed, rms_norm, rope
 from ui.figures.charts import A_heatmap
 from ui.figures.place import plot
-from ui.kit.decoding import prompt_pass
+from ui.kit.decoding import decoder, prompt_pass
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, power_of_ten, shown_index
@@ -59,8 +59,13 @@ def attention_map(model, ids: tuple, view: tuple, decimals: int, base: int) -> N
     st.caption(markdown_text(t("generate.sink", layer=L, sinks=sinks)))
 
 
-def _rope_scores(model, ids: tuple, shift: int) -> tuple[float, float]:
+# The two computations below are made once per prompt and shared, as the model's passes are
+# (ui/kit/decoding.py): each is a few products with a layer's weights, and OpenBLAS's threads
+# spin on the other core after each one, ~45 ms of CPU a rerun of this page (issue 24).
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _rope_scores(ids: tuple, shift: int) -> tuple[float, float]:
     """Layer 0, head 0: the last two pieces' q·k/16 at their own positions, and moved by shift."""
+    model = decoder()
     c, w = model.config, model.layers[0]
     x = rms_norm(
         model.E[np.asarray(ids[-2:])] * np.float32(math.sqrt(c.d_model)), w.attn_norm, c.eps
@@ -77,10 +82,9 @@ def _rope_scores(model, ids: tuple, shift: int) -> tuple[float, float]:
 
 
 def differences(model, ids: tuple, decimals: int, base: int) -> None:
-    c = model.config
     with st.expander(t("generate.rope_title")):
         if len(ids) >= 3:
-            s1, s2 = _rope_scores(model, ids, 40)
+            s1, s2 = _rope_scores(ids, 40)
             i, j = len(ids) - 1, len(ids) - 2
             names = {"a": markdown_text(label(model, ids[-1])),
                      "b": markdown_text(label(model, ids[-2]))}  # fmt: skip
@@ -89,15 +93,9 @@ def differences(model, ids: tuple, decimals: int, base: int) -> None:
     with st.expander(t("generate.mqa_title")):
         st.markdown(t("generate.mqa_text"))
     with st.expander(t("generate.norm_title")):
-        w = model.layers[0]
-        x = model.E[ids[-1]] * np.float32(math.sqrt(c.d_model))
-        q_raw = (rms_norm(x, w.attn_norm, c.eps) @ w.W_Q.T)[: c.head_dim]
-        q_normed = rms_norm(q_raw, w.q_norm, c.eps)
-        numbers = {
-            "mean": num(float(x.mean()), 3), "rms": num(float(np.sqrt((x * x).mean())), 3),
-            "q_before": num(float(np.linalg.norm(q_raw)), 2),
-            "q_after": num(float(np.linalg.norm(q_normed)), 2),
-        }  # fmt: skip
+        x_mean, x_rms, q_before, q_after = _norms(ids[-1])
+        numbers = {"mean": num(x_mean, 3), "rms": num(x_rms, 3), "q_before": num(q_before, 2),
+                   "q_after": num(q_after, 2)}  # fmt: skip
         st.markdown(t("generate.norm_text", layer=shown_index(0, base), **numbers))
     with st.expander(t("generate.ffn_title")):
         st.markdown(t("generate.ffn_text"))
@@ -107,6 +105,19 @@ def differences(model, ids: tuple, decimals: int, base: int) -> None:
         st.markdown(
             t("generate.tied_text", vocab=f"{model.E.shape[0]:,}", mb=model.E.nbytes // 2**20)
         )
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _norms(token: int) -> tuple[float, float, float, float]:
+    """Layer 0, the last piece: its scaled embedding's mean and RMS, and its query head's length
+    before and after the query's own RMSNorm."""
+    model = decoder()
+    c, w = model.config, model.layers[0]
+    x = model.E[token] * np.float32(math.sqrt(c.d_model))
+    q_raw = (rms_norm(x, w.attn_norm, c.eps) @ w.W_Q.T)[: c.head_dim]
+    q_normed = rms_norm(q_raw, w.q_norm, c.eps)
+    rms = float(np.sqrt((x * x).mean()))
+    return float(x.mean()), rms, float(np.linalg.norm(q_raw)), float(np.linalg.norm(q_normed))
 
 
 def mean_on_first(A: np.ndarray) -> np.ndarray:
