@@ -4,7 +4,7 @@ Four scenarios, each on a fresh server, each printing its figures against its ta
 
 1. teacher's link: N sessions open the teacher's link at once, then all rerun at the same moment;
 2. every page: N sessions spread over all pages at once, then all rerun at the same moment
-   (first renders <= 10 s, reruns p95 < 2 s, server RSS < 500 MB);
+   (first renders <= 10 s, reruns p95 < 2 s, server RSS < 500 MB plus the decoder's 1.2 GB);
 3. measure storm: 44 learners over every page; then 24 press Measure on the cost page at the same
    moment while the other 20 keep typing sentences on the walkthrough (every press back within
    90 s with an attention-time exponent in 1.4-2.4, walkthrough reruns p95 < 2 s, no crash);
@@ -289,7 +289,9 @@ def main():
     if "pages" in args.scenarios:
         spread = [PAGES[i % len(PAGES)] for i in range(n)]
         results = serve(lambda port, pid: scenario_open_and_rerun(port, pid, spread, "lang=en"))
-        report_open_and_rerun(f"every page ({len(PAGES)} pages, round robin)", n, results, 500)
+        # 500 MB for the app, and the 1.2 GB issue 23 allows the decoder, which /generate loads
+        # on its first visit (one of the pages here): the 500 MB was set before that page
+        report_open_and_rerun(f"every page ({len(PAGES)} pages, round robin)", n, results, 1700)
     if "storm" in args.scenarios:
         results = serve(lambda port, pid: scenario_storm(port, pid, 24, 20, 5.0))
         press, exponent, typed = results["press"], results["exponent"], results["typed"]
