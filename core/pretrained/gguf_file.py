@@ -127,7 +127,13 @@ class GGUFFile:
 
     def tensor(self, name: str) -> np.ndarray:
         """A tensor dequantised to float32, in NumPy's order (a GGUF [640, 1024] is [1024, 640]),
-        a block of rows at a time: the transient copies stay small beside the result."""
+        a block of rows at a time: the transient copies stay small beside the result.
+
+        Each block goes to ``gguf`` as one long row. It works over groups of 16 rows, each a few
+        small NumPy calls with the GIL held (16 384 groups for the embedding alone); a quantised
+        block (32 or 256 values) never spans two rows, so one row gives the same floats, in about
+        half the time and mostly without the GIL, which the pages of a class loading at the same
+        moment need (bench/results/, issue 24 round 9)."""
         from gguf.constants import GGMLQuantizationType
         from gguf.quants import dequantize
 
@@ -136,6 +142,7 @@ class GGUFFile:
         out = np.empty((data.shape[0], shape[-1]), dtype=np.float32)
         step = max(1, (8 << 20) // max(1, 4 * shape[-1]))  # about 8 MB of float32 a block
         for start in range(0, data.shape[0], step):
-            block = dequantize(data[start : start + step], GGMLQuantizationType(kind))
+            rows = data[start : start + step]
+            block = dequantize(rows.reshape(1, -1), GGMLQuantizationType(kind))
             out[start : start + step] = block.reshape(-1, shape[-1])
         return out.reshape(shape)

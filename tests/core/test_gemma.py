@@ -121,6 +121,34 @@ def test_multi_query_keeps_one_k_and_v_head(gemma):
     assert trace.cache.nbytes == 3 * per_token  # four query heads would need four times this
 
 
+def test_every_kind_of_tensor_dequantises_as_gguf_does_it_row_by_row(gemma):
+    """The file's tensors, read a block of rows at a time as one long row, against llama.cpp's
+    gguf on the whole tensor in its own way (groups of rows): the same floats, bit for bit."""
+    from importlib import import_module
+
+    from gguf.constants import GGMLQuantizationType
+    from gguf.quants import dequantize
+
+    from core.decoder import PACKAGE
+    from core.pretrained.gguf_file import GGUFFile
+
+    f = GGUFFile(import_module(PACKAGE).chunk_paths())
+    smallest = {}  # quantisation -> its smallest tensor (the embedding alone is 169M values)
+    for name, info in f.tensors.items():
+        size = math.prod(info.shape)
+        if size > smallest.get(info.kind, ("", math.inf))[1]:
+            continue
+        smallest[info.kind] = (name, size)
+    assert len(smallest) >= 4  # F32, Q5_0, Q8_0 and the K-quants
+    for kind, (name, _) in smallest.items():
+        data, _ = f.raw(name)
+        expected = dequantize(data, GGMLQuantizationType(kind))
+        np.testing.assert_array_equal(f.tensor(name), expected.reshape(f.tensors[name].shape))
+    embedding = f.tensor("token_embd.weight")  # Q8_0, over many blocks of rows
+    rows = f.raw("token_embd.weight")[0][-5000:]
+    np.testing.assert_array_equal(embedding[-5000:], dequantize(rows, GGMLQuantizationType.Q8_0))
+
+
 def test_a_missing_package_is_a_learner_message(monkeypatch):
     import core.decoder
 
