@@ -2,7 +2,6 @@
 token keeps on itself, and Q, K, V as a hard against a soft lookup."""
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -13,6 +12,7 @@ from ui.kit.escape import markdown_text, plotly_text
 from ui.kit.i18n import t
 from ui.kit.number_text import num, row_label, shown_index, sub
 from ui.kit.shared_cache import shared
+from ui.kit.tables import table
 
 NO_PROJECTION = "#CC79A7"  # Okabe-Ito reddish purple: scores of X with itself
 PROJECTED = "#0072B2"  # Okabe-Ito blue: scores through W_Q and W_K
@@ -217,16 +217,13 @@ def lookup_section(data, settings, head: int) -> None:
     def vector(v) -> str:
         return "[" + ", ".join(num(x, decimals) for x in v) + "]"
 
-    table = pd.DataFrame(
-        {
-            t("projections.col_key"): names,
-            t("projections.col_score"): [num(s, decimals) for s in found.scores],
-            t("projections.col_hard"): [num(w, decimals) for w in hard],
-            t("projections.col_soft"): [num(w, decimals) for w in found.weights],
-            t("projections.col_value"): [vector(v) for v in tr.V[head]],
-        }
-    )
-    st.dataframe(table, hide_index=True, width="stretch")
+    table({
+        t("projections.col_key"): names,
+        t("projections.col_score"): [num(s, decimals) for s in found.scores],
+        t("projections.col_hard"): [num(w, decimals) for w in hard],
+        t("projections.col_soft"): [num(w, decimals) for w in found.weights],
+        t("projections.col_value"): [vector(v) for v in tr.V[head]],
+    })  # fmt: skip
     st.markdown(
         t(
             "projections.answers",

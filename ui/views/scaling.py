@@ -4,7 +4,6 @@ shares, and how sharp the softmax gets and what that does to its gradient."""
 import math
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core.lessons import scaling
@@ -13,6 +12,7 @@ from ui.figures.charts import histograms, line_chart
 from ui.figures.place import grid, plot
 from ui.kit.i18n import t
 from ui.kit.number_text import num, shown_index
+from ui.kit.tables import table
 from ui.kit.traces import SCALING_D_K, dot_product_samples, sharpness_curves
 
 UNSCALED = "#D55E00"  # Okabe-Ito vermillion: "without scaling" in every chart of the page
@@ -58,18 +58,15 @@ def order_kept(d_k: int, base: int, decimals: int) -> None:
     rank = np.empty(EXAMPLE_KEYS, dtype=int)
     rank[order] = np.arange(EXAMPLE_KEYS)
     keys = [shown_index(j, base) for j in range(EXAMPLE_KEYS)]
-    table = pd.DataFrame(
-        {
-            t("scaling.col_key"): [*keys, t("scaling.sum_row")],
-            t("scaling.col_raw"): [*(num(v, decimals) for v in raw), ""],
-            t("scaling.col_scaled"): [*(num(v, decimals) for v in scaled), ""],
-            t("scaling.col_rank"): [*(str(r + 1) for r in rank), ""],
-            t("scaling.col_w_raw"): [num(v, decimals) for v in (*w_raw, w_raw.sum())],
-            t("scaling.col_w_scaled"): [num(v, decimals) for v in (*w_scaled, w_scaled.sum())],
-        }
-    )
     st.markdown(t("scaling.order_example", n=EXAMPLE_KEYS, d_k=d_k))
-    st.dataframe(table, hide_index=True, width="stretch")
+    table({
+        t("scaling.col_key"): [*keys, t("scaling.sum_row")],
+        t("scaling.col_raw"): [*(num(v, decimals) for v in raw), ""],
+        t("scaling.col_scaled"): [*(num(v, decimals) for v in scaled), ""],
+        t("scaling.col_rank"): [*(str(r + 1) for r in rank), ""],
+        t("scaling.col_w_raw"): [num(v, decimals) for v in (*w_raw, w_raw.sum())],
+        t("scaling.col_w_scaled"): [num(v, decimals) for v in (*w_scaled, w_scaled.sum())],
+    })  # fmt: skip
     best = int(order[0])
     st.markdown(
         t(

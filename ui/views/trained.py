@@ -9,7 +9,6 @@ have room for them at 12 px (the hover has them everywhere)."""
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import core
@@ -28,6 +27,7 @@ from ui.kit.errors import show_input_error
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
 from ui.kit.number_text import indices, num, row_label, shown_index
+from ui.kit.tables import table
 from ui.kit.traces import ModelTraces, model_traces
 from ui.kit.url import keep_in_url, url_choice
 
@@ -137,8 +137,7 @@ def pieces_table(sentence: str, data: ModelTraces) -> None:
     pieces_of = [
         " / ".join(p for p, w in zip(labels, data.words) if w == i) for i in range(len(words))
     ]
-    table = pd.DataFrame({t("trained.word"): words, t("trained.its_pieces"): pieces_of})
-    st.dataframe(table, hide_index=True, width="stretch")
+    table({t("trained.word"): words, t("trained.its_pieces"): pieces_of})
     start, end = labels[0], labels[-1]
     n = len(labels)
     st.caption(t("trained.special", start=markdown_text(start), end=markdown_text(end), n=n))
