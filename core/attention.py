@@ -14,8 +14,8 @@ from core.weights import Weights
 # learner types: h·n² < 2^20, n up to 362 with 8 heads), core/reference.py runs as written, and the
 # walkthrough shows the very lines that computed its numbers. Larger problems, batches, and callers
 # who keep fewer fields or heads go through core/fast.py, which computes the same numbers (bit for
-# bit on NumPy below PARALLEL_FROM; above it, its products in blocks of rows on every core, to
-# float rounding: tests/core/test_attention.py).
+# bit on NumPy below PARALLEL_FROM; above it, its products, the projections included, in blocks of
+# rows on every core, to float rounding: tests/core/test_attention.py).
 REFERENCE_UP_TO_N = 512
 
 

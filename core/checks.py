@@ -55,17 +55,18 @@ def check_no_overflow(step: str, matrix) -> None:
         raise InputError("overflow", step=step, dtype=_dtype_name(matrix), limit=limit)
 
 
-def scores_cannot_overflow(Q, K) -> bool:
+def scores_cannot_overflow(Q, K, d_k: int | None = None) -> bool:
     """True when no entry of Q Kᵀ, nor any partial sum of one, can leave Q's dtype's range.
 
     Every partial sum of q·k is at most Σ|q_c k_c| <= d_k · max|Q| · max|K| in size, so below
     the dtype's largest number (with room for rounding) the product is finite. Two passes over
     [..., n, d_k] replace a pass over the n x n scores; only above the bound are they checked.
+    Q and K may also be the projections before they are split into heads (then give ``d_k``).
     """
     xp = array_namespace(Q)
     if Q.size == 0 or K.size == 0:
         return True
-    bound = float(xp.max(xp.abs(Q))) * float(xp.max(xp.abs(K))) * Q.shape[-1]
+    bound = float(xp.max(xp.abs(Q))) * float(xp.max(xp.abs(K))) * (d_k or Q.shape[-1])
     return bound < 0.5 * float(np.finfo(_dtype_name(Q)).max)
 
 

@@ -3,7 +3,9 @@
 The same numbers as core/reference.py (the tests hold them equal), computed so that long sentences
 fit: only the fields asked for are kept, the heads go in blocks whose n x n temporaries stay under
 BLOCK_BYTES, and NumPy writes each block straight into the trace. core.attention uses it where size
-calls for it.
+calls for it. On NumPy, once the scores have PARALLEL_FROM cells, every product and pass of a call
+runs on the pool of core/threads.py with BLAS on one thread, the projections included: BLAS's own
+threads would be left spinning through the passes after them.
 """
 
 import math
@@ -27,9 +29,9 @@ def _head_range(start: int, stop: int) -> tuple:
     return (..., slice(start, stop), slice(None), slice(None))
 
 
-def _head_blocks(heads, n_rows: int, itemsize: int, max_heads: int):
-    """Runs of consecutive heads whose n x n temporaries fit in BLOCK_BYTES (at least one head)."""
-    per_head = n_rows * itemsize * 3  # S, the masked copy and exp(): what a head needs at once
+def _head_blocks(heads, per_head: int, max_heads: int):
+    """Runs of consecutive heads whose n x n temporaries (``per_head`` bytes a head) fit in
+    BLOCK_BYTES (at least one head)."""
     size = max(1, min(max_heads, BLOCK_BYTES // max(per_head, 1)))
     block = []
     for h in heads:
@@ -71,13 +73,18 @@ def _attention(X, weights: Weights, n_heads: int, mask, keep, heads) -> Attentio
         raise ValueError(f"heads must be in 0..{n_heads - 1}, got {list(shown)}")
     computed = tuple(range(n_heads)) if need_all_heads else shown
 
-    Q = split_heads(X @ weights.W_Q, n_heads)  # [..., h, n, d_k]
-    K = split_heads(X @ weights.W_K, n_heads)  # [..., h, n, d_k]
-    V = split_heads(X @ weights.W_V, n_heads)  # [..., h, n, d_v]
-    # finite input can still overflow: refuse it rather than show inf and NaN (see _attend_block)
-    for step, M in (("Q = X W_Q", Q), ("K = X W_K", K), ("V = X W_V", V)):
+    # NumPy, large: the projections on every core, BLAS on one thread each (threads.matmul_rows)
+    large = isinstance(X, np.ndarray) and n_heads * X.size // X.shape[-1] * X.shape[-2] >= (
+        threads.PARALLEL_FROM
+    )  # the scores' cells, every head's: the same products whichever fields or heads are kept
+    W_QKV = (weights.W_Q, weights.W_K, weights.W_V)
+    projected = threads.matmul_rows(X, *W_QKV) if large else [X @ W for W in W_QKV]
+    Q, K, V = (split_heads(M, n_heads) for M in projected)  # [..., h, n, d_k or d_v]
+    # finite input can still overflow: refuse it rather than show inf and NaN (see _attend_block);
+    # checked on the products as made, before the heads' strided views ([..., n, h*d])
+    for step, M in zip(("Q = X W_Q", "K = X W_K", "V = X W_V"), projected, strict=True):
         check_no_overflow(step, M)
-    check_scores = not scores_cannot_overflow(Q, K)
+    check_scores = not scores_cannot_overflow(*projected[:2], d_k=d_k)
     if mask is not None and mask.ndim >= 3:
         mask = xp.expand_dims(mask, axis=-3)  # [b, 1, n, n]: the same mask for every head
     # NumPy writes -inf into the forbidden cells in place (the inverted mask made once), when the
@@ -88,7 +95,10 @@ def _attention(X, weights: Weights, n_heads: int, mask, keep, heads) -> Attentio
     itemsize = 4 if X.dtype == xp.float32 else 8
     max_heads = 1 if heads is not None else n_heads  # a chosen few heads: one at a time
 
-    blocks = list(_head_blocks(computed, n_rows, itemsize, max_heads))
+    # a head's n x n temporaries: S, the masked copy and exp(); on every core, none but the one
+    # array a block works in when it keeps no n x n field (the kept ones are the trace's own)
+    per_head = n_rows * itemsize * (3 if not large else 0 if keep & SQUARE_FIELDS else 1)
+    blocks = list(_head_blocks(computed, per_head, max_heads))
     trace, outputs, in_place = {}, [], {}
     if len(blocks) > 1 and isinstance(X, np.ndarray) and (mask is None or forbidden is not None):
         # NumPy can write each block in place (not with a mask that adds axes to the result)
@@ -126,7 +136,8 @@ def _attention(X, weights: Weights, n_heads: int, mask, keep, heads) -> Attentio
         concat = merge_heads(O)  # [..., n, h*d_v]
         trace["concat"] = concat if "concat" in keep else None
         if "output" in keep:
-            trace["output"] = concat @ weights.W_O  # [..., n, d_model]
+            output = threads.matmul_rows(concat, weights.W_O)[0] if large else None
+            trace["output"] = concat @ weights.W_O if output is None else output  # [..., n, d]
             check_no_overflow("output = concat W_O", trace["output"])
         else:
             trace["output"] = None

@@ -134,8 +134,9 @@ def test_the_fast_path_gives_the_references_numbers(xp, problem):
 def test_the_fused_pass_on_every_core_gives_the_references_numbers(problem, data):
     """core/threads.py's pool and its cache-sized blocks of rows (forced here for small problems:
     every pass goes to the pool, a few rows a block), for any fields kept, with or without a mask,
-    batched or not. BLAS picks its kernel by a matrix's shape, so a block's Q Kᵀ and A V agree
-    with the whole matrices' to float rounding; every element-wise pass on the blocks' own scores
+    batched or not. BLAS picks its kernel by a matrix's shape, so a block's Q Kᵀ and A V, and the
+    projections made in parts of rows (threads.matmul_rows), agree with the whole matrices' to
+    float rounding; every element-wise pass on the blocks' own scores
     (÷√d_k, the mask, the softmax) is bit for bit the whole-array passes', and keeping fewer
     fields changes no bit."""
     from unittest import mock
@@ -161,8 +162,12 @@ def test_the_fused_pass_on_every_core_gives_the_references_numbers(problem, data
         np.testing.assert_array_equal(value, getattr(every, name), err_msg=name)
         expected = getattr(whole, name)
         np.testing.assert_allclose(value, expected, rtol=1e-12, atol=1e-10, err_msg=name)
-        if name in ("X", "Q", "K", "V"):  # before any block: the same products
-            np.testing.assert_array_equal(value, expected, err_msg=name)
+        if name in ("Q", "K", "V"):  # each part of X's rows times W, on one BLAS thread
+            W_name = {"Q": "W_Q", "K": "W_K", "V": "W_V"}[name]
+            (product,) = threads.matmul_rows(X, getattr(W, W_name))
+            np.testing.assert_array_equal(value, core.split_heads(product, n_heads), err_msg=name)
+        if name == "X":
+            np.testing.assert_array_equal(value, expected)
     scaled = every.S / math.sqrt(d_k)
     np.testing.assert_array_equal(every.S_scaled, scaled)
     if mask is not None:

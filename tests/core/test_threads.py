@@ -118,3 +118,26 @@ def test_the_blocks_of_a_product_and_their_cache_sized_parts_cover_every_row_onc
     if n_rows == 2048 and row_length == 2048:  # the figures the constants were measured at
         assert [b.stop - b.start for b in blocks[:1]] == [256]
         assert [p.stop - p.start for p in parts[:1]] == [64]
+
+
+@pytest.mark.parametrize("shape", [(2048, 512), (1001, 64), (3, 700, 96), (1, 8)])
+def test_a_product_in_parts_of_rows_is_each_parts_own_product_on_one_blas_thread(shape):
+    """matmul_rows: A's rows in WORKERS parts, each part's product BLAS's on one thread, bit for
+    bit; and A @ B to float rounding (BLAS's own threads pick other kernels)."""
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(len(shape))
+    A = rng.standard_normal(shape, dtype=np.float32)
+    Bs = [rng.standard_normal((shape[-1], p), dtype=np.float32) for p in (shape[-1], 40)]
+    before = _blas_threads()
+    products = threads.matmul_rows(A, *Bs)
+    assert _blas_threads() == before  # BLAS has its threads back
+    rows = A.reshape(-1, shape[-1])
+    step = -(-rows.shape[0] // threads.WORKERS)
+    for B, product in zip(Bs, products, strict=True):
+        assert product.shape == (*shape[:-1], B.shape[1]) and product.dtype == np.float32
+        with threadpool_limits(1, "blas"):
+            parts = [rows[at : at + step] @ B for at in range(0, rows.shape[0], step)]
+        np.testing.assert_array_equal(product.reshape(-1, B.shape[1]), np.concatenate(parts))
+        np.testing.assert_allclose(product, A @ B, rtol=1e-5, atol=1e-4)
