@@ -218,3 +218,25 @@ def test_head_panels_per_row_leave_room_for_their_numbers():
     assert panels_per_row(3, 12) == 1  # wide panels: one a row
     assert panels_per_row(8, 1) == 4
     assert panels_per_row(1, 2) == 1
+
+
+def test_the_softmax_steps_lead_names_the_colour_the_weight_scale_gives_the_largest_weight():
+    """A's heatmap draws weights on WEIGHT_SCALE; the step's "look here" line tells the learner
+    which cell is the key attended to most. It must name that scale's end for weight 1 (Viridis:
+    bright yellow; its 0 end is the dark one), in both languages."""
+    from plotly.colors import convert_colors_to_same_type, get_colorscale
+
+    from ui.figures.charts import WEIGHT_SCALE
+    from ui.kit.i18n import t
+
+    def luminance(colour: str) -> float:
+        ((red, green, blue),), _ = convert_colors_to_same_type(colour, "tuple")
+        return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+    scale = get_colorscale(WEIGHT_SCALE)
+    low, high = scale[0][1], scale[-1][1]
+    assert luminance(high) > luminance(low)  # the largest weight is the brightest cell
+    assert "brightest" in t("walkthrough.lead_softmax", "en")
+    assert "最亮" in t("walkthrough.lead_softmax", "zh")
+    for word in ("darkest", "最深"):
+        assert word not in t("walkthrough.lead_softmax", "en") + t("walkthrough.lead_softmax", "zh")
