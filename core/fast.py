@@ -73,10 +73,10 @@ def _attention(X, weights: Weights, n_heads: int, mask, keep, heads) -> Attentio
         raise ValueError(f"heads must be in 0..{n_heads - 1}, got {list(shown)}")
     computed = tuple(range(n_heads)) if need_all_heads else shown
 
-    # NumPy, large: the projections on every core, BLAS on one thread each (threads.matmul_rows)
-    large = isinstance(X, np.ndarray) and n_heads * X.size // X.shape[-1] * X.shape[-2] >= (
-        threads.PARALLEL_FROM
-    )  # the scores' cells, every head's: the same products whichever fields or heads are kept
+    n_rows = math.prod(X.shape[:-2]) * X.shape[-2] ** 2  # a head's score cells
+    # NumPy, large (every head's score cells, so the same products whichever fields or heads are
+    # kept): the projections on every core, BLAS on one thread each (threads.matmul_rows)
+    large = isinstance(X, np.ndarray) and n_heads * n_rows >= threads.PARALLEL_FROM
     W_QKV = (weights.W_Q, weights.W_K, weights.W_V)
     projected = threads.matmul_rows(X, *W_QKV) if large else [X @ W for W in W_QKV]
     Q, K, V = (split_heads(M, n_heads) for M in projected)  # [..., h, n, d_k or d_v]
@@ -91,7 +91,6 @@ def _attention(X, weights: Weights, n_heads: int, mask, keep, heads) -> Attentio
     # mask has no more axes than the scores [..., h, n, n]; else np.where broadcasts it
     in_place_mask = isinstance(mask, np.ndarray) and mask.ndim <= X.ndim + 1
     forbidden = np.logical_not(mask) if in_place_mask else None
-    n_rows = math.prod(X.shape[:-2]) * X.shape[-2] ** 2
     itemsize = 4 if X.dtype == xp.float32 else 8
     max_heads = 1 if heads is not None else n_heads  # a chosen few heads: one at a time
 
@@ -136,8 +135,8 @@ def _attention(X, weights: Weights, n_heads: int, mask, keep, heads) -> Attentio
         concat = merge_heads(O)  # [..., n, h*d_v]
         trace["concat"] = concat if "concat" in keep else None
         if "output" in keep:
-            output = threads.matmul_rows(concat, weights.W_O)[0] if large else None
-            trace["output"] = concat @ weights.W_O if output is None else output  # [..., n, d]
+            W_O = weights.W_O
+            trace["output"] = threads.matmul_rows(concat, W_O)[0] if large else concat @ W_O
             check_no_overflow("output = concat W_O", trace["output"])
         else:
             trace["output"] = None

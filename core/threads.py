@@ -84,8 +84,7 @@ def matmul_rows(A: np.ndarray, *Bs: np.ndarray) -> list[np.ndarray]:
     fused pass ran 131-158 ms after a 2-thread X W_Q against 98-101 ms without it)."""
     rows = A.reshape(-1, A.shape[-1])
     Cs = [np.empty((rows.shape[0], B.shape[-1]), np.result_type(A, B)) for B in Bs]
-    step = max(1, -(-rows.shape[0] // WORKERS))
-    parts = [slice(at, at + step) for at in range(0, rows.shape[0], step)]
+    parts = _blocks(0, rows.shape[0], 1, -(-rows.shape[0] // WORKERS))  # WORKERS runs of rows
 
     def part_of(item) -> None:
         which, part = item

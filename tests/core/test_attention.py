@@ -163,8 +163,7 @@ def test_the_fused_pass_on_every_core_gives_the_references_numbers(problem, data
         expected = getattr(whole, name)
         np.testing.assert_allclose(value, expected, rtol=1e-12, atol=1e-10, err_msg=name)
         if name in ("Q", "K", "V"):  # each part of X's rows times W, on one BLAS thread
-            W_name = {"Q": "W_Q", "K": "W_K", "V": "W_V"}[name]
-            (product,) = threads.matmul_rows(X, getattr(W, W_name))
+            (product,) = threads.matmul_rows(X, getattr(W, f"W_{name}"))
             np.testing.assert_array_equal(value, core.split_heads(product, n_heads), err_msg=name)
         if name == "X":
             np.testing.assert_array_equal(value, expected)
