@@ -4,6 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
+import preload  # noqa: F401 (first: a page's lazy imports done before any page runs; preload.py)
 from ui.kit import emoji_check
 from ui.kit.errors import show_unexpected_error
 from ui.kit.i18n import t

@@ -19,6 +19,7 @@ import gc
 import os
 import sys
 from contextlib import asynccontextmanager
+from importlib import import_module
 from pathlib import Path
 
 import streamlit as st
@@ -81,6 +82,9 @@ async def teach(request) -> RedirectResponse:
 
 @asynccontextmanager
 async def lifespan(_app):
+    # every page's imports, lazy ones included (preload.py), before the first session: here the
+    # runtime exists, so the pages' caches are made in its storage
+    await asyncio.to_thread(import_module, "preload")
     problem = store_problem()
     if problem:
         print(f"the room store does not work: {problem.reason}", flush=True)

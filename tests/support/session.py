@@ -50,6 +50,7 @@ class Learner:
         self.widgets: dict[str, str] = {}  # user key -> widget id
         self.texts: list[str] = []
         self.fragments: dict[str, float] = {}  # fragment id -> seconds between auto reruns
+        self.exceptions: list[str] = []  # Streamlit's exception elements: type and message
 
     async def run(self, *states: WidgetState, timeout: float = 120, fragment: str = "") -> float:
         """Rerun the page (or one fragment, as the browser's timer does) with these widget
@@ -63,7 +64,7 @@ class Learner:
             message.rerun_script.is_auto_rerun = True
         start = time.perf_counter()
         await self.ws.send(message.SerializeToString())
-        self.texts = []
+        self.texts, self.exceptions = [], []
         while True:
             reply = ForwardMsg()
             reply.ParseFromString(await asyncio.wait_for(self.ws.recv(), timeout=timeout))
@@ -76,7 +77,10 @@ class Learner:
                 self.fragments[reply.auto_rerun.fragment_id] = reply.auto_rerun.interval
 
     def _read(self, element) -> None:
-        body = getattr(element, element.WhichOneof("type") or "empty", None)
+        kind = element.WhichOneof("type") or "empty"
+        body = getattr(element, kind, None)
+        if kind == "exception":
+            self.exceptions.append(f"{body.type}: {body.message}")
         widget_id = getattr(body, "id", "")
         if widget_id.startswith("$$ID-"):
             self.widgets[widget_id.rsplit("-", 1)[1]] = widget_id
