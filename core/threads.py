@@ -52,6 +52,20 @@ def blas_on_one_thread():
                 _blas["limit"].restore_original_limits()
 
 
+@contextmanager
+def on_one_core():
+    """Every pass on the calling thread and BLAS on one thread while the block runs, in the whole
+    process: for a measurement's own process (measure/cost.py), whose passes then take the time
+    of their work on one core, so that the calling thread's CPU time is all of that work."""
+    global WORKERS
+    saved, WORKERS = WORKERS, 1
+    try:
+        with blas_on_one_thread():
+            yield
+    finally:
+        WORKERS = saved
+
+
 def _blocks(start: int, stop: int, row_bytes: int, block_bytes: int) -> list[slice]:
     step = max(1, block_bytes // max(1, row_bytes))
     return [slice(at, min(at + step, stop)) for at in range(start, stop, step)]

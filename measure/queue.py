@@ -62,9 +62,13 @@ class Measurement:
         return len(self.sessions)
 
     def fresh(self, now: float) -> bool:
+        """Joined or reused: while it runs, and once done for ``fresh_s`` seconds, unless its
+        result says the machine was too busy for it (``"busy": true``): a new press measures
+        again."""
         if self.state in ("queued", "running"):
             return True
-        return self.state == "done" and now - self.finished_at < self.fresh_s
+        busy = isinstance(self.result, dict) and self.result.get("busy", False)
+        return self.state == "done" and not busy and now - self.finished_at < self.fresh_s
 
 
 def run_in_child(job: str, args: dict, on_step):

@@ -18,9 +18,15 @@ from core import reuse
 
 
 def time_side_by_side(
-    impls: dict[str, Callable], rounds: int = 5, block: int = 3, pause: float = 0.1
+    impls: dict[str, Callable],
+    rounds: int = 5,
+    block: int = 3,
+    pause: float = 0.1,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> dict[str, dict]:
-    """Per implementation: best and median seconds per call over rounds x block calls."""
+    """Per implementation: best and median seconds per call over rounds x block calls, read on
+    ``clock`` (wall time; ``time.thread_time`` for the calling thread's CPU time, which a busy
+    machine does not stretch while the thread waits for a core)."""
     samples = {name: [] for name in impls}
     order = list(impls)
     for name in order:  # warm up caches, allocators and thread pools once
@@ -28,9 +34,9 @@ def time_side_by_side(
     for r in range(rounds):
         for name in order if r % 2 == 0 else reversed(order):
             for _ in range(block):
-                start = time.perf_counter()
+                start = clock()
                 impls[name]()
-                samples[name].append(time.perf_counter() - start)
+                samples[name].append(clock() - start)
             time.sleep(pause)
     return {name: {"best": min(s), "median": statistics.median(s)} for name, s in samples.items()}
 
@@ -58,8 +64,17 @@ def peak_bytes(call: Callable) -> int:
 
 def growth_exponent(ns, values) -> float:
     """Slope of log(value) against log(n): value ~ n^slope."""
-    slope, _ = np.polyfit(np.log(ns), np.log(values), 1)
-    return float(slope)
+    return growth_fit(ns, values)[0]
+
+
+def growth_fit(ns, values) -> tuple[float, float]:
+    """(slope, R²) of the straight line through log(value) against log(n): value ~ n^slope, and
+    how much of the spread of log(value) that line explains (1 = every point on it)."""
+    x, y = np.log(np.asarray(ns, dtype=float)), np.log(np.asarray(values, dtype=float))
+    slope, intercept = np.polyfit(x, y, 1)
+    residual = float(np.sum((y - (slope * x + intercept)) ** 2))
+    total = float(np.sum((y - y.mean()) ** 2))
+    return float(slope), 1.0 - residual / total if total > 0 else 1.0
 
 
 def fmt_seconds(seconds: float) -> str:

@@ -26,7 +26,7 @@ st.caption(t("cost.disturb"))
 ns = cost_ns()
 result = measured(ns, settings.d_model, settings.n_heads)
 if result is not None:
-    cost.measured_charts(ns, result)
+    cost.measured_charts(ns, result, settings.d_model)
 elif not cost.recorded_charts():
     st.caption(t("cost.not_measured"))
 if not gpu_usable():

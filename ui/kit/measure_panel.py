@@ -34,6 +34,23 @@ def _follow(measurement) -> None:
     note.empty()
 
 
+def _too_busy(fit: dict, key: tuple, args: dict) -> None:
+    """A growth that the machine was too busy to measure: said so, never printed as a figure,
+    with a button that measures again (measure/cost.py's fitted_growth says when)."""
+    st.warning(
+        t(
+            "cost.fit_busy",
+            low=f"{min(fit['sweeps']):.2f}",
+            high=f"{max(fit['sweeps']):.2f}",
+            r2=f"{fit['r2']:.3f}",
+        ),
+        icon=":material/warning:",
+    )
+    if st.button(t("cost.measure_again"), key="co_measure_again"):
+        st.session_state[key] = QUEUE.request(key, "cost", args, anonymous_id())
+        st.rerun()
+
+
 def measured(ns, d_model: int, n_heads: int) -> dict | None:
     """The button, then the result this session asked for or the server's fresh one, else None."""
     key = ("cost", d_model, n_heads, tuple(ns), cost.LOOP_MAX_N)
@@ -49,6 +66,8 @@ def measured(ns, d_model: int, n_heads: int) -> dict | None:
         measurement = QUEUE.latest(key)  # measured by another learner, still fresh
     if measurement is None:
         return None
+    if measurement.result.get("busy"):
+        _too_busy(measurement.result["fit"], key, args)
     ago = QUEUE.clock() - measurement.finished_at
     st.caption(
         t(

@@ -6,28 +6,28 @@ import pandas as pd
 import streamlit as st
 
 import core
-from measure import timing
-from measure.cost import gpu_from_n, gpu_usable, recorded_cost, recorded_gpu
+from measure.cost import fitted_growth, gpu_from_n, gpu_usable, recorded_cost, recorded_gpu
 from ui.figures.charts import line_chart
 from ui.figures.place import grid
 from ui.kit.i18n import t
 
 
-def measured_charts(ns, result: dict) -> None:
-    """The fitted exponents, time and memory against n, and (with a GPU) where it starts to win."""
-    big = [i for i, n in enumerate(ns) if 512 <= n <= 4096]
-    fit = {
-        name: timing.growth_exponent([ns[i] for i in big], [result[name][i] for i in big])
-        for name in ("attention", "memory", "rnn")
-    }
-    st.success(
-        t(
-            "cost.fit",
-            time=f"{fit['attention']:.2f}",
-            memory=f"{fit['memory']:.2f}",
-            rnn=f"{fit['rnn']:.2f}",
+def measured_charts(ns, result: dict, d_model: int) -> None:
+    """The fitted exponents (only when the fit is reliable: else measure_panel says the machine
+    was too busy), time and memory against n, and (with a GPU) where it starts to win."""
+    fit = result.get("fit") or fitted_growth(result, d_model)  # a recorded result has none
+    if fit["reliable"]:
+        st.success(
+            t(
+                "cost.fit",
+                from_n=fit["from_n"],
+                to_n=fit["to_n"],
+                time=f"{fit['time']:.2f}",
+                memory=f"{fit['memory']:.2f}",
+                rnn=f"{fit['rnn']:.2f}",
+                r2=f"{fit['r2']:.3f}",
+            )
         )
-    )
     series = ("attention", "gpu", "rnn", "loop") if gpu_usable() else ("attention", "rnn", "loop")
     times = {
         t(f"cost.{name}"): result[name]
@@ -96,7 +96,7 @@ def recorded_charts() -> bool:
         ),
         icon=":material/history:",
     )
-    measured_charts(recorded["result"]["n"], recorded["result"])
+    measured_charts(recorded["result"]["n"], recorded["result"], recorded["d_model"])
     return True
 
 
