@@ -1,14 +1,28 @@
 """The generate page in AppTest: what it prints and draws against the model run here in the test
 (its own forward pass, softmax and argmax), the rules' controls and the URL, writing with Next,
-the same seed writing the same text, and bad input kept in the box with a message."""
+the same seed writing the same text, and bad input kept in the box with a message. Every figure
+the page prints about the model (the cache's size, the weight on <bos>, RoPE's and QK-norm's
+numbers, the layer's sizes, the tied embedding's megabytes) is read back against the test's own
+computation from the model's config and arrays, never against the page's helpers."""
 
+import math
 import re
 
 import numpy as np
 import pytest
 
 from tests.support.app import charts, decode, page_text, run_app
-from tests.support.numbers import power_of_ten_value
+from tests.support.numbers import (
+    assert_cells,
+    assert_printed,
+    chart_keyed,
+    close,
+    numbers,
+    power_of_ten_value,
+)
+
+EXAMPLE = {"en": "The cat sat on the", "zh": "今天天气很好，我们一起去"}
+BYTES = 4  # the model's numbers are float32
 
 
 def _bars(at) -> dict:
@@ -18,6 +32,23 @@ def _bars(at) -> dict:
 def _softmax(x):
     e = np.exp(x - x.max())
     return e / e.sum()
+
+
+def _line(at, *starts) -> str:
+    """The printed line that starts with one of ``starts``, without Markdown's escapes and with
+    thousands written without commas (262,144 reads as one number)."""
+    for line in page_text(at).replace("\\", "").splitlines():
+        if line.startswith(starts):
+            return re.sub(r"(?<=\d),(?=\d{3}\b)", "", line)
+    raise AssertionError(f"no line starting with {starts}")
+
+
+def _greedy(gemma, prompt: str, count: int):
+    """The prompt's pass, then ``count`` greedy tokens, each through the cache: every trace."""
+    traces = [gemma.forward(gemma.encode(prompt))]
+    for _ in range(count):
+        traces.append(gemma.forward([int(traces[-1].logits[-1].argmax())], traces[-1].cache))
+    return traces
 
 
 def _text_so_far(at) -> str:
@@ -79,20 +110,30 @@ def test_a_link_opens_with_tokens_written_and_the_same_seed_writes_the_same_text
 
 
 def test_training_rows_match_one_pass_and_one_at_a_time(gemma):
+    """Each row's p(target) both ways, the loss over the rows and the largest logit difference
+    between one pass and one position at a time, from the test's own passes."""
     at = run_app("generate", lang="en", gen_prompt="Attention is all you need.")
     ids = gemma.encode("Attention is all you need.")
     logits = gemma.forward(ids).logits.astype(np.float64)
     p = [_softmax(row)[target] for row, target in zip(logits[:-1], ids[1:])]
     table = next(d.value for d in at.dataframe if "p(target), one pass" in d.value.columns)
 
-    def numbers(column):
-        return np.array([power_of_ten_value(cell) for cell in table[column]])  # 5 × 10⁻⁵
+    def column(name):
+        return np.array([power_of_ten_value(cell) for cell in table[name]])  # 5 × 10⁻⁵
 
-    shown = numbers("p(target), one pass")
-    np.testing.assert_allclose(shown, p, atol=1e-4)
-    np.testing.assert_allclose(numbers("p(target), one at a time"), p, atol=1e-3)
+    np.testing.assert_allclose(column("p(target), one pass"), p, atol=1e-4)
+    np.testing.assert_allclose(column("p(target), one at a time"), p, atol=1e-3)
     loss = float(-np.mean(np.log(p)))
-    assert f"= {loss:.3f}" in page_text(at)
+    cached, trace = [], None
+    for i in ids[:-1]:  # the same rows one position at a time, through the cache
+        trace = gemma.forward([i], None if trace is None else trace.cache)
+        cached.append(trace.logits[0])
+    diff = float(np.abs(np.asarray(cached, np.float64) - logits[:-1]).max())
+    line = _line(at, "Loss over these")
+    n, shown_loss = numbers(line)[:2]
+    assert n == len(p) and close(shown_loss, loss, 3)
+    shown_diff = power_of_ten_value(line.rsplit(": ", 1)[1].rstrip("."))  # 3.6 × 10⁻⁵
+    assert shown_diff == pytest.approx(diff, rel=0.05)  # two significant digits
 
 
 def test_the_attention_map_has_exact_zeros_above_the_diagonal(gemma):
@@ -165,3 +206,187 @@ def test_numbering_from_one_reaches_layers_and_positions():
     assert list(positions[:2]) == ["1", "2"]
     text = page_text(at)
     assert "层 18 是全局层" in text and "进入层 1 的那一行" in text
+
+
+LONG = "The quick brown fox jumps over the lazy dog. " * 3  # a cache of over a megabyte
+_SIZE = re.compile(r"(\d+(?:\.\d+)?) (KB|MB)")
+
+
+def _sizes(line: str) -> list[tuple[float, float]]:
+    """Each size a line prints ('288 KB', '1.12 MB') in bytes, with half its last printed place."""
+    sizes = []
+    for value, unit in _SIZE.findall(line):
+        scale = 2**10 if unit == "KB" else 2**20
+        sizes.append((float(value) * scale, 0.5 * 10.0 ** -len(value.partition(".")[2]) * scale))
+    return sizes
+
+
+@pytest.mark.parametrize(
+    ("lang", "prompt", "written"),
+    [("en", EXAMPLE["en"], 2), ("zh", EXAMPLE["zh"], 2), ("en", LONG, 0)],
+    ids=["en-KB", "zh-KB", "en-MB"],
+)
+def test_the_cache_caption_is_the_caches_own_size(gemma, lang, prompt, written):
+    """positions × layers × K and V × the K/V heads' numbers × 4 bytes, and the size with a K/V
+    head for every query head, n_heads / n_kv_heads times as much: each figure from the config,
+    the bytes also the test's own cache's."""
+    at = run_app("generate", lang=lang, gen_prompt=prompt, written=written)
+    c = gemma.config
+    positions = len(gemma.encode(prompt)) + written  # <bos>, the prompt's pieces, the written
+    size = positions * c.n_layers * 2 * c.n_kv_heads * c.head_dim * BYTES
+    each = positions * c.n_layers * 2 * c.n_heads * c.head_dim * BYTES
+    cache = _greedy(gemma, prompt, written)[-1].cache
+    assert size == sum(K.nbytes + V.nbytes for K, V in zip(cache.K, cache.V, strict=True))
+    line = _line(at, "The cache holds", "缓存里有")
+    sizes = _sizes(line)
+    assert len(sizes) == 2, line
+    for (read, half), value in zip(sizes, [size, each], strict=True):
+        assert abs(read - value) <= half * (1 + 1e-9), f"{line}: {value} bytes"
+    factor = each // size
+    figures = [positions, c.n_layers, c.n_kv_heads * c.head_dim, BYTES, c.n_heads]
+    figures += {"en": [factor], "zh": [c.n_kv_heads, factor]}[lang]  # en: "one K/V head"
+    assert numbers(_SIZE.sub("", line)) == figures
+
+
+@pytest.mark.parametrize(("lang", "layer", "local"), [("en", 17, False), ("zh", 3, True)])
+def test_the_weight_on_bos_is_each_heads_mean_over_the_later_queries(gemma, lang, layer, local):
+    """Each head's weight on <bos>, averaged over the queries after it (the first can read only
+    <bos>), from the test's own pass; and the map's caption names the layer and, on a local one,
+    the window."""
+    at = run_app("generate", lang=lang, gen_layer=layer)
+    c = gemma.config
+    A = gemma.forward(gemma.encode(EXAMPLE[lang])).A[layer]  # [heads, n, n]
+    on_bos = A[:, 1:, 0].mean(axis=1)
+    printed = numbers(_line(at, "Weight on <bos>", f"层 {layer} 各个头"))
+    assert printed[0] == layer and printed[1::2] == list(range(c.n_heads))
+    assert_printed(printed[2::2], on_bos, 2, "weight on <bos>")
+    caption = _line(at, f"Layer {layer} is", f"层 {layer} 是")
+    assert numbers(caption) == ([layer, c.window] if local else [layer])
+    assert ("local" in caption or "局部" in caption) == local, caption
+
+
+def _rms_norm(x, weight, eps: float):
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * weight
+
+
+def _rotated(x, position: float, base: float = 10_000.0):
+    """RoPE by hand: each pair (x_i, x_{i + d/2}) turned by the angle position / base^(2i/d)."""
+    half = x.size // 2
+    angle = position / base ** (2 * np.arange(half) / x.size)
+    a, b = x[:half], x[half:]
+    return np.concatenate(
+        [a * np.cos(angle) - b * np.sin(angle), b * np.cos(angle) + a * np.sin(angle)]
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_rope_and_qk_norm_figures_are_layer_0s_own(gemma, lang):
+    """Layer 0 (local, RoPE base 10 000), head 0, in float64 here: the last piece's query and the
+    piece before's key, QK-normed and rotated by their positions, score the printed q·k/16, also
+    at the printed positions moved along; the last piece's row entering layer 0 has the printed
+    mean and RMS, and its query the printed lengths before and after QK-norm."""
+    at = run_app("generate", lang=lang)
+    c, w = gemma.config, gemma.layers[0]
+    W = {name: getattr(w, name).astype(np.float64) for name in ("attn_norm", "W_Q", "W_K")}
+    ids = gemma.encode(EXAMPLE[lang])
+    x = gemma.E[ids[-2:]].astype(np.float64) * math.sqrt(c.d_model)  # [2, d_model]
+    h = _rms_norm(x, W["attn_norm"], c.eps)
+    q_raw = (h[1] @ W["W_Q"].T)[: c.head_dim]  # head 0, the last piece
+    q = _rms_norm(q_raw, w.q_norm.astype(np.float64), c.eps)
+    k = _rms_norm(h[0] @ W["W_K"].T, w.k_norm.astype(np.float64), c.eps)  # the one K/V head
+
+    def score(i, j):
+        return _rotated(q, i) @ _rotated(k, j) / math.sqrt(c.head_dim)
+
+    i, j, s1, i2, j2, s2 = numbers(_line(at, "No PE", "输入里不加"))
+    assert (i, j) == (len(ids) - 1, len(ids) - 2) and i2 - i == j2 - j > 0
+    assert_printed([s1, s2], [score(i, j), score(i2, j2)], 4, "q·k/16, then moved")
+    printed = numbers(_line(at, "RMSNorm divides", "RMSNorm 把"))
+    assert printed[:2] == [1, 0]  # "stored as 1 + w", layer 0
+    assert_printed(printed[2:4], [x[1].mean(), np.sqrt(np.mean(x[1] ** 2))], 3, "mean, RMS")
+    assert_printed(printed[4:], [np.linalg.norm(q_raw), np.linalg.norm(q)], 2, "|q|")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_layers_sizes_are_the_models_own(gemma, lang):
+    """Multi-query's shapes and factor, the feed-forward's width, the scale √head_dim, and the
+    tied embedding's shape and megabytes (vocab × d_model × 4 bytes), from the weights' shapes."""
+    at = run_app("generate", lang=lang)
+    c, w = gemma.config, gemma.layers[0]
+    d, q_width, kv_width = w.W_Q.shape[1], w.W_Q.shape[0], w.W_K.shape[0]  # rows: outputs
+    assert w.W_V.shape == w.W_K.shape and gemma.E.itemsize == BYTES
+    heads, size = c.n_heads, c.head_dim
+    mqa = [d, q_width, heads, size, d, kv_width, q_width // kv_width, heads, size, q_width, d]
+    assert numbers(_line(at, "W_Q is", "W_Q 是")) == mqa
+    assert numbers(_line(at, "F = W_down")) == [w.W_gate.shape[0]]
+    assert numbers(_line(at, "Scores are divided", "分数除以")) == [size, math.sqrt(size)]
+    vocab = len(gemma.tokenizer.vocabulary)
+    *shape, mb = numbers(_line(at, "Logits = h", "logit = h"))
+    assert shape == [vocab, d, d] and close(mb, vocab * d * BYTES / 2**20, 0)
+
+
+def _cells(column) -> list[float]:
+    return [float(str(cell).replace("−", "-")) for cell in column]
+
+
+def test_the_next_token_table_is_the_models_logits_under_the_rules(gemma):
+    """T = 0.5, top-k 3, two tokens written greedily through the cache: step 2's p, then the ten
+    candidates' logit, ÷ T, softmax, kept and renormalised p, and how many of the vocabulary
+    are kept, each from the test's own pass and arithmetic."""
+    at = run_app("generate", lang="en", gen_t="0.5", gen_k="3", written="2")
+    traces = _greedy(gemma, EXAMPLE["en"], 2)
+
+    def rules(logits):  # ÷ T, softmax, the top 3 kept and renormalised
+        p = _softmax(logits.astype(np.float64) / 0.5)
+        top = np.argsort(-p)
+        q = np.zeros_like(p)
+        q[top[:3]] = p[top[:3]] / p[top[:3]].sum()
+        return p, q, top[:10]
+
+    _, q_then, _ = rules(traces[-2].logits[-1])  # step 2 chose the argmax
+    step, p_chosen = numbers(_line(at, "Step 2 chose"))
+    assert step == 2 and close(p_chosen, q_then.max(), 3)
+    logits = traces[-1].logits[-1].astype(np.float64)
+    p, q, top = rules(logits)
+    table = next(d.value for d in at.dataframe if "renormalised" in d.value.columns)
+    shown = {
+        "logit": (logits, 3),
+        "÷ T": (logits / 0.5, 3),
+        "softmax": (p, 4),
+        "renormalised": (q, 4),
+    }
+    for name, (values, decimals) in shown.items():
+        assert_printed(_cells(table[name]), values[top], decimals, name)
+    assert list(table["kept"]) == ["✓"] * 3 + ["—"] * 7
+    vocab = len(gemma.tokenizer.vocabulary)
+    assert numbers(_line(at, "3 of")) == [3, vocab, 1]  # "…renormalised to sum to 1"
+    labels = [e.label for e in at.expander if e.label.startswith("The last position")]
+    assert numbers(labels[0].replace(",", "")) == [vocab]
+
+
+def test_the_cache_table_and_the_new_querys_row_are_the_caches_own(gemma):
+    """Two tokens written: the last layer's cache table prints its first three K and V numbers at
+    every position, and the new query's row of head 0 its weights over every cached key, as the
+    test's own cache and pass hold them."""
+    at = run_app("generate", lang="en", written="2")
+    last = _greedy(gemma, EXAMPLE["en"], 2)[-1]
+    layer = gemma.config.n_layers - 1
+    K, V = last.cache.K[layer][0], last.cache.V[layer][0]  # [positions, head_dim]
+    table = next(d.value for d in at.dataframe if "k[0]" in d.value.columns)
+    assert list(table["position"]) == [str(i) for i in range(len(K))]
+    for j in range(3):
+        assert_printed(_cells(table[f"k[{j}]"]), K[:, j], 2, f"k[{j}]")
+        assert_printed(_cells(table[f"v[{j}]"]), V[:, j], 2, f"v[{j}]")
+    assert_cells(chart_keyed(at, "gen_row"), last.A[layer][0, -1][None, :], 2, "the new row")
+
+
+def test_the_pieces_and_the_pieces_limit_are_the_models(gemma):
+    """The pieces table's ids are the tokenizer's, and a prompt past the page's limit is told
+    how many pieces it makes and how many the model itself reads (its context)."""
+    at = run_app("generate", lang="zh")
+    table = next(d.value for d in at.dataframe if "编号" in d.value.index)
+    assert list(table.loc["编号"]) == [str(i) for i in gemma.encode(EXAMPLE["zh"])]
+    prompt = "好 " * 300
+    at = run_app("generate", lang="en", gen_prompt=prompt)
+    line = _line(at, "This prompt makes")
+    assert numbers(line) == [len(gemma.encode(prompt)), 256, gemma.config.context]

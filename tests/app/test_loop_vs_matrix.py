@@ -4,6 +4,7 @@ are held, row by row, to the per-head oracle (tests/support/oracles.py), never t
 attention or to the difference the page reports itself."""
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from tests.support.numbers import (
     assert_masked_cells,
     chart_keyed,
     numbers,
+    power_of_ten_value,
 )
 from ui.kit.i18n import DEFAULT_SENTENCE
 from ui.kit.player import INTERVAL_S
@@ -58,6 +60,45 @@ def test_the_loop_panel_prints_the_output_row_by_row(query):
         title = loop["layout"]["title"]["text"]
         assert numbers(title) == [k, n] and f"“{ref.tokens[k - 1]}”" in title, title
         assert_cells(chart_keyed(at, "fig_matrix"), output, dec, f"matrix at row {k}")
+
+
+@pytest.fixture
+def loop_off_by_one(monkeypatch):
+    """core.attention_loop, where ui/kit/traces.py looks it up, giving the true loop's output + 1:
+    a loop that no longer agrees with the matrix. Its cached results are dropped before and
+    after."""
+    import core
+    from ui.kit.traces import loop_trace
+
+    true_loop = core.attention_loop
+
+    def off_by_one(*args, **kwargs):
+        trace = true_loop(*args, **kwargs)
+        return replace(trace, output=trace.output + 1.0)
+
+    monkeypatch.setattr(core, "attention_loop", off_by_one)
+    loop_trace.clear()
+    yield
+    loop_trace.clear()
+
+
+def test_the_loop_panel_draws_the_loops_rows_not_the_matrixs(loop_off_by_one):
+    """The loop and the matrix agree to rounding, so only a loop that differs tells which one the
+    loop panel draws: with the loop's output off by 1, the loop panel prints the output + 1 in
+    every row computed so far, the matrix panel the output itself, and the difference is 1."""
+    sentence = "the loop fills its own rows"
+    at = run_app("loop-vs-matrix", lang="en", sentence=sentence)
+    assert not at.exception
+    output = app_oracle(sentence).output
+    n = len(output)
+    for k in (1, n):
+        if k > 1:
+            slider(at, "loop_rows").set_value(k).run()
+        pending = np.broadcast_to(np.arange(n)[:, None] >= k, output.shape)
+        assert_masked_cells(chart_keyed(at, "fig_loop"), output + 1, pending, "…", 2, f"row {k}")
+        assert_cells(chart_keyed(at, "fig_matrix"), output, 2, f"matrix at row {k}")
+    diff = next(s.value for s in at.success).rsplit(": ", 1)[1]
+    assert power_of_ten_value(diff) == pytest.approx(1.0)
 
 
 def test_loop_page_timing_table_arrives_from_the_shared_measurement():
