@@ -1,8 +1,13 @@
 """Record Hugging Face transformers' Gemma 3 270M (torch, CPU) on the same GGUF as a fixture for
-tests/core/test_gemma.py: the token ids of STRINGS, and at every position of PROMPTS the top 20
-logits. Run once, with torch==2.13.0 and transformers installed (neither is needed at run time):
+tests/core/test_gemma.py: the token ids of STRINGS, at every position of PROMPTS the top 20
+logits, and for HIDDEN_PROMPT every layer's hidden states (output_hidden_states, float32, in
+OUT_HIDDEN). Run once, with torch==2.13.0 and transformers installed (neither is needed at run
+time):
 
-    .venv/bin/python bench/make_gemma_reference.py
+    .venv/bin/python bench/make_gemma_reference.py             # everything
+    .venv/bin/python bench/make_gemma_reference.py --hidden    # the hidden states alone
+
+transformers loads a GGUF only with accelerate installed (pip install accelerate; for this script).
 
 transformers reads one GGUF file, so the part files are joined into a temporary copy for it alone.
 """
@@ -25,6 +30,22 @@ STRINGS = [
 ]  # fmt: skip
 PROMPTS = ["今天天气很好，我们一起去", "The cat sat on the", "注意力机制让模型在生成每个词时"]
 TOP = 20
+HIDDEN_PROMPT = "The cat sat on the"
+OUT_HIDDEN = OUT.with_name("gemma3_270m_hidden.npz")
+
+
+def record_hidden(model, tokenizer) -> None:
+    """hidden_states[0 … n_layers] of HIDDEN_PROMPT, as transformers returns them: the scaled
+    embedding, each layer's output, and (the last) the final norm's output."""
+    import numpy as np
+    import torch
+
+    ids = tokenizer(HIDDEN_PROMPT, return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        out = model(ids, output_hidden_states=True)
+    hidden = np.stack([h[0].float().numpy() for h in out.hidden_states])  # [L + 1, n, d_model]
+    np.savez_compressed(OUT_HIDDEN, ids=ids[0].numpy(), hidden=hidden)
+    print(f"wrote {OUT_HIDDEN.relative_to(ROOT)}: {hidden.shape}")
 
 
 def main() -> None:
@@ -43,6 +64,9 @@ def main() -> None:
         model = AutoModelForCausalLM.from_pretrained(
             folder, gguf_file=MODEL_NAME, torch_dtype=torch.float32, attn_implementation="eager"
         ).eval()
+        record_hidden(model, tokenizer)
+        if "--hidden" in sys.argv:
+            return
         record = {"model": MODEL_NAME, "transformers": __import__("transformers").__version__,
                   "torch": torch.__version__, "ids": {}, "prompts": {}}  # fmt: skip
         for text in STRINGS:

@@ -79,6 +79,12 @@ class DecoderTrace:
     logits: np.ndarray  # [n, vocab] the next token's scores at each new position
     A: list  # per layer [n_heads, n, t]: each new query's weights over every key so far
     cache: KVCache  # K and V of every position so far (the input's cache, grown)
+    # with residuals=True: the residual stream [n, d_model] as the embedding (× √d_model) put
+    # it in, then after each layer (n_layers + 1 arrays; the last one before the final norm) ...
+    H: list | None = None
+    # ... and what each layer added to it: (its attention's part, its feed-forward's part), each
+    # [n, d_model] after its post-norm, so that H[i + 1] = H[i] + attention + feed-forward
+    added: list | None = None
 
 
 def rms_norm(x, weight, eps: float):
@@ -131,8 +137,9 @@ class Gemma:
     def decode(self, ids) -> str:
         return self.tokenizer.decode(ids)
 
-    def attend(self, i: int, x, positions, cache: KVCache):
-        """One layer's attention for the new rows x [n, d_model]: (its output [n, d_model], A)."""
+    def attend(self, i: int, x, positions, cache: KVCache, off=()):
+        """One layer's attention for the new rows x [n, d_model]: (its output [n, d_model], A).
+        The query heads in ``off`` (0-based) are switched off: their outputs zeroed before W_O."""
         c, w = self.config, self.layers[i]
         n = x.shape[0]
         q = (x @ w.W_Q.T).reshape(n, c.n_heads, c.head_dim).transpose(1, 0, 2)  # [h, n, hd]
@@ -152,7 +159,10 @@ class Gemma:
         keys = np.arange(K.shape[1])
         mask = allowed(positions, keys, c.window if c.is_local(i) else None)  # [n, t]
         A = softmax_rows(np.where(mask, S, -np.inf))  # [h, n, t]
-        O = (A @ V).transpose(1, 0, 2).reshape(n, c.n_heads * c.head_dim)  # [n, h · hd]
+        O = A @ V  # [h, n, hd]
+        if off:
+            O[sorted(off)] = 0.0  # a head switched off adds nothing through W_O
+        O = O.transpose(1, 0, 2).reshape(n, c.n_heads * c.head_dim)  # [n, h · hd]
         return O @ w.W_O.T, A
 
     def feed_forward(self, i: int, x):
@@ -160,22 +170,42 @@ class Gemma:
         w = self.layers[i]
         return (gelu_tanh(x @ w.W_gate.T) * (x @ w.W_up.T)) @ w.W_down.T
 
-    def forward(self, ids, cache: KVCache | None = None) -> DecoderTrace:
+    def forward(
+        self, ids, cache: KVCache | None = None, residuals: bool = False, off=frozenset()
+    ) -> DecoderTrace:
         """The new tokens ``ids`` after whatever ``cache`` holds (None: a new sequence): every
-        layer runs on the new rows only, reading the cached K and V of the earlier ones."""
+        layer runs on the new rows only, reading the cached K and V of the earlier ones.
+
+        ``residuals``: keep the residual stream after each layer (``H``) and each layer's two
+        additions (``added``). ``off``: the heads {(layer, head), ...} (0-based) switched off,
+        their outputs zeroed before W_O."""
         c = self.config
         cache = KVCache() if cache is None else KVCache(list(cache.K), list(cache.V))
         positions = np.arange(cache.length, cache.length + len(ids))
         h = self.E[np.asarray(ids)] * np.float32(math.sqrt(c.d_model))  # [n, d_model]
-        weights = []
+        weights, H, added = [], [h], []
         for i, w in enumerate(self.layers):
-            out, A = self.attend(i, rms_norm(h, w.attn_norm, c.eps), positions, cache)
-            h = h + rms_norm(out, w.post_attn_norm, c.eps)
-            ff = self.feed_forward(i, rms_norm(h, w.ffn_norm, c.eps))
-            h = h + rms_norm(ff, w.post_ffn_norm, c.eps)
+            heads_off = {head for layer, head in off if layer == i}
+            out, A = self.attend(i, rms_norm(h, w.attn_norm, c.eps), positions, cache, heads_off)
+            attention = rms_norm(out, w.post_attn_norm, c.eps)
+            h = h + attention
+            ff = rms_norm(
+                self.feed_forward(i, rms_norm(h, w.ffn_norm, c.eps)), w.post_ffn_norm, c.eps
+            )
+            h = h + ff
             weights.append(A)
-        logits = rms_norm(h, self.final_norm, c.eps) @ self.E.T  # [n, vocab]: the tied LM head
-        return DecoderTrace(tuple(ids), positions, logits, weights, cache)
+            if residuals:
+                H.append(h)
+                added.append((attention, ff))
+        logits = self.lens(h)  # [n, vocab]
+        if not residuals:
+            return DecoderTrace(tuple(ids), positions, logits, weights, cache)
+        return DecoderTrace(tuple(ids), positions, logits, weights, cache, H, added)
+
+    def lens(self, h):
+        """Rows of a residual stream [.., d_model] read as the last layer's are: through the final
+        RMSNorm and the tied LM head (the embedding, transposed): the logit lens, [.., vocab]."""
+        return rms_norm(h, self.final_norm, self.config.eps) @ self.E.T
 
 
 def read_gemma(paths) -> Gemma:
