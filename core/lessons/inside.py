@@ -1,0 +1,165 @@
+"""Inside the trained decoder (the inside page): which layer knows the answer (the logit lens),
+the residual stream as a sum of what each layer added, what each attention head does (its
+previous-token, induction, <bos>-sink and local scores), and the loss on a random sequence
+repeated, where heads that copy make the second copy easy.
+
+Every function takes a model with Gemma's interface (core/pretrained/gemma.py: ``forward(ids,
+residuals=, off=)``, ``lens(h)``, ``E``, ``final_norm``) and its traces; positions, layers and heads
+count from 0 here, as in code.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.pretrained.bpe import NORMAL
+
+TOP = 5  # pieces shown per layer
+MAP_POSITIONS = 8  # the lens map's last positions: each row of it reads the whole vocabulary
+LENS_ROWS = 80  # rows read through the head at once: [80, 262 144] float32 is 84 MB
+REPEAT_LENGTH = 40  # random tokens, then the same again
+LOCAL = 4  # "local": the weight within the last LOCAL keys, the query's own included
+
+
+def probabilities(logits) -> np.ndarray:
+    """softmax over the last axis, in float64."""
+    z = np.asarray(logits, dtype=np.float64)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class Lens:
+    """The residual stream read as if each layer were the last (row 0: the embedding, row i:
+    after layer i − 1 in code, layer i counted from 1)."""
+
+    top_ids: np.ndarray  # [L + 1, TOP] the most likely pieces at the last position
+    top_p: np.ndarray  # [L + 1, TOP] their probabilities
+    answer: int  # the model's own next piece: the last row's first
+    rank: np.ndarray  # [L + 1] the answer's rank in each row (1 = first)
+    p: np.ndarray  # [L + 1] its probability there
+    map_ids: np.ndarray  # [L + 1, m] each row's first piece at each of the last m positions
+    map_p: np.ndarray  # [L + 1, m] its probability
+    map_from: int  # the map's first position
+
+
+def logit_lens(model, H, positions: int = MAP_POSITIONS) -> Lens:
+    """Every row of the stream ``H`` (n_layers + 1 arrays [n, d_model]) at the last ``positions``
+    positions through the final norm and the tied head, LENS_ROWS rows at a time."""
+    n = H[0].shape[0]
+    m = min(n, positions)
+    rows = np.concatenate([h[n - m :] for h in H])  # [(L + 1) · m, d_model], row-major by layer
+    ids, p, last_logits = [], [], []
+    for start in range(0, len(rows), LENS_ROWS):
+        logits = model.lens(rows[start : start + LENS_ROWS])  # [rows, vocab] float32
+        first = np.argmax(logits, axis=-1)
+        at = np.arange(start, start + len(logits))
+        last_logits.extend(logits[at % m == m - 1])  # each layer's row at the last position
+        ids.append(first)
+        logits -= logits[np.arange(len(logits)), first][:, None]  # in place: the first is 0
+        p.append(1.0 / np.exp(logits, out=logits).sum(axis=-1))  # the first's probability
+    map_ids = np.concatenate(ids).reshape(len(H), m)
+    map_p = np.concatenate(p).reshape(len(H), m)
+    last = np.stack(last_logits)  # [L + 1, vocab]
+    top_ids = np.argpartition(-last, TOP, axis=-1)[:, :TOP]
+    top_ids = np.take_along_axis(top_ids, np.argsort(-np.take_along_axis(last, top_ids, -1)), -1)
+    probs = probabilities(last)
+    answer = int(top_ids[-1, 0])
+    rank = (last > last[:, answer : answer + 1]).sum(axis=-1) + 1
+    return Lens(
+        top_ids,
+        np.take_along_axis(probs, top_ids, axis=-1),
+        answer,
+        rank,
+        probs[:, answer],
+        map_ids,
+        map_p,
+        n - m,
+    )
+
+
+@dataclass(frozen=True)
+class ResidualParts:
+    """The answer's logit at the last position as a sum: what the embedding put in, and what each
+    layer's attention and feed-forward added, each read through the final norm's scale there."""
+
+    embedding: float
+    attention: np.ndarray  # [L]
+    feed_forward: np.ndarray  # [L]
+    logit: float  # the model's own logit of the answer
+
+    @property
+    def total(self) -> float:
+        return float(self.embedding + self.attention.sum() + self.feed_forward.sum())
+
+
+def residual_parts(model, run, answer: int) -> ResidualParts:
+    """The final RMSNorm divides the last row by one number, its root mean square, and scales
+    each coordinate by the norm's weight; the head then takes a dot product with the answer's
+    embedding row. Both are linear once that number is fixed, so each addition to the stream
+    gets its own share of the logit: part / rms · weight · E[answer]."""
+    last = run.H[-1][-1].astype(np.float64)
+    rms = np.sqrt(np.mean(last * last) + model.config.eps)
+    direction = model.final_norm.astype(np.float64) * model.E[answer].astype(np.float64) / rms
+
+    def share(part) -> float:
+        return float(part[-1].astype(np.float64) @ direction)
+
+    return ResidualParts(
+        share(run.H[0]),
+        np.array([share(attention) for attention, _ in run.added]),
+        np.array([share(ff) for _, ff in run.added]),
+        float(run.logits[-1, answer]),
+    )
+
+
+def repeated_tokens(model, seed: int, length: int = REPEAT_LENGTH) -> tuple:
+    """<bos>, then ``length`` random ordinary pieces, then the same pieces again."""
+    tokenizer = model.tokenizer
+    ordinary = np.flatnonzero(np.asarray(tokenizer.types) == NORMAL)
+    chosen = np.random.default_rng(seed).choice(ordinary, size=length, replace=False)
+    return (tokenizer.bos, *(int(i) for i in chosen), *(int(i) for i in chosen))
+
+
+def losses(logits, ids) -> np.ndarray:
+    """[n − 1] −log p of each next piece: position t predicting ids[t + 1], in nats."""
+    logits = np.asarray(logits, dtype=np.float64)[:-1]
+    top = logits.max(axis=-1)
+    log_total = top + np.log(np.exp(logits - top[:, None]).sum(axis=-1))
+    return log_total - logits[np.arange(len(logits)), np.asarray(ids[1:])]
+
+
+def copy_halves(loss, length: int = REPEAT_LENGTH) -> tuple[float, float]:
+    """The mean loss on the first copy and on the second of a repeated sequence (its first piece
+    of each copy left out: the first cannot be guessed, the second's copy has not begun)."""
+    return float(loss[1:length].mean()), float(loss[length + 1 :].mean())
+
+
+SCORES = ("previous", "induction", "sink", "local")
+
+
+def head_scores(A_layers, ids) -> dict[str, np.ndarray]:
+    """Each head's scores, [L, h] each, averaged over the queries they apply to:
+
+    previous:  the weight on the key just before the query (queries 1 …);
+    induction: the weight on every key j whose previous piece is the query's piece (the piece
+               that came after an earlier copy of the current one), over the queries that have one;
+    sink:      the weight on position 0, <bos> (queries 1 …);
+    local:     the weight on the last LOCAL keys, the query's own included (queries 1 …)."""
+    A = np.stack([np.asarray(a, dtype=np.float64) for a in A_layers])  # [L, h, n, n]
+    n = A.shape[-1]
+    ids = np.asarray(ids)
+    i = np.arange(1, n)
+    previous = A[..., i, i - 1].mean(axis=-1)
+    sink = A[..., 1:, 0].mean(axis=-1)
+    near = np.tril(np.ones((n, n), dtype=bool)) & ~np.tril(np.ones((n, n), dtype=bool), -LOCAL)
+    local = (A * near).sum(axis=-1)[..., 1:].mean(axis=-1)
+    after = np.zeros((n, n), dtype=bool)  # query q, key j: j ≤ q, ids[j − 1] == ids[q]
+    after[:, 1:] = ids[:, None] == ids[None, :-1]
+    after &= np.tril(np.ones((n, n), dtype=bool))
+    queries = after.any(axis=-1)
+    if queries.any():
+        induction = (A * after)[..., queries, :].sum(axis=-1).mean(axis=-1)
+    else:
+        induction = np.zeros(A.shape[:2])
+    return {"previous": previous, "induction": induction, "sink": sink, "local": local}
