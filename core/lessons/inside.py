@@ -43,9 +43,10 @@ class Lens:
     map_from: int  # the map's first position
 
 
-def logit_lens(model, H, positions: int = MAP_POSITIONS) -> Lens:
+def logit_lens(model, H, positions: int = MAP_POSITIONS, answer: int | None = None) -> Lens:
     """Every row of the stream ``H`` (n_layers + 1 arrays [n, d_model]) at the last ``positions``
-    positions through the final norm and the tied head, LENS_ROWS rows at a time."""
+    positions through the final norm and the tied head, LENS_ROWS rows at a time; the rank and p
+    of ``answer`` (default: this stream's own last first piece) in each."""
     n = H[0].shape[0]
     m = min(n, positions)
     rows = np.concatenate([h[n - m :] for h in H])  # [(L + 1) · m, d_model], row-major by layer
@@ -64,7 +65,7 @@ def logit_lens(model, H, positions: int = MAP_POSITIONS) -> Lens:
     top_ids = np.argpartition(-last, TOP, axis=-1)[:, :TOP]
     top_ids = np.take_along_axis(top_ids, np.argsort(-np.take_along_axis(last, top_ids, -1)), -1)
     probs = probabilities(last)
-    answer = int(top_ids[-1, 0])
+    answer = int(top_ids[-1, 0]) if answer is None else answer
     rank = (last > last[:, answer : answer + 1]).sum(axis=-1) + 1
     return Lens(
         top_ids,

@@ -172,6 +172,9 @@ ALLOWED = {
 
 
 def _english_words(text: str) -> set:
+    """Latin words of four letters or more outside Chinese quotation marks: a text quoted “…” is
+    the model's or the learner's (the inside page's “montagne”), not the page's own words."""
+    text = re.sub(r"“[^”]*”", " ", text)
     return {w for w in re.findall(r"[A-Za-z]{4,}", text) if w.lower() not in ALLOWED}
 
 

@@ -78,6 +78,7 @@ NAMES = {
     "Esc",  # the key that closes the projector's "how to join" card
     *("Gemma", "RoPE", "RMSNorm", "QK-norm", "GeGLU", "GELU", "top-k", "top-p"),  # the decoder's
     *("logit", "log", "bos", "NUL"),  # parts, the rules' names, −log p, <bos>, the NUL character
+    "nat",  # the unit of a loss in natural logarithms, as the inside page's losses are given
 }
 
 
@@ -85,9 +86,11 @@ def english_words(text: str) -> set[str]:
     """Latin words in a Chinese text that are neither symbols nor allowed names.
 
     A symbol is one letter (Q, d, i), or carries an underscore or a digit (W_Q, d_k, s_ij):
-    the paper's notation. Placeholders are values, not words, and are left out.
+    the paper's notation. Placeholders are values, not words, and are left out, and so is a
+    model's input quoted “…” (the inside page's preset “montagne”).
     """
     text = ICON.sub(" ", PLACEHOLDER.sub(" ", text))  # an icon's name is not a word
+    text = re.sub(r"“[^”]*”", " ", text)
     words = re.findall(r"[A-Za-z][A-Za-z0-9_.\-]*[A-Za-z0-9]|[A-Za-z]", text)
     return {w for w in words if len(w) > 1 and not re.search(r"[_0-9]", w) and w not in NAMES}
 

@@ -773,3 +773,92 @@ def _bars(labels, heights, colours, texts, title: str, y_axis: dict, height: int
         plot_bgcolor="white",
     )
     return fig
+
+
+@shared(max_entries=32)
+def piece_map(pieces, p, row_labels, col_labels, title: str, colour_title: str) -> go.Figure:
+    """A grid of pieces (the text in each cell), coloured by a probability in [0, 1]: the logit
+    lens's map of each layer's first piece at each position. Shared: never change it."""
+    fig = SharedFigure(
+        go.Heatmap(
+            z=np.asarray(p, dtype=float),
+            text=[[plotly_text(piece) for piece in row] for row in pieces],
+            texttemplate="%{text}",
+            hovertemplate="%{y} · %{x}: %{text} (p = %{z:.3f})<extra></extra>",
+            x=[plotly_text(label) for label in col_labels],
+            y=list(row_labels),
+            zmin=0.0,
+            zmax=1.0,
+            colorscale="Blues",
+            colorbar={"title": {"text": plotly_text(colour_title)}, "thickness": 12},
+            xgap=1,
+            ygap=1,
+        )
+    )
+    fig.update_layout(
+        title={"text": plotly_text(title), "x": 0},
+        height=max(320, 26 * len(row_labels) + 90),
+        xaxis={"type": "category", "side": "top", "tickangle": 0},
+        yaxis={"type": "category", "autorange": "reversed"},
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        plot_bgcolor="white",
+    )
+    return fig
+
+
+@shared(max_entries=32)
+def grouped_bars(labels, series: dict, title: str, y_title: str) -> go.Figure:
+    """Bars side by side at each label, one colour per named series (positive up, negative
+    down): each layer's attention and feed-forward shares of a logit. Shared: never change it."""
+    fig = SharedFigure()
+    for i, (name, values) in enumerate(series.items()):
+        fig.add_trace(
+            go.Bar(
+                x=list(labels),
+                y=[float(v) for v in values],
+                name=plotly_text(name),
+                marker_color=LINE_COLOURS[i % len(LINE_COLOURS)],
+            )
+        )
+    fig.update_layout(
+        title={"text": plotly_text(title), "x": 0},
+        barmode="group",
+        height=360,
+        xaxis={"type": "category"},
+        yaxis={"title": plotly_text(y_title), "zeroline": True},
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        legend={"orientation": "h", "y": -0.2},
+        plot_bgcolor="white",
+    )
+    return fig
+
+
+TILE_SIDE = 20  # each head's map in the gallery, block-averaged to at most this many cells
+
+
+@shared(max_entries=16)
+def head_tiles(maps, row_labels, col_labels, title: str) -> go.Figure:
+    """Every head's attention map at once, maps[layer][head] [n, n], as small tiles in one
+    heatmap (a gap between tiles), rows the layers, columns the heads. Shared: never change it."""
+    tiles = [[block_mean(np.asarray(A, dtype=float), TILE_SIDE)[0] for A in row] for row in maps]
+    side = tiles[0][0].shape[0]
+    gap = np.full((side, 1), np.nan)
+    rows = [np.hstack([part for tile in row for part in (tile, gap)][:-1]) for row in tiles]
+    blank = np.full((1, rows[0].shape[1]), np.nan)
+    z = np.vstack([part for row in rows for part in (row, blank)][:-1])
+    centre = (side - 1) / 2
+    fig = SharedFigure(
+        go.Heatmap(z=z, zmin=0.0, zmax=1.0, colorscale="Viridis", showscale=False,
+                   hovertemplate="%{z:.2f}<extra></extra>")
+    )  # fmt: skip
+    fig.update_layout(
+        title={"text": plotly_text(title), "x": 0},
+        height=max(420, 34 * len(row_labels) + 80),
+        xaxis={"tickvals": [centre + h * (side + 1) for h in range(len(col_labels))],
+               "ticktext": list(col_labels), "side": "top", "showgrid": False},
+        yaxis={"tickvals": [centre + i * (side + 1) for i in range(len(row_labels))],
+               "ticktext": list(row_labels), "autorange": "reversed", "showgrid": False},
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        plot_bgcolor="white",
+    )  # fmt: skip
+    return fig

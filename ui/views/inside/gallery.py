@@ -1,0 +1,128 @@
+"""The head gallery: every head's attention map as a small tile, on the prompt or on a random
+sequence repeated, each head's measured scores in a table to sort and filter (a row clicked opens
+its full map), and on the repeat the loss at each position of both copies."""
+
+import numpy as np
+import streamlit as st
+
+from core.lessons.inside import LOCAL, SCORES
+from ui.figures.charts import A_heatmap, head_tiles, line_chart
+from ui.figures.place import plot
+from ui.kit.i18n import labeller, t
+from ui.kit.inside_passes import prompt_pass, repeat_of, scores_of
+from ui.kit.number_text import num
+from ui.kit.url import url_choice
+from ui.views.generate.next_token import label
+from ui.views.inside.names import head_name, row_names
+
+SEED = 0  # the repeated sequence's random pieces
+BIND = {"bind": "query-params"}
+
+
+def source(prompt_ids: tuple) -> tuple[tuple, int | None]:
+    """The sequence the gallery reads, and the repeat's seed (None: the prompt)."""
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    with left:
+        on = url_choice(
+            st.segmented_control,
+            t("inside.gallery_on"),
+            ("repeat", "prompt"),
+            "in_on",
+            "repeat",
+            format_func=labeller("inside.on"),
+        )
+    if on == "prompt":
+        return prompt_ids, None
+    seed = int(right.number_input(t("inside.seed"), 0, 999, SEED, key="in_seed", **BIND))
+    return repeat_of(seed).ids, seed
+
+
+def _table(model, scores: dict, by: str, least: float) -> list[tuple[int, int]]:
+    """The heads whose ``by`` score is at least ``least``, highest first, as a table whose row a
+    learner clicks; the (layer, head) pairs in its order."""
+    L, h = scores[by].shape
+    heads = sorted(
+        ((i, j) for i in range(L) for j in range(h) if scores[by][i, j] >= least),
+        key=lambda pair: -scores[by][pair],
+    )
+    columns = {t("inside.col_head"): [head_name(i, j) for i, j in heads]}
+    for name in SCORES:
+        columns[t(f"inside.score_{name}", local=LOCAL)] = [
+            num(float(scores[name][pair]), 3) for pair in heads
+        ]
+    st.dataframe(
+        columns,
+        hide_index=True,
+        width="stretch",
+        height=280,
+        key="in_heads",
+        on_select="rerun",
+        selection_mode="single-row",
+    )
+    return heads
+
+
+def section(model, prompt_ids: tuple) -> None:
+    ids, seed = source(prompt_ids)
+    c = model.config
+    scores = scores_of(prompt_ids, seed)
+    maps = prompt_pass(prompt_ids).A if seed is None else repeat_of(seed).A
+    names = row_names(c.n_layers)[1:]
+    heads_row = [t("inside.head_short", head=j + 1) for j in range(c.n_heads)]
+    plot(head_tiles([list(a) for a in maps], names, heads_row, t("inside.tiles_title")), "in_tiles")
+    left, right = st.columns(2)
+    with left:
+        by = url_choice(
+            st.selectbox,
+            t("inside.sort_by"),
+            SCORES,
+            "in_sort",
+            "induction",
+            format_func={s: t(f"inside.score_{s}", local=LOCAL) for s in SCORES}.get,
+        )
+    least = right.slider(t("inside.at_least"), 0.0, 1.0, 0.0, 0.05, key="in_least", **BIND)
+    heads = _table(model, scores, by, float(least))
+    st.caption(t("inside.scores_note", local=LOCAL))
+    if not heads:
+        st.info(t("inside.no_heads"))
+        return
+    picked = st.session_state.get("in_heads", {}).get("selection", {}).get("rows", [])
+    layer, head = heads[picked[0]] if picked and picked[0] < len(heads) else heads[0]
+    pieces = [label(model, i) for i in ids]
+    plot(
+        A_heatmap(
+            np.asarray(maps[layer][head]),
+            pieces,
+            title=t("inside.full_map", head=head_name(layer, head)),
+            decimals=2,
+            sums=False,
+        ),
+        "in_full",
+    )
+    if seed is not None:
+        _loss(repeat_of(seed))
+
+
+def _loss(repeat) -> None:
+    xs = list(range(1, len(repeat.loss) + 1))
+    plot(
+        line_chart(
+            xs,
+            {t("inside.loss"): repeat.loss},
+            title=t("inside.loss_title"),
+            x_title=t("inside.x_position"),
+            y_title=t("inside.loss_y"),
+            log=False,
+            tick_every_x=False,
+        ),
+        "in_loss",
+    )
+    st.success(
+        t(
+            "inside.loss_drop",
+            first=num(repeat.first, 2),
+            second=num(repeat.second, 2),
+            drop=num(repeat.first - repeat.second, 2),
+        ),
+        icon=":material/lightbulb:",
+    )

@@ -1,0 +1,147 @@
+"""Switching heads off: any set of heads, each one's output zeroed before W_O, and what changes:
+the next token's bars, the repeat's loss on both copies, and the answer's rank through the
+layers. One click turns off the strongest induction heads, another as many heads at random."""
+
+import numpy as np
+import streamlit as st
+
+from ui.figures.charts import line_chart, probability_bars
+from ui.figures.place import grid
+from ui.kit.escape import markdown_text
+from ui.kit.i18n import t
+from ui.kit.inside_passes import lens_of, prompt_pass, repeat_of, scores_of
+from ui.kit.number_text import num
+from ui.kit.tables import table
+from ui.kit.url import keep_in_url
+from ui.views.generate.next_token import label
+from ui.views.inside.gallery import SEED
+from ui.views.inside.names import from_code, head_code, head_name, row_names
+
+KEY = "in_off"
+TOP_INDUCTION = 3  # heads the one-click buttons switch off
+SHOWN = 5  # bars before and after
+
+
+def _all_heads(model) -> list[str]:
+    c = model.config
+    return [head_code(i, j) for i in range(c.n_layers) for j in range(c.n_heads)]
+
+
+def _strongest(model) -> list[str]:
+    """The TOP_INDUCTION heads with the highest induction score on the repeat."""
+    scores = scores_of(repeat_of(SEED).ids, SEED)["induction"]
+    order = np.argsort(-scores.ravel(), kind="stable")[:TOP_INDUCTION]
+    return [head_code(*divmod(int(k), model.config.n_heads)) for k in sorted(order)]
+
+
+def _set(codes: list[str]) -> None:
+    st.session_state[KEY] = codes
+
+
+def chosen(model) -> frozenset:
+    """The heads switched off, from the box (first from the URL's off=6.2,12.3)."""
+    c = model.config
+    if KEY not in st.session_state:
+        codes = st.query_params.get("off", "").split(",")
+        st.session_state[KEY] = [x for x in codes if from_code(x, c.n_layers, c.n_heads)]
+    options = _all_heads(model)
+    strongest = _strongest(model)
+    others = [x for x in options if x not in strongest]
+    rng = np.random.default_rng(1)  # the same "random" heads for everyone: a class compares
+    random = sorted(rng.choice(others, TOP_INDUCTION, replace=False).tolist(), key=options.index)
+    left, middle, right = st.columns(3)
+    left.button(
+        t("inside.off_strongest", k=TOP_INDUCTION),
+        key="in_off_top",
+        width="stretch",
+        on_click=_set,
+        args=(strongest,),
+        type="primary",
+    )
+    middle.button(
+        t("inside.off_random", k=TOP_INDUCTION),
+        key="in_off_random",
+        width="stretch",
+        on_click=_set,
+        args=(random,),
+    )
+    right.button(
+        t("inside.off_none"), key="in_off_none", width="stretch", on_click=_set, args=([],)
+    )
+    codes = st.multiselect(
+        t("inside.off_pick"),
+        options,
+        key=KEY,
+        placeholder=t("inside.off_placeholder"),
+        format_func=lambda x: head_name(*from_code(x, c.n_layers, c.n_heads)),
+    )
+    keep_in_url("off", ",".join(codes), "")
+    return frozenset(from_code(x, c.n_layers, c.n_heads) for x in codes)
+
+
+def _bars(model, ids: tuple, off: frozenset, title: str):
+    p = np.exp(prompt_pass(ids, off).logits[-1].astype(np.float64))
+    p /= p.sum()
+    top = np.argsort(-p)[:SHOWN]
+    return probability_bars(
+        [label(model, int(i)) for i in top], p[top], [True] * SHOWN, title, t("inside.p_axis")
+    )
+
+
+def section(model, ids: tuple, answer: int) -> None:
+    off = chosen(model)
+    names = t("inside.list_sep").join(head_name(*pair) for pair in sorted(off))
+    grid(
+        [
+            (_bars(model, ids, frozenset(), t("inside.bars_before")), "in_bars_before"),
+            (_bars(model, ids, off, t("inside.bars_after")), "in_bars_after"),
+        ],
+        per_row=2,
+    )
+    before, after = repeat_of(SEED), repeat_of(SEED, off)
+    table(
+        {
+            "": [t("inside.before"), t("inside.after")],
+            t("inside.first_copy"): [num(before.first, 2), num(after.first, 2)],
+            t("inside.second_copy"): [num(before.second, 2), num(after.second, 2)],
+        }
+    )
+    story = "inside.off_story" if off else "inside.off_story_none"
+    st.success(
+        t(story, heads=names, before=num(before.second, 2), after=num(after.second, 2)),
+        icon=":material/lightbulb:",
+    )
+    _ranks(model, ids, off, answer)
+
+
+def _ranks(model, ids: tuple, off: frozenset, answer: int) -> None:
+    """The whole model's answer: its rank after each layer, before and after."""
+    rank_before, rank_after = lens_of(ids).rank, lens_of(ids, off, answer).rank
+    word = label(model, answer)
+    grid(
+        [
+            (
+                line_chart(
+                    list(range(len(rank_before))),
+                    {t("inside.before"): rank_before, t("inside.after"): rank_after},
+                    title=t("inside.rank_title", answer=word),
+                    x_title=t("inside.x_layer"),
+                    y_title=t("inside.rank"),
+                    log=False,
+                    log_y=True,
+                ),
+                "in_off_rank",
+            )
+        ],
+        per_row=1,
+    )
+    st.caption(
+        t(
+            "inside.off_rank_note",
+            answer=markdown_text(word),
+            rows=t("inside.list_sep").join(
+                t("inside.rank_at", row=n, rank=int(r))
+                for n, r in zip(row_names(len(rank_after) - 1)[-3:], rank_after[-3:], strict=True)
+            ),
+        )
+    )

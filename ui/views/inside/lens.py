@@ -1,0 +1,112 @@
+"""The logit lens: the prompt (three presets), every layer's five most likely pieces at the last
+position, the answer's rank and probability through the layers, and the map of each layer's
+first piece over the last positions."""
+
+import numpy as np
+import streamlit as st
+
+from core.lessons.inside import Lens
+from ui.figures.charts import line_chart, piece_map
+from ui.figures.place import grid, plot
+from ui.kit.escape import markdown_text
+from ui.kit.i18n import t
+from ui.kit.inside_passes import lens_of
+from ui.kit.number_text import num
+from ui.kit.tables import table
+from ui.views.generate.next_token import label
+from ui.views.inside.names import row_names
+
+PRESETS = {  # model inputs, the same in both languages
+    "translate": "法语：fleur，中文：花。法语：montagne，中文：",
+    "english": "French: fleur, English: flower. French: montagne, English:",
+    "fact": "中国的首都是",
+}
+KEY = "in_prompt"
+
+
+def _use(code: str) -> None:
+    st.session_state[KEY] = PRESETS[code]
+
+
+def prompt_box() -> str:
+    """Three presets, one click each, above the prompt's box (kept in the URL)."""
+    for column, code in zip(st.columns(len(PRESETS)), PRESETS, strict=True):
+        column.button(
+            t(f"inside.preset_{code}"),
+            key=f"in_preset_{code}",
+            on_click=_use,
+            args=(code,),
+            width="stretch",
+        )
+    return st.text_area(
+        t("inside.prompt"),
+        value=PRESETS["translate"],
+        key=KEY,
+        height=80,
+        help=t("inside.prompt_help"),
+        bind="query-params",
+    )
+
+
+def story(model, lens: Lens) -> str:
+    """Which layer first has the answer in its top 5, which first puts it first, and what the
+    layers just before put first."""
+    names = row_names(model.config.n_layers)
+    answer = markdown_text(label(model, lens.answer))
+    top5 = int(np.argmax(lens.rank <= 5))
+    top1 = int(np.argmax(lens.rank == 1))
+    before = range(max(1, top1 - 4), top1)  # the (up to) four layers before it
+    if len(before) == 0:
+        return t("inside.lens_story_short", answer=answer, top5=names[top5], top1=names[top1])
+    firsts = dict.fromkeys(markdown_text(label(model, int(lens.top_ids[i, 0]))) for i in before)
+    return t(
+        "inside.lens_story",
+        answer=answer,
+        top5=names[top5],
+        top1=names[top1],
+        before=f"{names[before[0]]}–{names[before[-1]]}" if len(before) > 1 else names[before[0]],
+        pieces=" / ".join(firsts),
+    )
+
+
+def section(model, ids: tuple) -> Lens:
+    lens = lens_of(ids)
+    names = row_names(model.config.n_layers)
+    st.success(story(model, lens), icon=":material/lightbulb:")
+    columns = {t("inside.col_row"): names}
+    for k in range(lens.top_ids.shape[1]):
+        columns[t("inside.col_top", k=k + 1)] = [
+            f"{label(model, int(i))}  {num(float(p), 3)}"
+            for i, p in zip(lens.top_ids[:, k], lens.top_p[:, k], strict=True)
+        ]
+    table(columns, height=36 * (len(names) + 1))
+    answer = label(model, lens.answer)
+    xs = list(range(len(names)))
+    rank = line_chart(
+        xs,
+        {answer: lens.rank},
+        title=t("inside.rank_title", answer=answer),
+        x_title=t("inside.x_layer"),
+        y_title=t("inside.rank"),
+        log=False,
+        log_y=True,
+    )
+    p = line_chart(
+        xs,
+        {answer: lens.p},
+        title=t("inside.p_title", answer=answer),
+        x_title=t("inside.x_layer"),
+        y_title="p",
+        log=False,
+        y_range=(0, 1),
+    )
+    grid([(rank, "in_rank"), (p, "in_p")], per_row=2)
+    st.caption(t("inside.x_note"))
+    pieces = [[label(model, int(i)) for i in row] for row in lens.map_ids]
+    positions = [
+        f"{lens.map_from + j + 1}·{label(model, ids[lens.map_from + j])}"
+        for j in range(lens.map_ids.shape[1])
+    ]
+    plot(piece_map(pieces, lens.map_p, names, positions, t("inside.map_title"), "p"), "in_map")
+    st.caption(t("inside.map_note", m=len(positions)))
+    return lens

@@ -1,0 +1,67 @@
+"""The residual stream as a sum: the answer's logit split into the embedding's share and each
+layer's attention and feed-forward shares, which add up to the logit, and where the answer
+comes in."""
+
+import numpy as np
+import streamlit as st
+
+from ui.figures.charts import grouped_bars
+from ui.figures.place import plot
+from ui.kit.escape import markdown_text
+from ui.kit.i18n import t
+from ui.kit.inside_passes import parts_of
+from ui.kit.number_text import num, power_of_ten
+from ui.kit.tables import table
+from ui.views.generate.next_token import label
+from ui.views.inside.names import row_names
+
+DECIMALS = 3
+
+
+def section(model, ids: tuple, answer: int) -> None:
+    parts = parts_of(ids)
+    layers = row_names(model.config.n_layers)[1:]
+    name = markdown_text(label(model, answer))
+    st.markdown(t("inside.sum_text", answer=name))
+    series = {t("inside.attention"): parts.attention, t("inside.feed_forward"): parts.feed_forward}
+    plot(
+        grouped_bars(
+            layers, series, t("inside.sum_chart", answer=label(model, answer)), t("inside.share")
+        ),
+        "in_parts",
+    )
+    st.info(
+        t(
+            "inside.sum_line",
+            embedding=num(parts.embedding, DECIMALS),
+            attention=num(float(parts.attention.sum()), DECIMALS),
+            feed_forward=num(float(parts.feed_forward.sum()), DECIMALS),
+            total=num(parts.total, 4),
+            logit=num(parts.logit, 4),
+            difference=power_of_ten(abs(parts.total - parts.logit)),
+        ),
+        icon=":material/functions:",
+    )
+    shares = np.concatenate([parts.attention, parts.feed_forward])
+    kinds = [t("inside.attention_of", layer=x) for x in layers]
+    kinds += [t("inside.feed_forward_of", layer=x) for x in layers]
+    biggest = np.argsort(-shares)[:2]
+    st.success(
+        t(
+            "inside.sum_where",
+            answer=name,
+            first=kinds[biggest[0]],
+            first_share=num(float(shares[biggest[0]]), 2),
+            second=kinds[biggest[1]],
+            second_share=num(float(shares[biggest[1]]), 2),
+        ),
+        icon=":material/lightbulb:",
+    )
+    with st.expander(t("inside.sum_table"), icon=":material/table:"):
+        table(
+            {
+                t("inside.col_row"): layers,
+                t("inside.attention"): [num(float(v), DECIMALS) for v in parts.attention],
+                t("inside.feed_forward"): [num(float(v), DECIMALS) for v in parts.feed_forward],
+            }
+        )
