@@ -1,0 +1,162 @@
+"""The inside page: every figure it prints read back against this test's own computation from the
+model's residual stream, attention maps and logits (numpy written here, not the page's helpers):
+the lens table and its story, the sum of the stream's parts, the heads' scores and the repeat's
+loss, and heads switched off; bad input kept in the box; the view in the URL."""
+
+import re
+
+import numpy as np
+import pytest
+
+from core.lessons.inside import REPEAT_LENGTH, repeated_tokens
+from tests.support.app import page_text, run_app
+from tests.support.numbers import numbers
+
+PROMPT = "法语：fleur，中文：花。法语：montagne，中文："
+
+
+def _softmax(row):
+    row = np.asarray(row, dtype=np.float64)
+    e = np.exp(row - row.max())
+    return e / e.sum()
+
+
+def _lens_rows(gemma, run):
+    """Each stream row at the last position through the final norm and the tied head, by hand."""
+    rows = []
+    for h in run.H:
+        x = h[-1].astype(np.float64)
+        normed = x / np.sqrt(np.mean(x * x) + gemma.config.eps) * gemma.final_norm
+        rows.append(gemma.E.astype(np.float64) @ normed)
+    return np.array(rows)
+
+
+def _losses(logits, ids):
+    out = []
+    for t in range(len(ids) - 1):
+        row = np.asarray(logits[t], dtype=np.float64)
+        out.append(np.log(np.exp(row - row.max()).sum()) + row.max() - row[ids[t + 1]])
+    return np.array(out)
+
+
+@pytest.fixture(scope="module")
+def page(gemma):
+    return run_app("inside", lang="en")
+
+
+def test_the_lens_table_is_every_layers_top_five(gemma, page):
+    assert not page.exception
+    run = gemma.forward(gemma.encode(PROMPT), residuals=True)
+    logits = _lens_rows(gemma, run)
+    table = next(d.value for d in page.dataframe if "read after" in d.value.columns)
+    assert list(table["read after"]) == ["embedding"] + [f"layer {i}" for i in range(1, 19)]
+    for layer in (0, 13, 17, 18):
+        p = _softmax(logits[layer])
+        order = np.argsort(-p)[:5]
+        for k, token in enumerate(order):
+            cell = table.iloc[layer, k + 1]
+            assert float(cell.rsplit(" ", 1)[1]) == pytest.approx(p[token], abs=6e-4), cell
+        assert table.iloc[layer, 1].startswith(gemma.decode([int(order[0])]).strip() or "▁")
+
+
+def test_the_lens_story_names_the_layers_the_test_finds(gemma, page):
+    run = gemma.forward(gemma.encode(PROMPT), residuals=True)
+    logits = _lens_rows(gemma, run)
+    answer = int(np.argmax(run.logits[-1]))
+    rank = (logits > logits[:, answer : answer + 1]).sum(axis=1) + 1
+    top5, top1 = int(np.argmax(rank <= 5)), int(np.argmax(rank == 1))
+    story = next(s.value for s in page.success if "The model's answer" in s.value)
+    assert f"«{gemma.decode([answer])}»" in story
+    assert f"top 5 after layer {top5}" in story and f"first after layer {top1}" in story
+    assert (top5, top1) == (17, 17)  # layer 17 writes 山 ...
+    assert f"layer {top1 - 4}–layer {top1 - 1} put" in story  # ... after layers 13–16 wrote
+    assert "montagne" in story  # montagne first
+
+
+def test_the_parts_of_the_sum_are_the_tests_own(gemma, page):
+    run = gemma.forward(gemma.encode(PROMPT), residuals=True)
+    answer = int(np.argmax(run.logits[-1]))
+    last = run.H[-1][-1].astype(np.float64)
+    direction = gemma.final_norm * gemma.E[answer].astype(np.float64)
+    direction /= np.sqrt(np.mean(last * last) + gemma.config.eps)
+    embedding = float(run.H[0][-1] @ direction)
+    attention = sum(float(a[-1] @ direction) for a, _ in run.added)
+    feed_forward = sum(float(f[-1] @ direction) for _, f in run.added)
+    line = next(i.value for i in page.info if i.value.startswith("embedding "))
+    printed = numbers(line.split("(difference")[0])
+    expected = [embedding, attention, feed_forward, embedding + attention + feed_forward]
+    np.testing.assert_allclose(printed[:4], expected, atol=6e-4)
+    assert printed[4] == pytest.approx(float(run.logits[-1, answer]), abs=6e-5)  # the logit
+    where = next(s.value for s in page.success if s.value.startswith("Where"))
+    shares = [float(a[-1] @ direction) for a, _ in run.added]
+    shares += [float(f[-1] @ direction) for _, f in run.added]
+    best = int(np.argmax(shares))
+    kind = "attention" if best < 18 else "feed-forward"
+    assert f"the {kind} of layer {best % 18 + 1} (+{shares[best]:.2f})" in where
+
+
+def test_the_repeats_loss_and_its_drop(gemma, page):
+    ids = repeated_tokens(gemma, 0)
+    loss = _losses(gemma.forward(ids).logits, ids)
+    first, second = loss[1:REPEAT_LENGTH].mean(), loss[REPEAT_LENGTH + 1 :].mean()
+    drop = next(s.value for s in page.success if s.value.startswith("Mean loss"))
+    assert numbers(drop) == pytest.approx([first, second, first - second], abs=6e-3)
+
+
+def _induction_by_hand(A, ids):
+    """Each head's weight on keys whose previous piece is the query's, over such queries."""
+    n = len(ids)
+    queries = [i for i in range(n) if any(ids[j - 1] == ids[i] for j in range(1, i + 1))]
+    scores = np.zeros((len(A), A[0].shape[0]))
+    for layer, maps in enumerate(A):
+        for i in queries:
+            keys = [j for j in range(1, i + 1) if ids[j - 1] == ids[i]]
+            scores[layer] += maps[:, i, keys].sum(axis=-1) / len(queries)
+    return scores
+
+
+def test_switching_off_the_top_induction_heads_breaks_the_copy(gemma):
+    at = run_app("inside", lang="zh")
+    at.button(key="in_off_top").click().run()
+    assert not at.exception
+    ids = repeated_tokens(gemma, 0)
+    scores = _induction_by_hand(gemma.forward(ids).A, ids)
+    top = sorted(np.argsort(-scores.ravel())[:3])
+    off = {divmod(int(k), 4) for k in top}
+    assert (5, 1) in off  # layer 6, head 2 counted from 1
+    names = "、".join(f"层 {layer + 1} 头 {head + 1}" for layer, head in sorted(off))
+    story = next(s.value for s in at.success if "关掉" in s.value)
+    assert names in story
+    before = _losses(gemma.forward(ids).logits, ids)[REPEAT_LENGTH + 1 :].mean()
+    after = _losses(gemma.forward(ids, off=off).logits, ids)[REPEAT_LENGTH + 1 :].mean()
+    assert numbers(story.split("之后")[1]) == pytest.approx([before, after], abs=6e-3)
+    assert after > 5 * before  # the copy breaks
+    assert at.query_params["off"] == ",".join(f"{a + 1}.{b + 1}" for a, b in sorted(off))
+
+
+def test_heads_off_from_the_url_and_none_is_the_whole_model():
+    at = run_app("inside", lang="en", off="6.2,99.1")  # a head that does not exist is left out
+    assert not at.exception
+    assert at.multiselect(key="in_off").value == ["6.2"]
+    assert "Switching off L6 H2 moves" in page_text(at)
+    at = run_app("inside", lang="en")
+    assert at.multiselect(key="in_off").value == []
+    assert "No head is switched off" in page_text(at)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "said"),
+    [
+        ("", "en", "Type a prompt"),
+        ("x" * 2500, "zh", "2500"),
+        ("<bos>山", "en", "<bos>"),
+    ],
+)
+def test_bad_input_is_said_and_kept_in_the_box(text, lang, said):
+    at = run_app("inside", lang=lang)
+    at.text_area(key="in_prompt").set_value(text).run()
+    assert not at.exception
+    assert at.text_area(key="in_prompt").value == text
+    shown = page_text(at)
+    assert said in shown or any(said in e.value for e in at.error), shown[:500]
+    assert not re.search(r"Traceback", shown)
