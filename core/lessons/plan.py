@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 LIKE = "我 喜欢 学习 语言"  # 第二篇's four positions, looking at 学习
 MOVIE = "这 部 电影 很 好看"  # 第三篇's example: 好看 attends to 电影
 T4 = "这 部 电影 好看"  # four tokens for 第三篇's T = 4, d_k = 64 derivation
+TRANSLATION = "法语：fleur，中文：花。法语：montagne，中文："  # the lens: montagne, then 山
 
 # What each walkthrough step takes from the steps before it (ui/views/walkthrough/steps.py):
 # a walkthrough item shows its step and uses these.
@@ -138,6 +139,16 @@ LESSONS = (
         page("gen_sink", "generate", ("gen_prompt", "注意力机制让模型在生成每个词时"),
              ("gen_layer", "5"), ("gen_head", "0"), shows=("sink",),
              uses=("next_token", "softmax", "heads")),
+    ),
+    lesson("inside",
+        page("inside_lens", "inside", ("in_prompt", TRANSLATION), shows=("lens",),
+             uses=("next_token",)),
+        page("inside_fact", "inside", ("in_prompt", "中国的首都是"), shows=("residual_sum",),
+             uses=("lens",)),
+        page("inside_induction", "inside", ("in_on", "repeat"), ("in_sort", "induction"),
+             shows=("induction",), uses=("heads", "softmax")),
+        page("inside_off", "inside", ("off", "6.2,6.3,12.3"), shows=("heads_off",),
+             uses=("induction", "lens")),
     ),
 )  # fmt: skip
 

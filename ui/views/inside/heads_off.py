@@ -80,7 +80,9 @@ def chosen(model) -> frozenset:
 
 
 def _bars(model, ids: tuple, off: frozenset, title: str):
-    p = np.exp(prompt_pass(ids, off).logits[-1].astype(np.float64))
+    run = prompt_pass(ids, off) if off else prompt_pass(ids)  # one cache entry for the whole model
+    logits = run.logits[-1].astype(np.float64)
+    p = np.exp(logits - logits.max())
     p /= p.sum()
     top = np.argsort(-p)[:SHOWN]
     return probability_bars(
@@ -98,7 +100,8 @@ def section(model, ids: tuple, answer: int) -> None:
         ],
         per_row=2,
     )
-    before, after = repeat_of(SEED), repeat_of(SEED, off)
+    before = repeat_of(SEED)
+    after = repeat_of(SEED, off) if off else before
     table(
         {
             "": [t("inside.before"), t("inside.after")],
@@ -116,7 +119,8 @@ def section(model, ids: tuple, answer: int) -> None:
 
 def _ranks(model, ids: tuple, off: frozenset, answer: int) -> None:
     """The whole model's answer: its rank after each layer, before and after."""
-    rank_before, rank_after = lens_of(ids).rank, lens_of(ids, off, answer).rank
+    rank_before = lens_of(ids).rank
+    rank_after = lens_of(ids, off, answer).rank if off else rank_before
     word = label(model, answer)
     grid(
         [
