@@ -22,6 +22,7 @@ KINDS = (
     "row_sum",
     "output_cell",
     "next_token",
+    "first_layer",
 )
 STEP_KINDS = {  # what can be asked at each walkthrough step, about the step's own result first:
     "qkv": ("shape",),  # Q, K, V
@@ -32,7 +33,10 @@ STEP_KINDS = {  # what can be asked at each walkthrough step, about the step's o
     "av": ("output_cell", "top_key", "shape"),  # a cell of O = AV
     "heads": ("shape",),  # concat · W_O
 }
-PAGE_KINDS = {"generate": ("next_token",)}  # what other pages can ask: the model's next token
+PAGE_KINDS = {  # what other pages can ask: the model's next token, the layer that first knows it
+    "generate": ("next_token",),
+    "inside": ("first_layer",),
+}
 
 
 @dataclass(frozen=True)
@@ -197,3 +201,23 @@ def next_token_question(candidates, probabilities, text: str, seed: int = 0) -> 
     answer = int(np.flatnonzero(order == 0)[0])
     why = ("room.why_next_token", {"token": candidates[0], "p": num(float(probabilities[0]), 3)})
     return Question("next_token", {"text": text}, choices, answer, worked, why)
+
+
+def first_layer_question(answer: str, ranks, seed: int = 0) -> Question:
+    """After which layer (from 1; 0 is the embedding) does the model's answer first enter the
+    top 5 of the logit lens; ``ranks`` [n_layers + 1] its rank after each. The other choices are
+    earlier layers and the last one, the reveal lists each choice's rank."""
+    ranks = np.asarray(ranks)
+    right = int(np.argmax(ranks <= 5))
+    last = len(ranks) - 1
+    near = (right - 8, right - 4, right - 2, last, right + 1)
+    others = list(dict.fromkeys(x for x in near if 1 <= x <= last and x != right))  # fmt: skip
+    rng = np.random.default_rng(seed)
+    picked = [right, *rng.choice(others, size=min(3, len(others)), replace=False).tolist()]
+    layers = sorted(int(layer) for layer in picked)
+    choices = tuple((str(layer), None) for layer in layers)
+    worked = tuple(f"{layer}: {int(ranks[layer])}" for layer in layers)
+    said = {"answer": answer, "layer": right, "rank": int(ranks[right])}
+    said |= {"before_layer": right - 1, "before": int(ranks[right - 1])}
+    why = ("room.why_first_layer", said)
+    return Question("first_layer", {"answer": answer}, choices, layers.index(right), worked, why)

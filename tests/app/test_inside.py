@@ -160,3 +160,28 @@ def test_bad_input_is_said_and_kept_in_the_box(text, lang, said):
     shown = page_text(at)
     assert said in shown or any(said in e.value for e in at.error), shown[:500]
     assert not re.search(r"Traceback", shown)
+
+
+def test_a_teacher_asks_which_layer_first_knows_the_answer(gemma):
+    import ui.room.connection as room
+
+    opened = run_app("room", lang="en")
+    opened.button(key="room_open").click().run()
+    code, key = opened.session_state["room_opened"]
+    teacher = run_app("inside", room=code, key=key, lang="en")
+    assert teacher.selectbox(key="q_kind_inside").value == "first_layer"
+    teacher.button(key="room_ask").click().run()
+    question = room.rooms().get(code)["question"]
+    run = gemma.forward(gemma.encode(PROMPT), residuals=True)
+    logits = _lens_rows(gemma, run)
+    answer = int(np.argmax(run.logits[-1]))
+    rank = (logits > logits[:, answer : answer + 1]).sum(axis=1) + 1
+    assert [label for label, _ in question["choices"]][question["answer"]] == "17"
+    assert int(np.argmax(rank <= 5)) == 17
+    student = run_app(room=code, lang="zh")
+    assert not student.exception
+    assert "“山”在第几层之后第一次进入模型的前 5 名" in page_text(student)
+    teacher.button(key="room_reveal").click().run()
+    shown = " ".join(c.value for c in teacher.code)
+    assert f"17: {rank[17]}" in shown
+    assert "after layer 16 and 1 after layer 17" in page_text(teacher)

@@ -132,3 +132,40 @@ def test_every_question_has_one_line_of_why_in_both_languages():
             entry = strings[key.removeprefix("room.")]
             for lang in ("en", "zh"):
                 assert "{" not in entry[lang].format(**params), (key, lang)
+
+
+def test_the_first_layer_question_names_the_first_row_with_the_answer_in_its_top_five():
+    from core.lessons.questions import first_layer_question
+
+    ranks = [
+        9740,
+        68062,
+        8942,
+        5766,
+        8092,
+        7057,
+        3968,
+        2549,
+        5958,
+        10864,
+        14487,
+        4585,
+        465,
+        31,
+        25,
+        15,
+        9,
+        1,
+        1,
+    ]  # 山 on the translation: rank 1 from layer 17 (from 1)
+    for seed in range(20):
+        question = first_layer_question("山", ranks, seed)
+        labels = [label for label, _ in question.choices]
+        assert labels[question.answer] == "17" and len(set(labels)) == len(labels) == 4
+        assert all(1 <= int(label) <= 18 for label in labels)
+        worked = dict(line.split(": ") for line in question.worked)
+        assert {int(k): int(v) for k, v in worked.items()} == {
+            int(x): ranks[int(x)] for x in labels
+        }
+    key, params = question.why
+    assert params == {"answer": "山", "layer": 17, "rank": 1, "before_layer": 16, "before": 9}

@@ -15,6 +15,7 @@ ROOM_PAGE = "_room_page"  # the room's page, where app.py goes after the navigat
 ROOM_FOCUS = "_room_focus"  # the room's focus row, which the walkthrough turns into its label
 ROOM_LOCKED = "_room_locked"  # the teacher has everyone following
 ROOM_QUESTION_OPEN = "_room_question_open"  # the id of the room's unrevealed question, or None
+INSIDE_RANKS = "_inside_ranks"  # the inside page's answer and its rank after each layer
 GEN_CANDIDATES = "_gen_candidates"  # the generate page's next-token candidates, for the band
 LEFT_ROOM = "_left_room"  # a teacher left: the browser's key is no longer taken back
 

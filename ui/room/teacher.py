@@ -5,12 +5,18 @@ import random
 
 import streamlit as st
 
-from core.lessons.questions import PAGE_KINDS, STEP_KINDS, make_question, next_token_question
+from core.lessons.questions import (
+    PAGE_KINDS,
+    STEP_KINDS,
+    first_layer_question,
+    make_question,
+    next_token_question,
+)
 from ui.figures.charts import answer_bars
 from ui.figures.place import plot
 from ui.kit import question_text as questions
 from ui.kit.i18n import labeller, t
-from ui.kit.session import GEN_CANDIDATES, PAGE_SCRIPT
+from ui.kit.session import GEN_CANDIDATES, INSIDE_RANKS, PAGE_SCRIPT
 from ui.kit.traces import trace_for
 from ui.room import invite
 from ui.room import summary as room_summary
@@ -105,6 +111,11 @@ def _ask(code: str, kind: str, step: str, settings) -> None:
         candidates, probabilities = st.session_state.get(GEN_CANDIDATES, ((), ()))
         text = st.session_state.get("gen_text_so_far", "")[-24:]
         question = next_token_question(candidates, probabilities, text, random.randrange(2**31))
+        rooms().ask(code, st.session_state["room_key"], question)
+        return
+    if kind == "first_layer":  # the answer and ranks the inside page's lens drew last
+        answer, ranks = st.session_state.get(INSIDE_RANKS, ("", ()))
+        question = first_layer_question(answer, ranks, random.randrange(2**31))
         rooms().ask(code, st.session_state["room_key"], question)
         return
     data = trace_for(settings)

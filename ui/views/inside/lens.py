@@ -12,6 +12,7 @@ from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.inside_passes import lens_of
 from ui.kit.number_text import num
+from ui.kit.session import INSIDE_RANKS
 from ui.kit.tables import table
 from ui.views.generate.next_token import label
 from ui.views.inside.names import row_names
@@ -81,6 +82,7 @@ def section(model, ids: tuple) -> Lens:
         ]
     table(columns, height=36 * (len(names) + 1))
     answer = label(model, lens.answer)
+    st.session_state[INSIDE_RANKS] = (answer, tuple(int(r) for r in lens.rank))  # a room asks
     xs = list(range(len(names)))
     rank = line_chart(
         xs,
