@@ -1,34 +1,17 @@
 """The inside page's model work, done once per process for each prompt, set of heads switched off
-or repeated sequence, and shared by every session (Streamlit's resource cache, one computation per
-key even when a class asks at once). A rerun that changes only the view (a layer, a head, the
-sort) runs no model at all."""
+or repeated sequence, and shared by every session (ui/kit/shared_cache.py: one computation per
+key even when a class asks at once, the others waiting for it). A rerun that changes only the
+view (a layer, a head, the sort) runs no model at all."""
 
 from dataclasses import dataclass
 
 import numpy as np
-import streamlit as st
 
 from core.lessons import inside
 from ui.kit.decoding import decoder
+from ui.kit.shared_cache import shared
 
-KEEP = 16  # passes kept per kind
-
-
-@st.cache_resource(max_entries=KEEP, show_spinner=False)
-def prompt_pass(ids: tuple, off: frozenset = frozenset()):
-    """The prompt's pass with its residual stream (``off``: heads switched off)."""
-    return decoder().forward(ids, residuals=True, off=off)
-
-
-@st.cache_resource(max_entries=KEEP, show_spinner=False)
-def lens_of(ids: tuple, off: frozenset = frozenset(), answer: int | None = None) -> inside.Lens:
-    """The logit lens of the prompt's pass (``answer``: whose rank to follow, default its own)."""
-    return inside.logit_lens(decoder(), prompt_pass(ids, off).H, answer=answer)
-
-
-@st.cache_resource(max_entries=KEEP, show_spinner=False)
-def parts_of(ids: tuple) -> inside.ResidualParts:
-    return inside.residual_parts(decoder(), prompt_pass(ids), lens_of(ids).answer)
+KEEP = 16  # entries kept per kind
 
 
 @dataclass(frozen=True)
@@ -42,8 +25,23 @@ class Repeat:
     second: float  # ... and on the second
 
 
-@st.cache_resource(max_entries=KEEP, show_spinner=False)
-def repeat_of(seed: int, off: frozenset = frozenset()) -> Repeat:
+@shared(max_entries=KEEP)
+def _prompt_pass(ids: tuple, off: frozenset):
+    return decoder().forward(ids, residuals=True, off=off)
+
+
+@shared(max_entries=KEEP)
+def _lens(ids: tuple, off: frozenset, answer: int | None) -> inside.Lens:
+    return inside.logit_lens(decoder(), _prompt_pass(ids, off).H, answer=answer)
+
+
+@shared(max_entries=KEEP)
+def _parts(ids: tuple) -> inside.ResidualParts:
+    return inside.residual_parts(decoder(), prompt_pass(ids), lens_of(ids).answer)
+
+
+@shared(max_entries=KEEP)
+def _repeat(seed: int, off: frozenset) -> Repeat:
     model = decoder()
     ids = inside.repeated_tokens(model, seed)
     run = model.forward(ids, off=off)
@@ -51,8 +49,30 @@ def repeat_of(seed: int, off: frozenset = frozenset()) -> Repeat:
     return Repeat(ids, run.A, loss, *inside.copy_halves(loss))
 
 
-@st.cache_resource(max_entries=KEEP, show_spinner=False)
-def scores_of(ids: tuple, seed: int | None) -> dict:
-    """Each head's scores on the prompt ``ids`` (``seed`` None) or on the repeated sequence."""
+@shared(max_entries=KEEP)
+def _scores(ids: tuple, seed: int | None) -> dict:
     A = prompt_pass(ids).A if seed is None else repeat_of(seed).A
     return inside.head_scores(A, ids if seed is None else repeat_of(seed).ids)
+
+
+def prompt_pass(ids, off=frozenset()):
+    """The prompt's pass with its residual stream (``off``: heads switched off)."""
+    return _prompt_pass(tuple(ids), frozenset(off))
+
+
+def lens_of(ids, off=frozenset(), answer: int | None = None) -> inside.Lens:
+    """The logit lens of the prompt's pass (``answer``: whose rank to follow, default its own)."""
+    return _lens(tuple(ids), frozenset(off), answer)
+
+
+def parts_of(ids) -> inside.ResidualParts:
+    return _parts(tuple(ids))
+
+
+def repeat_of(seed: int, off=frozenset()) -> Repeat:
+    return _repeat(int(seed), frozenset(off))
+
+
+def scores_of(ids, seed: int | None) -> dict:
+    """Each head's scores on the prompt ``ids`` (``seed`` None) or on the repeated sequence."""
+    return _scores(tuple(ids) if seed is None else (), seed)

@@ -23,6 +23,8 @@ def _fingerprint(value) -> object:
         return ("range", value.start, value.stop, value.step)
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(_fingerprint(item) for item in value))
+    if isinstance(value, (set, frozenset)):
+        return ("set", tuple(sorted(_fingerprint(item) for item in value)))
     if isinstance(value, dict):
         return ("dict", tuple(sorted((k, _fingerprint(v)) for k, v in value.items())))
     if value is None or isinstance(value, (str, int, float, bool, np.generic)):
