@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from core.lessons.inside import REPEAT_LENGTH, repeated_tokens
-from tests.support.app import page_text, run_app
+from tests.support.app import charts, decode, page_text, run_app
 from tests.support.numbers import numbers
 
 PROMPT = "法语：fleur，中文：花。法语：montagne，中文："
@@ -185,3 +185,31 @@ def test_a_teacher_asks_which_layer_first_knows_the_answer(gemma):
     shown = " ".join(c.value for c in teacher.code)
     assert f"17: {rank[17]}" in shown
     assert "after layer 16 and 1 after layer 17" in page_text(teacher)
+
+
+def test_the_gallery_table_and_the_rank_chart_are_the_tests_own(gemma, page):
+    """The heads' table on the repeat, sorted by induction, and the rank chart's points, against
+    loops written here."""
+    ids = repeated_tokens(gemma, 0)
+    A = gemma.forward(ids).A
+    induction = _induction_by_hand(A, ids)
+    previous = np.array([[maps[h, np.arange(1, len(ids)), np.arange(len(ids) - 1)].mean()
+                          for h in range(4)] for maps in A])  # fmt: skip
+    table = next(d.value for d in page.dataframe if "induction" in d.value.columns)
+    order = np.argsort(-induction.ravel(), kind="stable")
+    for row in range(5):
+        layer, head = divmod(int(order[row]), 4)
+        assert table["head"].iloc[row] == f"L{layer + 1} H{head + 1}"
+        assert float(table["induction"].iloc[row]) == pytest.approx(
+            induction[layer, head], abs=6e-4
+        )
+        assert float(table["previous token"].iloc[row]) == pytest.approx(
+            previous[layer, head], abs=6e-4
+        )
+    assert table["head"].iloc[0] == "L6 H2"
+    run = gemma.forward(gemma.encode(PROMPT), residuals=True)
+    logits = _lens_rows(gemma, run)
+    answer = int(np.argmax(run.logits[-1]))
+    rank = (logits > logits[:, answer : answer + 1]).sum(axis=1) + 1
+    spec = next(s for s in charts(page) if s["layout"]["title"]["text"].startswith("Rank of"))
+    np.testing.assert_array_equal(decode(spec["data"][0]["y"]).astype(int), rank)

@@ -21,9 +21,13 @@ async def connect(base: str, page: str, query: str, cookie: str | None = None, s
     answered (nginx's X-Replica header, when behind deploy/local.sh) is ``learner.replica``."""
     url = base.replace("http://", "ws://") + "/_stcore/stream"
     headers = {"Cookie": f"route={cookie}"} if cookie else None
+    # no keepalive pings of the client's own (a browser sends none either): on 2 cores, a class
+    # arriving at once and /generate loading its model can hold a reply past websockets' 20 s
+    # ping timeout; every wait for the server has its own timeout (Learner.run)
     ws = websockets.connect(
-        url, subprotocols=["streamlit"], max_size=None, additional_headers=headers
-    )
+        url, subprotocols=["streamlit"], max_size=None, additional_headers=headers,
+        ping_interval=None,
+    )  # fmt: skip
     ws = await (stack.enter_async_context(ws) if stack else ws)
     learner = Learner(ws, page, query)
     learner.replica = ws.response.headers.get("X-Replica", "")
