@@ -80,6 +80,7 @@ LAZY = (
 # ...layout.xaxis._title): every module directly in each part that the app's figures set
 PLOTLY_PARTS = (
     "heatmap",
+    "heatmap.colorbar",
     "bar",
     "scatter",
     "layout",
