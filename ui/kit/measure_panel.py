@@ -42,7 +42,6 @@ def _too_busy(fit: dict, key: tuple, args: dict) -> None:
             "cost.fit_busy",
             low=f"{min(fit['sweeps']):.2f}",
             high=f"{max(fit['sweeps']):.2f}",
-            r2=f"{fit['r2']:.3f}",
         ),
         icon=":material/warning:",
     )

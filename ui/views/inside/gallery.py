@@ -12,8 +12,7 @@ from ui.kit.i18n import labeller, t
 from ui.kit.inside_passes import prompt_pass, repeat_of, scores_of
 from ui.kit.number_text import num
 from ui.kit.url import url_choice
-from ui.views.generate.next_token import label
-from ui.views.inside.names import head_name, row_names
+from ui.views.inside.names import head_name, piece, row_names
 
 SEED = 0  # the repeated sequence's random pieces
 BIND = {"bind": "query-params"}
@@ -88,7 +87,7 @@ def section(model, prompt_ids: tuple) -> None:
         return
     picked = st.session_state.get("in_heads", {}).get("selection", {}).get("rows", [])
     layer, head = heads[picked[0]] if picked and picked[0] < len(heads) else heads[0]
-    pieces = [label(model, i) for i in ids]
+    pieces = [piece(model, i) for i in ids]
     plot(
         A_heatmap(
             np.asarray(maps[layer][head]),

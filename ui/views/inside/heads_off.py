@@ -6,16 +6,15 @@ import numpy as np
 import streamlit as st
 
 from ui.figures.charts import line_chart, probability_bars
-from ui.figures.place import grid
+from ui.figures.place import grid, plot
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.inside_passes import lens_of, prompt_pass, repeat_of, scores_of
 from ui.kit.number_text import num
 from ui.kit.tables import table
 from ui.kit.url import keep_in_url
-from ui.views.generate.next_token import label
 from ui.views.inside.gallery import SEED
-from ui.views.inside.names import from_code, head_code, head_name, row_names
+from ui.views.inside.names import from_code, head_code, head_name, piece, row_names
 
 KEY = "in_off"
 TOP_INDUCTION = 3  # heads the one-click buttons switch off
@@ -86,20 +85,17 @@ def _bars(model, ids: tuple, off: frozenset, title: str):
     p /= p.sum()
     top = np.argsort(-p)[:SHOWN]
     return probability_bars(
-        [label(model, int(i)) for i in top], p[top], [True] * SHOWN, title, t("inside.p_axis")
+        [piece(model, int(i)) for i in top], p[top], [True] * SHOWN, title, t("inside.p_axis")
     )
 
 
 def section(model, ids: tuple, answer: int) -> None:
     off = chosen(model)
     names = t("inside.list_sep").join(head_name(*pair) for pair in sorted(off))
-    grid(
-        [
-            (_bars(model, ids, frozenset(), t("inside.bars_before")), "in_bars_before"),
-            (_bars(model, ids, off, t("inside.bars_after")), "in_bars_after"),
-        ],
-        per_row=2,
-    )
+    bars = [(_bars(model, ids, frozenset(), t("inside.bars_before")), "in_bars_before")]
+    if off:  # with none off, "after" would repeat "before"
+        bars.append((_bars(model, ids, off, t("inside.bars_after")), "in_bars_after"))
+    grid(bars, per_row=2)
     before = repeat_of(SEED)
     after = repeat_of(SEED, off) if off else before
     table(
@@ -118,34 +114,19 @@ def section(model, ids: tuple, answer: int) -> None:
 
 
 def _ranks(model, ids: tuple, off: frozenset, answer: int) -> None:
-    """The whole model's answer: its rank after each layer, before and after."""
+    """The whole model's answer: its rank after each layer, and with heads off beside it."""
     rank_before = lens_of(ids).rank
-    rank_after = lens_of(ids, off, answer).rank if off else rank_before
-    word = label(model, answer)
-    grid(
-        [
-            (
-                line_chart(
-                    list(range(len(rank_before))),
-                    {t("inside.before"): rank_before, t("inside.after"): rank_after},
-                    title=t("inside.rank_title", answer=word),
-                    x_title=t("inside.x_layer"),
-                    y_title=t("inside.rank"),
-                    log=False,
-                    log_y=True,
-                ),
-                "in_off_rank",
-            )
-        ],
-        per_row=1,
-    )
-    st.caption(
-        t(
-            "inside.off_rank_note",
-            answer=markdown_text(word),
-            rows=t("inside.list_sep").join(
-                t("inside.rank_at", row=n, rank=int(r))
-                for n, r in zip(row_names(len(rank_after) - 1)[-3:], rank_after[-3:], strict=True)
-            ),
-        )
-    )
+    series = {t("inside.before"): rank_before}
+    if off:
+        rank_after = lens_of(ids, off, answer).rank
+        series[t("inside.after")] = rank_after
+    word = piece(model, answer)
+    chart = line_chart(list(range(len(rank_before))), series,
+                       title=t("inside.rank_title", answer=word), x_title=t("inside.x_layer"),
+                       y_title=t("inside.rank"), log=False, log_y=True)  # fmt: skip
+    plot(chart, "in_off_rank")
+    if not off:
+        return
+    last = zip(row_names(len(rank_after) - 1)[-3:], rank_after[-3:], strict=True)
+    rows = t("inside.list_sep").join(t("inside.rank_at", row=n, rank=int(r)) for n, r in last)
+    st.caption(t("inside.off_rank_note", answer=markdown_text(word), rows=rows))

@@ -14,8 +14,7 @@ from ui.kit.inside_passes import lens_of
 from ui.kit.number_text import num
 from ui.kit.session import INSIDE_RANKS
 from ui.kit.tables import table
-from ui.views.generate.next_token import label
-from ui.views.inside.names import row_names
+from ui.views.inside.names import piece, row_names
 
 PRESETS = {  # model inputs, the same in both languages
     "translate": "法语：fleur，中文：花。法语：montagne，中文：",
@@ -53,19 +52,21 @@ def story(model, lens: Lens) -> str:
     """Which layer first has the answer in its top 5, which first puts it first, and what the
     layers just before put first."""
     names = row_names(model.config.n_layers)
-    answer = markdown_text(label(model, lens.answer))
+    answer = markdown_text(piece(model, lens.answer))
     top5 = int(np.argmax(lens.rank <= 5))
     top1 = int(np.argmax(lens.rank == 1))
     before = range(max(1, top1 - 4), top1)  # the (up to) four layers before it
     if len(before) == 0:
         return t("inside.lens_story_short", answer=answer, top5=names[top5], top1=names[top1])
-    firsts = dict.fromkeys(markdown_text(label(model, int(lens.top_ids[i, 0]))) for i in before)
+    firsts = dict.fromkeys(markdown_text(piece(model, int(lens.top_ids[i, 0]))) for i in before)
+    span = t("inside.layers_range", first=before[0], last=before[-1])
+    kind = "inside.lens_story_same" if top5 == top1 else "inside.lens_story"
     return t(
-        "inside.lens_story",
+        kind,
         answer=answer,
         top5=names[top5],
         top1=names[top1],
-        before=f"{names[before[0]]}–{names[before[-1]]}" if len(before) > 1 else names[before[0]],
+        before=span if len(before) > 1 else names[before[0]],
         pieces=" / ".join(firsts),
     )
 
@@ -77,11 +78,11 @@ def section(model, ids: tuple) -> Lens:
     columns = {t("inside.col_row"): names}
     for k in range(lens.top_ids.shape[1]):
         columns[t("inside.col_top", k=k + 1)] = [
-            f"{label(model, int(i))}  {num(float(p), 3)}"
+            f"{piece(model, int(i))}  {num(float(p), 3)}"
             for i, p in zip(lens.top_ids[:, k], lens.top_p[:, k], strict=True)
         ]
-    table(columns, height=36 * (len(names) + 1))
-    answer = label(model, lens.answer)
+    table(columns, height="content")  # every layer's row, on a projector too
+    answer = piece(model, lens.answer)
     st.session_state[INSIDE_RANKS] = (answer, tuple(int(r) for r in lens.rank))  # a room asks
     xs = list(range(len(names)))
     rank = line_chart(
@@ -104,9 +105,9 @@ def section(model, ids: tuple) -> Lens:
     )
     grid([(rank, "in_rank"), (p, "in_p")], per_row=2)
     st.caption(t("inside.x_note"))
-    pieces = [[label(model, int(i)) for i in row] for row in lens.map_ids]
+    pieces = [[piece(model, int(i)) for i in row] for row in lens.map_ids]
     positions = [
-        f"{lens.map_from + j + 1}·{label(model, ids[lens.map_from + j])}"
+        f"{lens.map_from + j + 1}·{piece(model, ids[lens.map_from + j])}"
         for j in range(lens.map_ids.shape[1])
     ]
     plot(piece_map(pieces, lens.map_p, names, positions, t("inside.map_title"), "p"), "in_map")

@@ -2,6 +2,7 @@
 (row 0 of the stream is the embedding, row i what layer i wrote)."""
 
 from ui.kit.i18n import t
+from ui.views.generate.next_token import label
 
 
 def row_names(n_layers: int) -> list[str]:
@@ -26,3 +27,10 @@ def from_code(code: str, n_layers: int, n_heads: int) -> tuple[int, int] | None:
         if 0 <= pair[0] < n_layers and 0 <= pair[1] < n_heads:
             return pair
     return None
+
+
+def piece(model, i: int) -> str:
+    """A piece as the inside page prints it: as /generate labels it, a piece of spaces alone
+    written with SentencePiece's ▁ so that a cell or a bar never looks empty."""
+    text = label(model, int(i))
+    return text.replace(" ", "▁") if not text.strip() else text

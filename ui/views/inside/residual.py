@@ -12,8 +12,7 @@ from ui.kit.i18n import t
 from ui.kit.inside_passes import parts_of
 from ui.kit.number_text import num, power_of_ten
 from ui.kit.tables import table
-from ui.views.generate.next_token import label
-from ui.views.inside.names import row_names
+from ui.views.inside.names import piece, row_names
 
 DECIMALS = 3
 
@@ -21,12 +20,12 @@ DECIMALS = 3
 def section(model, ids: tuple, answer: int) -> None:
     parts = parts_of(ids)
     layers = row_names(model.config.n_layers)[1:]
-    name = markdown_text(label(model, answer))
+    name = markdown_text(piece(model, answer))
     st.markdown(t("inside.sum_text", answer=name))
     series = {t("inside.attention"): parts.attention, t("inside.feed_forward"): parts.feed_forward}
     plot(
         grouped_bars(
-            layers, series, t("inside.sum_chart", answer=label(model, answer)), t("inside.share")
+            layers, series, t("inside.sum_chart", answer=piece(model, answer)), t("inside.share")
         ),
         "in_parts",
     )
