@@ -107,9 +107,15 @@ def test_a_class_pressing_measure_at_once_shares_one_measurement_in_a_child_proc
     # 2 heads alone is 2 * 512 * 512 float32 = 2 MB
     A_bytes = 2 * 512 * 512 * 4 / 2**20
     assert A_bytes <= result["memory"][-1] < 4 * A_bytes
-    # a press within FRESH_S joins the finished one instead of measuring again
+    # a press within FRESH_S joins the finished one instead of measuring again, unless its sweeps
+    # said the machine was too busy (these small n on a loaded machine can): then it measures
+    # again (tests/server/test_growth.py holds both ways with a run that says which)
     again = measurements.request(("cost", 8, 2), "cost", SMALL, "late")
-    assert again is measurement and again.learners == 25 and len(runs) == 1
+    if result["busy"]:
+        assert again is not measurement and again.learners == 1 and len(runs) == 2
+        assert again.event.wait(120)
+    else:
+        assert again is measurement and again.learners == 25 and len(runs) == 1
 
 
 def test_different_settings_are_measured_one_at_a_time():
