@@ -132,3 +132,12 @@ def test_loop_page_panels_share_one_colour_range_and_explain_the_difference():
     assert charts(at)[0]["layout"]["xaxis"]["ticktext"][:2] == ["1", "2"]  # dimensions from 1
     zh = run_app("loop-vs-matrix", lang="zh", sentence="one two three four")
     assert any("float64 的舍入误差" in c.value for c in zh.caption)
+
+
+def test_a_ratio_below_one_is_not_printed_as_one():
+    """Pure Python can beat the matrix at a tiny n: its ratio must read 0.7×, not 1×."""
+    from ui.views.loop_vs_matrix import _ratio
+
+    assert [_ratio(r) for r in (0.71, 1.0, 4.26, 13.4, float("nan"))] == [
+        "0.7×", "1.0×", "4.3×", "13×", "—"
+    ]  # fmt: skip

@@ -57,6 +57,12 @@ def rows_side_by_side(data, loop, settings) -> None:
     )
 
 
+def _ratio(r: float) -> str:
+    """How many times slower: whole from 10 on, one decimal below (0.7×: pure Python can win at
+    a tiny n, which "1×" hid)."""
+    return "—" if np.isnan(r) else f"{r:.0f}×" if r >= 10 else f"{r:.1f}×"
+
+
 def timing_table(rows: list[dict]) -> None:
     table = pd.DataFrame(rows).astype({"matrix": float, "loop": float, "python": float})
     names = {
@@ -67,12 +73,8 @@ def timing_table(rows: list[dict]) -> None:
     shown = pd.DataFrame({t("loop_vs_matrix.col_n"): table["n"]})
     for name, column in names.items():
         shown[column] = table[name].map(lambda s: "—" if np.isnan(s) else f"{s * 1e3:.3f} ms")
-    shown[t("loop_vs_matrix.col_speedup_loop")] = (table["loop"] / table["matrix"]).map(
-        "{:.0f}×".format
-    )
-    shown[t("loop_vs_matrix.col_speedup_python")] = (table["python"] / table["matrix"]).map(
-        lambda r: "—" if np.isnan(r) else f"{r:.0f}×"
-    )
+    shown[t("loop_vs_matrix.col_speedup_loop")] = (table["loop"] / table["matrix"]).map(_ratio)
+    shown[t("loop_vs_matrix.col_speedup_python")] = (table["python"] / table["matrix"]).map(_ratio)
     st.dataframe(shown, hide_index=True, width="stretch")
     st.caption(t("loop_vs_matrix.timing_precision"))
     series = {column: table[name] * 1e3 for name, column in names.items()}
