@@ -240,3 +240,17 @@ def test_the_softmax_steps_lead_names_the_colour_the_weight_scale_gives_the_larg
     assert "最亮" in t("walkthrough.lead_softmax", "zh")
     for word in ("darkest", "最深"):
         assert word not in t("walkthrough.lead_softmax", "en") + t("walkthrough.lead_softmax", "zh")
+
+
+def test_the_head_tiles_keep_a_thin_stripe_at_its_weight():
+    """The gallery's tiles show each block's largest weight: an induction head's one-cell-wide
+    stripe of 0.9 stays 0.9 (an average over 5 × 5 blocks would show 0.18)."""
+    from ui.figures.charts import _block_max
+
+    n = 81
+    A = np.zeros((n, n))
+    A[np.arange(41, n), np.arange(1, 41)] = 0.9  # the second copy reads the first
+    tiles = _block_max(A, 20)
+    assert tiles.shape == (17, 17) and tiles.max() == 0.9
+    blocks = A[:80, :80].reshape(16, 5, 16, 5).max(axis=(1, 3))
+    np.testing.assert_array_equal(tiles[:16, :16], blocks)

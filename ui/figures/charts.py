@@ -833,14 +833,25 @@ def grouped_bars(labels, series: dict, title: str, y_title: str) -> go.Figure:
     return fig
 
 
-TILE_SIDE = 20  # each head's map in the gallery, block-averaged to at most this many cells
+TILE_SIDE = 20  # each head's map in the gallery, in blocks: at most this many cells a side
+
+
+def _block_max(M: np.ndarray, side: int) -> np.ndarray:
+    """M in blocks of at most ``side`` a side, each block its largest value (0 where padded)."""
+    rows, cols = M.shape
+    b = max(1, math.ceil(max(rows, cols) / side))
+    pad = np.zeros((math.ceil(rows / b) * b, math.ceil(cols / b) * b))
+    pad[:rows, :cols] = M
+    return pad.reshape(pad.shape[0] // b, b, pad.shape[1] // b, b).max(axis=(1, 3))
 
 
 @shared(max_entries=16)
 def head_tiles(maps, row_labels, col_labels, title: str) -> go.Figure:
     """Every head's attention map at once, maps[layer][head] [n, n], as small tiles in one
-    heatmap (a gap between tiles), rows the layers, columns the heads. Shared: never change it."""
-    tiles = [[block_mean(np.asarray(A, dtype=float), TILE_SIDE)[0] for A in row] for row in maps]
+    heatmap (a gap between tiles), rows the layers, columns the heads: each block of cells shows
+    its largest weight, so that a one-cell-wide stripe (a previous-token or an induction head)
+    stays as bright as it is instead of being averaged away. Shared: never change it."""
+    tiles = [[_block_max(np.asarray(A, dtype=float), TILE_SIDE) for A in row] for row in maps]
     side = tiles[0][0].shape[0]
     gap = np.full((side, 1), np.nan)
     rows = [np.hstack([part for tile in row for part in (tile, gap)][:-1]) for row in tiles]
