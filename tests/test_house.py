@@ -165,3 +165,35 @@ def test_the_step_table_is_what_the_walkthrough_reads():
         assigned = [re.match(r"\s*(\w+) = ", line).group(1) for line in lines_for(step.symbols)]
         assert assigned == list(step.symbols), step.name
         assert callable(step.draw) and callable(step.shapes)
+
+
+def _imports_of_test_modules(folder: Path) -> list[str]:
+    """'path: module' for every import of a test module (tests/<kind>/test_*.py) by a file under
+    ``folder``: helpers are shared through tests/support/, never from another test module."""
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            for name in names:
+                if name.startswith("tests.") and name.rsplit(".", 1)[-1].startswith("test_"):
+                    found.append(f"{path.relative_to(folder.parent)}: {name}")
+    return found
+
+
+def test_no_test_module_imports_another():
+    assert _imports_of_test_modules(ROOT / "tests") == []
+
+
+def test_the_cross_import_finder_finds_one(tmp_path):
+    tests = tmp_path / "tests"
+    (tests / "app").mkdir(parents=True)
+    (tests / "app" / "test_a.py").write_text("from tests.app.test_b import helper\n")
+    (tests / "app" / "test_c.py").write_text("from tests.app import test_b\nimport tests.support\n")
+    assert _imports_of_test_modules(tests) == [
+        "tests/app/test_a.py: tests.app.test_b",
+        "tests/app/test_c.py: tests.app.test_b",
+    ]

@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.support.app import charts, decode, page_text, run_app
+from tests.support.app import charts, decode, page_text, room_opened, run_app
 from tests.support.numbers import (
     assert_cells,
     assert_printed,
@@ -175,9 +175,7 @@ def test_chinese_bad_input_is_said_in_chinese():
 def test_a_teacher_asks_the_class_which_token_comes_next(gemma):
     import ui.room.connection as room
 
-    opened = run_app("room", lang="en")
-    opened.button(key="room_open").click().run()
-    code, key = opened.session_state["room_opened"]
+    _, code, key = room_opened()
     teacher = run_app("generate", room=code, key=key, lang="en")
     assert teacher.selectbox(key="q_kind_generate").value == "next_token"
     teacher.button(key="room_ask").click().run()

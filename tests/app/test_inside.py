@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from core.lessons.inside import REPEAT_LENGTH, repeated_tokens
-from tests.support.app import charts, decode, page_text, run_app
+from tests.support.app import charts, decode, page_text, room_opened, run_app
 from tests.support.numbers import numbers
 
 PROMPT = "法语：fleur，中文：花。法语：montagne，中文："
@@ -165,9 +165,7 @@ def test_bad_input_is_said_and_kept_in_the_box(text, lang, said):
 def test_a_teacher_asks_which_layer_first_knows_the_answer(gemma):
     import ui.room.connection as room
 
-    opened = run_app("room", lang="en")
-    opened.button(key="room_open").click().run()
-    code, key = opened.session_state["room_opened"]
+    _, code, key = room_opened()
     teacher = run_app("inside", room=code, key=key, lang="en")
     assert teacher.selectbox(key="q_kind_inside").value == "first_layer"
     teacher.button(key="room_ask").click().run()

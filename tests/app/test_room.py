@@ -1,28 +1,15 @@
 """A room in AppTest: opening it, a teacher and students in separate sessions of one server,
 following, asking, answering, revealing, wrong codes, and the key kept off students' pages."""
 
-import re
-
 import ui.kit.browser
 from classroom.rooms import ROOM_TTL, UNTAUGHT_TTL
-from tests.support.app import charts, decode, page_text, run_app
+from tests.support.app import charts, decode, page_text, room_opened, run_app
 from ui.kit.i18n import t
 from ui.room import connection as room
 
 
-def _open_room(lang="en"):
-    at = run_app("room", lang=lang)
-    at.button(key="room_open").click().run()
-    assert not at.exception
-    students = next(c.value for c in at.code if "?room=" in c.value and "key=" not in c.value)
-    teacher = next(c.value for c in at.code if "key=" in c.value)
-    code = re.search(r"room=([A-Z0-9]+)", students).group(1)
-    key = re.search(r"key=([\w-]+)", teacher).group(1)
-    return at, code, key
-
-
 def test_opening_a_room_shows_both_links_and_a_qr_code():
-    at, code, key = _open_room()
+    at, code, key = room_opened()
     assert room.rooms().is_teacher(code, key)
     import io
 
@@ -33,12 +20,12 @@ def test_opening_a_room_shows_both_links_and_a_qr_code():
     png = qr_png(f"http://localhost:8501/?room={code}")
     assert png.startswith(b"\x89PNG") and len(at.get("image")) == 1  # the QR code, made here
     assert io.BytesIO(png).getbuffer().nbytes > 200
-    at, _, _ = _open_room("zh")
+    at, _, _ = room_opened("zh")
     assert any("开一个课堂" in b.label for b in at.button)
 
 
 def test_the_teachers_key_leaves_the_address_bar_and_drives_the_room():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     teacher = run_app(room=code, key=key, lang="en", sentence="我 喜欢 学习 语言", step="softmax")
     assert not teacher.exception
     assert "key" not in teacher.query_params and teacher.session_state["room_key"] == key
@@ -48,7 +35,7 @@ def test_the_teachers_key_leaves_the_address_bar_and_drives_the_room():
 
 
 def test_a_student_follows_the_teacher_in_their_own_language_and_can_explore():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     run_app(room=code, key=key, lang="en", sentence="我 喜欢 学习 语言", step="av", d_model=16)
     student = run_app(room=code, lang="zh")
     assert not student.exception
@@ -82,7 +69,7 @@ def test_a_student_follows_the_teacher_in_their_own_language_and_can_explore():
 
 
 def test_ask_answer_and_reveal():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     teacher = run_app(room=code, key=key, lang="en", step="softmax", mask="causal")
     teacher.selectbox(key="q_kind_softmax").set_value("row_sum").run()
     teacher.button(key="room_ask").click().run()
@@ -131,7 +118,7 @@ def test_a_wrong_or_expired_code_says_so_in_the_learners_language():
 
 
 def test_joining_by_code_on_the_room_page():
-    _, code, _ = _open_room()
+    _, code, _ = room_opened()
     at = run_app("room", lang="en")
     at.text_input(key="room_join_code").set_value(code.lower()).run()
     at.button(key="room_join_button").click().run()
@@ -143,7 +130,7 @@ def test_an_expired_room_says_so_to_a_student_in_their_language(room_clock):
     def no_room(at, words):
         return any(words in w.value for w in at.warning)
 
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     run_app(room=code, key=key, lang="en", step="softmax")  # taught: it lives 12 hours
     room_clock.now += ROOM_TTL - 60
     assert not no_room(run_app(room=code, lang="en"), "There is no room")
@@ -151,7 +138,7 @@ def test_an_expired_room_says_so_to_a_student_in_their_language(room_clock):
     for lang, words in (("en", f"There is no room {code}"), ("zh", f"没有代码为 {code} 的课堂")):
         at = run_app(room=code, lang=lang)
         assert not at.exception and no_room(at, words)
-    _, code, _ = _open_room()  # one nobody teaches in: 15 minutes
+    _, code, _ = room_opened()  # one nobody teaches in: 15 minutes
     room_clock.now += UNTAUGHT_TTL - 60
     assert not no_room(run_app(room=code, lang="en"), "There is no room")
     room_clock.now += 60
@@ -159,7 +146,7 @@ def test_an_expired_room_says_so_to_a_student_in_their_language(room_clock):
 
 
 def test_a_teacher_back_after_a_reload_types_the_key_and_drives_again():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     again = run_app(room=code, lang="en")  # another browser: no cookie, no key in the address
     assert "room_key" not in again.session_state
     assert not [i for i in again.text_input if i.key == "room_key_input"]  # no key box at first
@@ -231,7 +218,7 @@ def test_the_teacher_keeps_the_room_through_reloads_and_addresses_typed_by_hand(
 
 
 def test_the_key_is_shown_only_on_request_and_never_on_the_projector():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     teacher = run_app(room=code, key=key, lang="en")
     assert key not in " ".join(c.value for c in teacher.code)
     teacher.toggle(key="room_show_key").set_value(True).run()
@@ -252,7 +239,7 @@ def test_leaving_the_room_forgets_the_key_in_the_browser(monkeypatch):
 
 
 def test_an_open_question_hides_the_steps_result_on_students_screens_until_revealed():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     teacher = run_app(room=code, key=key, lang="en", step="softmax", sentence="a b c")
     student = run_app(room=code, lang="zh")
     assert [c for c in charts(student) if "softmax" in str(c["layout"].get("title"))]
@@ -274,7 +261,7 @@ def test_an_open_question_hides_the_steps_result_on_students_screens_until_revea
 
 
 def test_the_question_kind_starts_from_each_steps_own_first_kind():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     teacher = run_app(room=code, key=key, lang="en", step="softmax")
     teacher.selectbox(key="q_kind_softmax").set_value("shape").run()
     teacher.button(key="next_step").click().run()  # softmax -> av
@@ -286,7 +273,7 @@ def _captions(at) -> str:
 
 
 def test_everyone_follows_keeps_students_on_the_teachers_view():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     teacher = run_app(room=code, key=key, lang="en", step="softmax", sentence="a b c")
     student = run_app(room=code, lang="zh")
     teacher.toggle(key="room_lock").set_value(True).run()
@@ -308,7 +295,7 @@ def test_everyone_follows_keeps_students_on_the_teachers_view():
 
 
 def test_a_student_who_moves_on_is_told_where_the_teacher_is_and_counted():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     teacher = run_app(room=code, key=key, lang="zh", step="softmax", sentence="a b c")
     student = run_app(room=code, lang="zh")
     student.button(key="next_step").click().run()  # pressed Next on their own
@@ -324,7 +311,7 @@ def test_a_student_who_moves_on_is_told_where_the_teacher_is_and_counted():
 
 
 def test_a_student_exploring_on_the_teachers_step_is_not_told_they_are_elsewhere():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     run_app(room=code, key=key, lang="zh", step="softmax", sentence="a b c")
     student = run_app(room=code, lang="zh")
     student.toggle(key="room_follow").set_value(False).run()
@@ -337,7 +324,7 @@ def test_a_student_exploring_on_the_teachers_step_is_not_told_they_are_elsewhere
 
 
 def test_im_lost_raises_a_count_that_clears_when_the_teacher_moves_on():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     teacher = run_app(room=code, key=key, lang="en", step="softmax", sentence="a b c")
     students = [run_app(room=code, lang="en") for _ in range(2)]
     for student in students:
@@ -351,7 +338,7 @@ def test_im_lost_raises_a_count_that_clears_when_the_teacher_moves_on():
 
 
 def test_the_summary_lists_each_question_with_the_share_right_and_downloads_as_csv():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     teacher = run_app(room=code, key=key, lang="zh", step="softmax", sentence="a b c")
     for i in range(2):
         teacher.button(key="room_ask").click().run()
@@ -371,7 +358,7 @@ def test_the_summary_lists_each_question_with_the_share_right_and_downloads_as_c
 
 
 def test_how_to_join_shows_the_code_and_the_qr_but_never_the_key():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     teacher = run_app(room=code, key=key, lang="zh", big="true")
     teacher.button(key="room_how_to_join").click().run()
     bodies = [h.proto.body for h in teacher.get("html")]
@@ -385,7 +372,7 @@ def test_how_to_join_shows_the_code_and_the_qr_but_never_the_key():
 
 
 def test_the_teachers_hint_to_go_to_an_attention_step_is_not_projected():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     hint = "转到注意力的步骤"
     assert hint in page_text(run_app(room=code, key=key, lang="zh", step="tokens"))
     assert hint not in page_text(run_app(room=code, key=key, lang="zh", step="tokens", big="true"))
@@ -416,7 +403,7 @@ def test_the_summary_csv_reads_back_with_its_bom_for_excel():
 
 
 def test_a_teachers_new_tab_with_a_view_in_its_link_takes_the_class_there():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     run_app(room=code, key=key, lang="en", step="scores")
     bare = run_app(room=code, key=key, lang="en")  # no view in the link: the room's view
     assert bare.session_state["step"] == "scores"
@@ -428,7 +415,7 @@ def test_a_teachers_new_tab_with_a_view_in_its_link_takes_the_class_there():
 def test_the_cookie_script_leaves_the_page_once_the_browser_has_had_time_to_run_it(monkeypatch):
     """The teacher's cookie is written by a script on the runs of the first WRITE_S seconds;
     after that the page carries it no more (nor the key in it), and a new cookie brings it back."""
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     clock = [1000.0]
     monkeypatch.setattr(ui.kit.browser.time, "monotonic", lambda: clock[0])
 
@@ -450,7 +437,7 @@ def test_a_following_students_page_has_no_foot_until_they_explore():
     """A follower's page is the teacher's step: no second Previous / Next under it, no backend
     line, no downloads, and no "the address keeps these settings" under the settings the room
     sets; turning "Follow the teacher" off brings all four back (and a learner alone has them)."""
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     run_app(room=code, key=key, lang="en", step="softmax")
     for lang, backend in (("zh", "计算后端"), ("en", "Computed with")):
         student = run_app(room=code, lang=lang)

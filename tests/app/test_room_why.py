@@ -7,8 +7,7 @@ import re
 import pytest
 
 from core.lessons.questions import STEP_KINDS
-from tests.app.test_room import _open_room
-from tests.support.app import run_app
+from tests.support.app import room_opened, run_app
 from ui.room import connection as room
 
 SENTENCE = "the cat sat on a mat"  # 6 tokens, split at the spaces
@@ -42,7 +41,7 @@ def why_lines(at) -> list[str]:
 
 
 def _class(teacher_lang: str, step: str, mask: str = "causal"):
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     query = dict(sentence=SENTENCE, d_model=D_MODEL, n_heads=HEADS, mask=mask, step=step)
     teacher = run_app(room=code, key=key, lang=teacher_lang, **query)
     assert not teacher.exception
@@ -118,7 +117,7 @@ def test_without_a_mask_the_why_says_no_cell_is_masked():
 
 
 def test_a_token_in_the_why_line_is_escaped():
-    _, code, key = _open_room()
+    _, code, key = room_opened()
     sentence = "*a* [b](x) c"  # markdown that must not take effect: shown as typed
     teacher = run_app(room=code, key=key, lang="en", sentence=sentence, step="softmax", mask="none")
     teacher.selectbox(key="q_kind_softmax").set_value("top_key").run()

@@ -2,6 +2,7 @@
 
 import base64
 import json
+import re
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
@@ -85,3 +86,16 @@ def chart_range(at: AppTest, key: str) -> tuple[float, float]:
     """The colour range of the chart drawn with widget key ``key``."""
     index = [chart.key for chart in at.get("plotly_chart")].index(key)
     return colour_range(charts(at)[index])
+
+
+def room_opened(lang: str = "en") -> tuple[AppTest, str, str]:
+    """A room opened on the room page: (that page's AppTest, the room's code, the teacher's key),
+    the code and key read from the links the page hands out."""
+    at = run_app("room", lang=lang)
+    at.button(key="room_open").click().run()
+    assert not at.exception
+    students = next(c.value for c in at.code if "?room=" in c.value and "key=" not in c.value)
+    teacher = next(c.value for c in at.code if "key=" in c.value)
+    code = re.search(r"room=([A-Z0-9]+)", students).group(1)
+    key = re.search(r"key=([\w-]+)", teacher).group(1)
+    return at, code, key

@@ -48,25 +48,14 @@ def chosen(model) -> frozenset:
     others = [x for x in options if x not in strongest]
     rng = np.random.default_rng(1)  # the same "random" heads for everyone: a class compares
     random = sorted(rng.choice(others, TOP_INDUCTION, replace=False).tolist(), key=options.index)
-    left, middle, right = st.columns(3)
-    left.button(
-        t("inside.off_strongest", k=TOP_INDUCTION),
-        key="in_off_top",
-        width="stretch",
-        on_click=_set,
-        args=(strongest,),
-        type="primary",
+    buttons = (  # one click each: key, label, the heads it switches off
+        ("in_off_top", t("inside.off_strongest", k=TOP_INDUCTION), strongest),
+        ("in_off_random", t("inside.off_random", k=TOP_INDUCTION), random),
+        ("in_off_none", t("inside.off_none"), []),
     )
-    middle.button(
-        t("inside.off_random", k=TOP_INDUCTION),
-        key="in_off_random",
-        width="stretch",
-        on_click=_set,
-        args=(random,),
-    )
-    right.button(
-        t("inside.off_none"), key="in_off_none", width="stretch", on_click=_set, args=([],)
-    )
+    for column, (key, text, codes) in zip(st.columns(3), buttons, strict=True):
+        column.button(text, key=key, width="stretch", on_click=_set, args=(codes,),
+                      type="primary" if key == "in_off_top" else "secondary")  # fmt: skip
     codes = st.multiselect(
         t("inside.off_pick"),
         options,
