@@ -36,7 +36,7 @@ def source(prompt_ids: tuple) -> tuple[tuple, int | None]:
     return repeat_of(seed).ids, seed
 
 
-def _table(model, scores: dict, by: str, least: float) -> list[tuple[int, int]]:
+def _table(scores: dict, by: str, least: float) -> list[tuple[int, int]]:
     """The heads whose ``by`` score is at least ``least``, highest first, as a table whose row a
     learner clicks; the (layer, head) pairs in its order."""
     L, h = scores[by].shape
@@ -80,7 +80,7 @@ def section(model, prompt_ids: tuple) -> None:
             format_func={s: t(f"inside.score_{s}", local=LOCAL) for s in SCORES}.get,
         )
     least = right.slider(t("inside.at_least"), 0.0, 1.0, 0.0, 0.05, key="in_least", **BIND)
-    heads = _table(model, scores, by, float(least))
+    heads = _table(scores, by, float(least))
     st.caption(t("inside.scores_note", local=LOCAL))
     if not heads:
         st.info(t("inside.no_heads"))
