@@ -8,6 +8,7 @@ residuals=, off=)``, ``lens(h)``, ``E``, ``final_norm``) and its traces; positio
 count from 0 here, as in code.
 """
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,10 +115,19 @@ def residual_parts(model, run, answer: int) -> ResidualParts:
     )
 
 
+# a word of Latin letters or of Chinese characters, with or without its leading space: a piece any
+# learner's font draws (a random one is as likely Tamil or Georgian, drawn as empty boxes)
+READABLE = re.compile("\u2581?(?:[A-Za-z]{2,}|[\u4e00-\u9fff]+)")
+
+
 def repeated_tokens(model, seed: int, length: int = REPEAT_LENGTH) -> tuple:
-    """<bos>, then ``length`` random ordinary pieces, then the same pieces again."""
+    """<bos>, then ``length`` random readable ordinary pieces, then the same pieces again."""
     tokenizer = model.tokenizer
-    ordinary = np.flatnonzero(np.asarray(tokenizer.types) == NORMAL)
+    ordinary = [
+        i
+        for i, (text, kind) in enumerate(zip(tokenizer.vocabulary, tokenizer.types, strict=True))
+        if kind == NORMAL and READABLE.fullmatch(text)
+    ]
     chosen = np.random.default_rng(seed).choice(ordinary, size=length, replace=False)
     return (tokenizer.bos, *(int(i) for i in chosen), *(int(i) for i in chosen))
 

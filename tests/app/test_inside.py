@@ -201,9 +201,7 @@ def test_the_gallery_table_and_the_rank_chart_are_the_tests_own(gemma, page):
         assert float(table["induction"].iloc[row]) == pytest.approx(
             induction[layer, head], abs=6e-4
         )
-        assert float(table["previous token"].iloc[row]) == pytest.approx(
-            previous[layer, head], abs=6e-4
-        )
+        assert float(table["previous"].iloc[row]) == pytest.approx(previous[layer, head], abs=6e-4)
     assert table["head"].iloc[0] == "L6 H2"
     run = gemma.forward(gemma.encode(PROMPT), residuals=True)
     logits = _lens_rows(gemma, run)
@@ -211,3 +209,23 @@ def test_the_gallery_table_and_the_rank_chart_are_the_tests_own(gemma, page):
     rank = (logits > logits[:, answer : answer + 1]).sum(axis=1) + 1
     spec = next(s for s in charts(page) if s["layout"]["title"]["text"].startswith("Rank of"))
     np.testing.assert_array_equal(decode(spec["data"][0]["y"]).astype(int), rank)
+
+
+def test_the_lens_map_is_each_rows_first_piece_and_a_phone_gets_its_last_four(gemma, page):
+    """The map's cells against the test's own lens rows at each of the last 8 positions; the
+    phone's twin is its last 4 columns (a phone cannot print 8 columns of words)."""
+    ids = gemma.encode(PROMPT)
+    run = gemma.forward(ids, residuals=True)
+    maps = [s for s in charts(page) if s["layout"]["title"]["text"].startswith("Each layer's most")]
+    assert [len(s["data"][0]["x"]) for s in maps] == [8, 4]
+    wide, phone = (s["data"][0] for s in maps)
+    assert [row[-4:] for row in wide["text"]] == phone["text"]
+    for column in (0, 7):
+        position = len(ids) - 8 + column
+        assert wide["x"][column].startswith(f"{position + 1}·")
+        for row in (0, 17, 18):
+            x = run.H[row][position].astype(np.float64)
+            normed = x / np.sqrt(np.mean(x * x) + gemma.config.eps) * gemma.final_norm
+            p = _softmax(gemma.E.astype(np.float64) @ normed)
+            z = np.asarray(decode(wide["z"]), dtype=float)
+            assert z[row, column] == pytest.approx(p.max(), abs=1e-4)

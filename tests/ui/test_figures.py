@@ -254,3 +254,32 @@ def test_the_head_tiles_keep_a_thin_stripe_at_its_weight():
     assert tiles.shape == (17, 17) and tiles.max() == 0.9
     blocks = A[:80, :80].reshape(16, 5, 16, 5).max(axis=(1, 3))
     np.testing.assert_array_equal(tiles[:16, :16], blocks)
+
+
+def test_the_head_tiles_lay_the_layers_across_on_a_wide_screen():
+    """Across: heads down, layers across; down (a phone): the layers down. The same tile, the
+    same place in its own grid."""
+    from ui.figures.charts import _block_max, head_tiles
+
+    rng = np.random.default_rng(3)
+    maps = [[rng.random((6, 6)) for _ in range(2)] for _ in range(3)]  # 3 layers, 2 heads
+    layers, heads = ["1", "2", "3"], ["h1", "h2"]
+    across = np.asarray(head_tiles(maps, layers, heads, "t", True).data[0].z, dtype=float)
+    down = np.asarray(head_tiles(maps, layers, heads, "t", False).data[0].z, dtype=float)
+    assert across.shape == (2 * 6 + 1, 3 * 6 + 2) and down.shape == (3 * 6 + 2, 2 * 6 + 1)
+    tile = _block_max(maps[2][1], 20)  # layer 3, head 2
+    np.testing.assert_array_equal(across[7:13, 14:20], tile)
+    np.testing.assert_array_equal(down[14:20, 7:13], tile)
+
+
+def test_a_projector_keeps_each_row_of_the_lens_map_the_height_of_its_text():
+    """19 rows of pieces at the projector's 18 px would overlap under the 720p cap of 410 px."""
+    from ui.figures.charts import piece_map
+    from ui.figures.place import BIG_TEXT_PX, PROJECTOR_HEIGHT, projector_figure
+
+    rows = [f"L{i}" for i in range(19)]
+    fig = piece_map([["a", "b"]] * 19, np.full((19, 2), 0.5), rows, ["1", "2"], "t", "p")
+    big = projector_figure(fig)
+    inner = big.layout.height - big.layout.margin.t - big.layout.margin.b
+    assert big.layout.height > PROJECTOR_HEIGHT and inner / 19 >= BIG_TEXT_PX + 6
+    assert big.layout.margin.t >= BIG_TEXT_PX * 2 + 40  # the title over the column labels

@@ -663,10 +663,12 @@ def line_chart(
     marker_size: int | None = None,
     tick_every_x: bool = True,
     y_range=None,
+    marks=(),
 ):
     """Lines over xs, one per named series (log-log by default; ``log_y`` overrides the y axis).
     ``colours``: one per series (e.g. from SERIES), else LINE_COLOURS in order; ``dashes``: one
-    per series ("solid", "dash"). Shared between sessions: never change the figure returned."""
+    per series ("solid", "dash"); ``marks``: (x, label) pairs, each a dotted vertical line with
+    its label at the top. Shared between sessions: never change the figure returned."""
     log_y = log if log_y is None else log_y
     xs = list(xs)
     fig = SharedFigure()
@@ -692,6 +694,9 @@ def line_chart(
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         legend={"orientation": "h", "y": -0.25},
     )
+    for x, label in marks:
+        fig.add_vline(x=x, line_dash="dot", line_color="#888", annotation_text=plotly_text(label),
+                      annotation_position="top right")  # fmt: skip
     return fig
 
 
@@ -802,12 +807,13 @@ def piece_map(pieces, p, row_labels, col_labels, title: str, colour_title: str) 
         yaxis={"type": "category", "autorange": "reversed"},
         margin={"l": 10, "r": 10, "t": 70, "b": 10},
         plot_bgcolor="white",
+        meta={"text_rows": True},  # a projector keeps each row the height of its text (place.py)
     )
     return fig
 
 
 @shared(max_entries=32)
-def grouped_bars(labels, series: dict, title: str, y_title: str) -> go.Figure:
+def grouped_bars(labels, series: dict, title: str, x_title: str) -> go.Figure:
     """Bars side by side at each label, one colour per named series (positive up, negative
     down): each layer's attention and feed-forward shares of a logit. Shared: never change it."""
     fig = SharedFigure()
@@ -824,8 +830,8 @@ def grouped_bars(labels, series: dict, title: str, y_title: str) -> go.Figure:
         title={"text": plotly_text(title), "x": 0},
         barmode="group",
         height=360,
-        xaxis={"type": "category"},
-        yaxis={"title": plotly_text(y_title), "zeroline": True},
+        xaxis={"type": "category", "title": plotly_text(x_title), "tickangle": 0},
+        yaxis={"zeroline": True},  # what is measured is in the title: no sideways axis title
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         legend={"orientation": "h", "y": -0.2},
         plot_bgcolor="white",
@@ -846,12 +852,17 @@ def _block_max(M: np.ndarray, side: int) -> np.ndarray:
 
 
 @shared(max_entries=16)
-def head_tiles(maps, row_labels, col_labels, title: str) -> go.Figure:
-    """Every head's attention map at once, maps[layer][head] [n, n], as small tiles in one
-    heatmap (a gap between tiles), rows the layers, columns the heads: each block of cells shows
-    its largest weight, so that a one-cell-wide stripe (a previous-token or an induction head)
-    stays as bright as it is instead of being averaged away. Shared: never change it."""
+def head_tiles(maps, layer_labels, head_labels, title: str, layers_across: bool) -> go.Figure:
+    """Every head's attention map at once, maps[layer][head] [n, n], as small square tiles in
+    one heatmap (a gap between tiles): the layers across and the heads down on a wide screen
+    (``layers_across``), the layers down on a phone. Each block of cells shows its largest
+    weight, so that a one-cell-wide stripe (a previous-token or an induction head) stays as
+    bright as it is instead of being averaged away. Shared: never change it."""
     tiles = [[_block_max(np.asarray(A, dtype=float), TILE_SIDE) for A in row] for row in maps]
+    row_labels, col_labels = layer_labels, head_labels
+    if layers_across:
+        tiles = [list(column) for column in zip(*tiles, strict=True)]
+        row_labels, col_labels = head_labels, layer_labels
     side = tiles[0][0].shape[0]
     gap = np.full((side, 1), np.nan)
     rows = [np.hstack([part for tile in row for part in (tile, gap)][:-1]) for row in tiles]
@@ -862,13 +873,16 @@ def head_tiles(maps, row_labels, col_labels, title: str) -> go.Figure:
         go.Heatmap(z=z, zmin=0.0, zmax=1.0, colorscale="Viridis", showscale=False,
                    hovertemplate="%{z:.2f}<extra></extra>")
     )  # fmt: skip
+    tile_px = 50 if layers_across else 76  # the height a tile gets: square at the usual widths
     fig.update_layout(
         title={"text": plotly_text(title), "x": 0},
-        height=max(420, 34 * len(row_labels) + 80),
+        height=tile_px * len(row_labels) + 90,
         xaxis={"tickvals": [centre + h * (side + 1) for h in range(len(col_labels))],
-               "ticktext": list(col_labels), "side": "top", "showgrid": False},
+               "ticktext": list(col_labels), "side": "top", "showgrid": False, "tickangle": 0,
+               "constrain": "domain"},
         yaxis={"tickvals": [centre + i * (side + 1) for i in range(len(row_labels))],
-               "ticktext": list(row_labels), "autorange": "reversed", "showgrid": False},
+               "ticktext": list(row_labels), "autorange": "reversed", "showgrid": False,
+               "scaleanchor": "x", "constrain": "domain"},
         margin={"l": 10, "r": 10, "t": 70, "b": 10},
         plot_bgcolor="white",
     )  # fmt: skip

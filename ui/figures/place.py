@@ -63,6 +63,7 @@ def projector_figure(fig, fill: bool = False):
     if not fill:
         if fig.layout.height and fig.layout.height > PROJECTOR_HEIGHT:  # whole on a 720p screen
             fig.update_layout(height=PROJECTOR_HEIGHT)
+        _keep_text_rows(fig)
         return fig
     bar_above = any(t.type == "heatmap" and t.colorbar.orientation == "h" for t in fig.data)
     notes = any(a.xref == "x domain" for a in fig.layout.annotations)  # the row sums
@@ -74,6 +75,17 @@ def projector_figure(fig, fill: bool = False):
     over = margin["t"] - 46
     fig.update_layout(title={"y": 1, "yref": "paper", "yanchor": "bottom", "pad": {"b": over}})
     return fig
+
+
+def _keep_text_rows(fig) -> None:
+    """A heatmap of text to read (the logit lens's pieces: meta text_rows) keeps each row the
+    height of its projector text, rather than the 720p cap that would overlap them, and room
+    for its title over its column labels."""
+    if not (isinstance(fig.layout.meta, dict) and fig.layout.meta.get("text_rows")):
+        return
+    rows = max(np.shape(trace.z)[0] for trace in fig.data if trace.type == "heatmap")
+    top = BIG_TITLE_PX + BIG_TEXT_PX + 60
+    fig.update_layout(height=rows * (BIG_TEXT_PX + 10) + top + 20, margin={"t": top})
 
 
 def _legend(fig) -> bool:
@@ -98,6 +110,19 @@ def plot(fig, key: str, pick: bool = False, fill: bool = False) -> None:
         return
     box = st.container(key=f"dense_{key}") if _dense(fig) else st
     box.plotly_chart(fig, width="stretch", key=key, config=CONFIG, **events)
+
+
+def plot_for_screens(wide, phone, key: str) -> None:
+    """One chart drawn for a laptop or projector (``wide``) and another for a phone (``phone``,
+    a callable made only when needed): style.py shows each on its screens only. A projector
+    shows the wide one alone."""
+    if _big():
+        plot(wide, key)
+        return
+    with st.container(key=f"screen_wide_{key}"):
+        plot(wide, key)
+    with st.container(key=f"screen_phone_{key}"):
+        plot(phone(), f"{key}_phone")
 
 
 def grid(items, per_row: int = 4, fill: bool = False) -> None:

@@ -31,6 +31,7 @@ BASE_CSS = """
 FOLDED {position: absolute; width: 0; height: 0; overflow: hidden;}
 .st-key-row_band {gap: 0.6rem;}
 .st-key-app_caption_phone {display: none;}  /* the caveat's one line, for a phone only */
+[class*="st-key-screen_phone_"] {display: none;}  /* a chart's phone twin (place.py) */
 /* a phone: the current step's chart comes first; the strip of every step and the formula
    chips give way to Previous / Next, and the notes follow the chart */
 @media (max-width: 640px) {
@@ -45,6 +46,8 @@ FOLDED {position: absolute; width: 0; height: 0; overflow: hidden;}
   .st-key-row_band [data-testid="stElementContainer"] {min-width: 0;}
   /* a wide heatmap's printed values would shrink below reading size: a tap shows each value */
   [class*="st-key-dense_"] g.heatmap-label {display: none;}
+  [class*="st-key-screen_wide_"] {display: none;}
+  [class*="st-key-screen_phone_"] {display: block;}
 }
 </style>
 """.replace("FOLDED", ", ".join(f".st-key-{key}" for key in (*PAGE_SCRIPTS, "room_pulse")))

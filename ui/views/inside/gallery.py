@@ -5,9 +5,9 @@ its full map), and on the repeat the loss at each position of both copies."""
 import numpy as np
 import streamlit as st
 
-from core.lessons.inside import LOCAL, SCORES
+from core.lessons.inside import LOCAL, REPEAT_LENGTH, SCORES
 from ui.figures.charts import A_heatmap, head_tiles, line_chart
-from ui.figures.place import plot
+from ui.figures.place import plot, plot_for_screens
 from ui.kit.i18n import labeller, t
 from ui.kit.inside_passes import prompt_pass, repeat_of, scores_of
 from ui.kit.number_text import num
@@ -67,8 +67,15 @@ def section(model, prompt_ids: tuple) -> None:
     scores = scores_of(prompt_ids, seed)
     maps = prompt_pass(prompt_ids).A if seed is None else repeat_of(seed).A
     names = row_names(c.n_layers)[1:]
-    heads_row = [t("inside.head_short", head=j + 1) for j in range(c.n_heads)]
-    plot(head_tiles([list(a) for a in maps], names, heads_row, t("inside.tiles_title")), "in_tiles")
+    maps = [list(a) for a in maps]
+    numbers = [str(i) for i in range(1, c.n_layers + 1)]  # across: the layers' numbers alone
+
+    def tiles(across: bool):
+        heads = [t("inside.head_short", head=j + 1) for j in range(c.n_heads)]
+        title = t("inside.tiles_title_across" if across else "inside.tiles_title")
+        return head_tiles(maps, numbers if across else names, heads, title, across)
+
+    plot_for_screens(tiles(True), lambda: tiles(False), "in_tiles")
     left, right = st.columns(2)
     with left:
         by = url_choice(
@@ -110,9 +117,10 @@ def _loss(repeat) -> None:
             {t("inside.loss"): repeat.loss},
             title=t("inside.loss_title"),
             x_title=t("inside.x_position"),
-            y_title=t("inside.loss_y"),
+            y_title="",  # the title says what is measured
             log=False,
             tick_every_x=False,
+            marks=((REPEAT_LENGTH + 1.5, t("inside.second_starts")),),  # between 41 and 42
         ),
         "in_loss",
     )

@@ -112,7 +112,7 @@ def _ranks(model, ids: tuple, off: frozenset, answer: int) -> None:
     word = piece(model, answer)
     chart = line_chart(list(range(len(rank_before))), series,
                        title=t("inside.rank_title", answer=word), x_title=t("inside.x_layer"),
-                       y_title=t("inside.rank"), log=False, log_y=True)  # fmt: skip
+                       y_title="", log=False, log_y=True)  # fmt: skip
     plot(chart, "in_off_rank")
     if not off:
         return

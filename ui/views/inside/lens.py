@@ -7,7 +7,7 @@ import streamlit as st
 
 from core.lessons.inside import Lens
 from ui.figures.charts import line_chart, piece_map
-from ui.figures.place import grid, plot
+from ui.figures.place import grid, plot_for_screens
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.inside_passes import lens_of
@@ -22,6 +22,7 @@ PRESETS = {  # model inputs, the same in both languages
     "fact": "中国的首都是",
 }
 KEY = "in_prompt"
+PHONE_POSITIONS = 4  # the lens map's columns on a phone
 
 
 def _use(code: str) -> None:
@@ -90,7 +91,7 @@ def section(model, ids: tuple) -> Lens:
         {answer: lens.rank},
         title=t("inside.rank_title", answer=answer),
         x_title=t("inside.x_layer"),
-        y_title=t("inside.rank"),
+        y_title="",  # the title says what is measured: no sideways axis title
         log=False,
         log_y=True,
     )
@@ -99,17 +100,29 @@ def section(model, ids: tuple) -> Lens:
         {answer: lens.p},
         title=t("inside.p_title", answer=answer),
         x_title=t("inside.x_layer"),
-        y_title="p",
+        y_title="",
         log=False,
         y_range=(0, 1),
     )
     grid([(rank, "in_rank"), (p, "in_p")], per_row=2)
     st.caption(t("inside.x_note"))
+    _map(model, ids, lens, names)
+    return lens
+
+
+def _map(model, ids: tuple, lens: Lens, names: list[str]) -> None:
+    """The map of each row's first piece at the last positions: PHONE_POSITIONS of them on a
+    phone, where eight columns of words would shrink below reading size."""
     pieces = [[piece(model, int(i)) for i in row] for row in lens.map_ids]
     positions = [
         f"{lens.map_from + j + 1}·{piece(model, ids[lens.map_from + j])}"
         for j in range(lens.map_ids.shape[1])
     ]
-    plot(piece_map(pieces, lens.map_p, names, positions, t("inside.map_title"), "p"), "in_map")
-    st.caption(t("inside.map_note", m=len(positions)))
-    return lens
+
+    def last(k: int):
+        rows = [row[-k:] for row in pieces]
+        title = t("inside.map_title")
+        return piece_map(rows, lens.map_p[:, -k:], names, positions[-k:], title, "p")
+
+    plot_for_screens(last(len(positions)), lambda: last(PHONE_POSITIONS), "in_map")
+    st.caption(t("inside.map_note", m=len(positions), m_phone=PHONE_POSITIONS))

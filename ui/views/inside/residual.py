@@ -23,12 +23,9 @@ def section(model, ids: tuple, answer: int) -> None:
     name = markdown_text(piece(model, answer))
     st.markdown(t("inside.sum_text", answer=name))
     series = {t("inside.attention"): parts.attention, t("inside.feed_forward"): parts.feed_forward}
-    plot(
-        grouped_bars(
-            layers, series, t("inside.sum_chart", answer=piece(model, answer)), t("inside.share")
-        ),
-        "in_parts",
-    )
+    numbers = [str(i) for i in range(1, len(layers) + 1)]  # upright under each pair of bars
+    title = t("inside.sum_chart", answer=piece(model, answer))
+    plot(grouped_bars(numbers, series, title, t("inside.x_layer_only")), "in_parts")
     st.info(
         t(
             "inside.sum_line",
