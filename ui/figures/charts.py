@@ -852,13 +852,22 @@ def _block_max(M: np.ndarray, side: int) -> np.ndarray:
 
 
 @shared(max_entries=16)
-def head_tiles(maps, layer_labels, head_labels, title: str, layers_across: bool) -> go.Figure:
+def head_tiles(
+    maps,
+    layer_labels,
+    head_labels,
+    title: str,
+    layers_across: bool,
+    side: int = TILE_SIDE,
+    tile_px: int | None = None,
+) -> go.Figure:
     """Every head's attention map at once, maps[layer][head] [n, n], as small square tiles in
     one heatmap (a gap between tiles): the layers across and the heads down on a wide screen
     (``layers_across``), the layers down on a phone. Each block of cells shows its largest
     weight, so that a one-cell-wide stripe (a previous-token or an induction head) stays as
-    bright as it is instead of being averaged away. Shared: never change it."""
-    tiles = [[_block_max(np.asarray(A, dtype=float), TILE_SIDE) for A in row] for row in maps]
+    bright as it is instead of being averaged away (at most ``side`` blocks a side; ``tile_px``
+    the height a tile is given). Shared: never change it."""
+    tiles = [[_block_max(np.asarray(A, dtype=float), side) for A in row] for row in maps]
     row_labels, col_labels = layer_labels, head_labels
     if layers_across:
         tiles = [list(column) for column in zip(*tiles, strict=True)]
@@ -873,7 +882,8 @@ def head_tiles(maps, layer_labels, head_labels, title: str, layers_across: bool)
         go.Heatmap(z=z, zmin=0.0, zmax=1.0, colorscale="Viridis", showscale=False,
                    hovertemplate="%{z:.2f}<extra></extra>")
     )  # fmt: skip
-    tile_px = 50 if layers_across else 76  # the height a tile gets: square at the usual widths
+    if tile_px is None:  # the height a tile gets: square at the usual widths
+        tile_px = 50 if layers_across else 76
     fig.update_layout(
         title={"text": plotly_text(title), "x": 0},
         height=tile_px * len(row_labels) + 90,

@@ -1,0 +1,34 @@
+"""Watch attention learn: a tiny attention-only model trained in NumPy in the background (shared
+by every session with the same settings), its loss against chance, its attention maps and head
+scores over training with the step at which the induction head formed, one backward pass opened
+up, and training with and without ÷√d_k. The settings live in the URL."""
+
+import streamlit as st
+
+from ui.kit.i18n import t
+from ui.shell.page_header import page_header
+from ui.shell.sidebar import current
+from ui.views.train import backward, curves, live, maps, scaling
+from ui.views.train.settings import settings as chosen
+
+current()  # the sidebar's settings taken (this page reads none of the layer's)
+page_header()
+st.info(t("train.think"), icon=":material/psychology:")
+settings = chosen()
+if settings is None:
+    st.stop()
+followed = live.followed(settings)
+if followed is not None:
+    run, seconds = followed
+    rows, snapshots = run.until(seconds)
+    curves.when(run, rows, snapshots)
+    st.subheader(t("train.maps_title"))
+    maps.section(snapshots)
+    st.subheader(t("train.scores_title"))
+    st.caption(t("train.scores_text"))
+    curves.scores_chart(snapshots)
+
+st.subheader(t("train.backward_title"))
+backward.section(settings)
+st.subheader(t("train.scale_title"))
+scaling.section(settings)

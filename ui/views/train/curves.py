@@ -1,0 +1,92 @@
+"""The run's curves: its loss against chance (live while it trains), the step at which the answer
+came in and the induction head formed, and every head's scores over training."""
+
+import numpy as np
+import streamlit as st
+
+from core import tiny
+from ui.figures.charts import LINE_COLOURS, line_chart
+from ui.figures.place import plot
+from ui.kit.i18n import t
+from ui.kit.number_text import num
+
+
+def head_name(layer: int, head: int) -> str:
+    """Counted from 0 in code, named from 1."""
+    return t("train.head_name", layer=layer + 1, head=head + 1)
+
+
+def _history(rows, snapshots) -> list:
+    """The rows and snapshots as core.tiny's Progress, for its loss_drop_step and head_step."""
+    by_step = {snap["step"]: snap for snap in snapshots}
+    history = []
+    for step, loss, answer, seconds in rows:
+        snap = by_step.get(int(step), {})
+        induction = snap.get("induction")
+        induction = None if induction is None else np.asarray(induction)
+        history.append(tiny.Progress(int(step), loss, answer, seconds, induction=induction))
+    return history
+
+
+def moments(run, rows, snapshots) -> tuple[int | None, int | None]:
+    """(the step the answer's loss fell below half of chance, the first snapshot at which a head
+    of the last layer had an induction score above 0.5)."""
+    task = tiny.TASKS[run.settings.task]
+    history = _history(rows, snapshots)
+    return tiny.loss_drop_step(history, task.chance), tiny.head_step(history)
+
+
+def loss_chart(run, rows, drop: int | None = None) -> None:
+    """The loss of every trained prediction and of the answer alone, against chance."""
+    task = tiny.TASKS[run.settings.task]
+    steps = [int(s) for s in rows[:, 0]]
+    chance = [task.chance] * len(steps)
+    series = {t("train.loss_answer"): rows[:, 2], t("train.chance_line"): chance}
+    if task.train_all:  # the repeat trains on every prediction, its filler's too
+        series = {t("train.loss_all"): rows[:, 1], **series}
+    marks = () if drop is None else ((drop, t("train.appeared")),)
+    chart = line_chart(steps, series, title=t("train.loss_title"), x_title=t("train.x_step"),
+                       y_title="", log=False, tick_every_x=False,
+                       dashes=["solid"] * (len(series) - 1) + ["dash"], marks=marks,
+                       marker_size=2)  # fmt: skip
+    plot(chart, "tr_loss")
+
+
+def when(run, rows, snapshots) -> tuple[int | None, int | None]:
+    """The loss chart and the sentence saying when the answer came in (and the head formed)."""
+    task = tiny.TASKS[run.settings.task]
+    drop, head = moments(run, rows, snapshots)
+    loss_chart(run, rows, drop)
+    half = num(task.chance / 2, 2)
+    if drop is None:
+        st.warning(t("train.when_never", steps=int(rows[-1, 0]), half=half), icon=":material/info:")
+    elif task.period is None:
+        end, chance = num(float(rows[-1, 2]), 2), num(task.chance, 2)
+        st.success(t("train.when_other", loss=end, chance=chance), icon=":material/lightbulb:")
+    elif head is None:
+        st.info(t("train.when_no_head", drop=drop), icon=":material/info:")
+    else:
+        snap = next(s for s in snapshots if s["step"] == head)
+        score = float(np.max(snap["induction"][-1]))
+        st.success(t("train.when", drop=drop, half=half, head=head, layer=len(snap["induction"]),
+                     score=num(score, 2)), icon=":material/lightbulb:")  # fmt: skip
+    return drop, head
+
+
+def scores_chart(snapshots) -> None:
+    """Layer 1's previous-token scores and the last layer's induction scores, head by head."""
+    steps = [s["step"] for s in snapshots]
+    previous = np.asarray([s["previous"] for s in snapshots])  # [snapshots, layers, heads]
+    heads = range(previous.shape[2])
+    series = {t("train.score_previous", head=head_name(0, j)): previous[:, 0, j] for j in heads}
+    if snapshots[0]["induction"] is not None:
+        induction = np.asarray([s["induction"] for s in snapshots])
+        last = induction.shape[1] - 1
+        for j in heads:
+            series[t("train.score_induction", head=head_name(last, j))] = induction[:, last, j]
+    colours = [LINE_COLOURS[j % len(LINE_COLOURS)] for j in heads] * 2  # head j: one colour,
+    dashes = ["solid"] * len(heads) + ["dash"] * len(heads)  # solid previous, dashed induction
+    chart = line_chart(steps, series, title=t("train.scores_title"), x_title=t("train.x_step"),
+                       y_title="", log=False, tick_every_x=False, y_range=(0, 1),
+                       colours=colours, dashes=dashes, marker_size=4)  # fmt: skip
+    plot(chart, "tr_scores")

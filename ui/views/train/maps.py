@@ -1,0 +1,50 @@
+"""The attention maps over training: every head of every layer on the fixed sequence at the step a
+slider picks, and one head's map at steps side by side (the last layer's best induction head on
+repeat, else layer 1's best previous-token head)."""
+
+import numpy as np
+import streamlit as st
+
+from ui.figures.charts import head_tiles
+from ui.figures.place import plot
+from ui.kit.i18n import t
+from ui.views.train.curves import head_name
+
+STRIP = 6  # maps side by side in the strip
+
+
+def _strip_steps(steps: list[int]) -> list[int]:
+    """Up to STRIP snapshot steps from the first to the last, as evenly spread as they fall."""
+    picks = np.unique(np.round(np.linspace(0, len(steps) - 1, min(STRIP, len(steps)))).astype(int))
+    return [steps[i] for i in picks]
+
+
+def _best_head(last: dict) -> tuple[int, int]:
+    """(layer, head) from 0: the last layer's best induction head, else layer 1's best
+    previous-token head, by their scores at the last snapshot."""
+    if last["induction"] is not None:
+        scores = np.asarray(last["induction"])
+        return scores.shape[0] - 1, int(np.argmax(scores[-1]))
+    return 0, int(np.argmax(np.asarray(last["previous"])[0]))
+
+
+def section(snapshots: list) -> None:
+    st.caption(t("train.maps_text"))
+    by_step = {s["step"]: s for s in snapshots}
+    steps = list(by_step)
+    step = st.select_slider(t("train.at_step"), steps, value=steps[-1], key="tr_snapshot")
+    A = by_step[step]["attention"]  # [layers, heads, n, n]
+    layers = [t("train.layer", layer=i + 1) for i in range(A.shape[0])]
+    heads = [t("train.head", head=j + 1) for j in range(A.shape[1])]
+    n = A.shape[-1]
+    tiles = head_tiles([list(row) for row in A], layers, heads,
+                       t("train.tiles_title", step=step), False, side=n, tile_px=150)  # fmt: skip
+    plot(tiles, "tr_tiles")
+    layer, head = _best_head(snapshots[-1])
+    shown = _strip_steps(steps)
+    maps = [[by_step[s]["attention"][layer, head] for s in shown]]
+    strip = head_tiles(maps, [head_name(layer, head)],
+                       [t("train.step_label", step=s) for s in shown],
+                       t("train.strip_title", head=head_name(layer, head)), False, side=n,
+                       tile_px=130)  # fmt: skip
+    plot(strip, "tr_strip")
