@@ -7,8 +7,9 @@ Every sequence is 2L + 1 tokens over ``symbols`` symbols (ids 0..symbols − 1) 
     reverse   x_0 .. x_{L−1}  SEP  x_{L−1} .. x_0
     sort      x_0 .. x_{L−1}  SEP  the x sorted
     repeat    SEP  filler  x_0 .. x_{T−1}  x_0 .. x_{T−1}   (T distinct symbols, T from 4 to L per
-              sequence, the filler from the other symbols: each token of the repeat has exactly
-              one earlier occurrence, and no fixed offset finds it, only an induction head)
+              sequence, so that no fixed offset finds the earlier copy, only an induction head;
+              the filler counts up in steps two tokens apart: f_t = f_{t−2} + 1, which a layer-1
+              previous-token head learns to predict first)
 
 The answer is the second part: every token of it that the first part determines. Chance is the
 loss of guessing uniformly among the symbols, ln(symbols); with no memory of the first part no
@@ -99,21 +100,31 @@ def _sort(rng, b: int, task: Task, fixed: bool) -> tuple[np.ndarray, np.ndarray]
     )
 
 
+def _skip_count(rng, b: int, length: int, symbols: int) -> np.ndarray:
+    """[b, length] tokens each one more (mod symbols) than the token two places before it, the
+    first two random: predicting the next token needs the one before the current, so a
+    previous-token head pays off from the first steps (the induction head is then built on it)."""
+    run = np.empty((b, length + 2), np.int64)
+    run[:, :2] = rng.integers(0, symbols, (b, 2))
+    for t in range(2, length + 2):
+        run[:, t] = (run[:, t - 2] + 1) % symbols
+    return run[:, 2:]
+
+
 def _repeat(rng, b: int, task: Task, fixed: bool) -> tuple[np.ndarray, np.ndarray]:
     """SEP, filler, x, x: x is T distinct symbols, T drawn per row from MIN_PERIOD..L (L when
-    ``fixed``); the filler (2(L − T) tokens) is drawn from the symbols not in x, so that each
-    token of the repeat has exactly one earlier occurrence. The answer: the repeat's tokens after
-    its first (the first cannot be told from what came before)."""
+    ``fixed``: no filler); the filler is 2(L − T) tokens of _skip_count. The answer: the
+    repeat's tokens after its first (the first cannot be told from what came before)."""
     L, n = task.length, task.n
     periods = np.full(b, L) if fixed else rng.integers(MIN_PERIOD, L + 1, b)
     order = rng.permuted(np.tile(np.arange(task.symbols), (b, 1)), axis=1)  # [b, symbols]
+    filler = _skip_count(rng, b, n - 1 - 2 * MIN_PERIOD, task.symbols)
     tokens = np.empty((b, n), np.int64)
     answer = np.zeros((b, n - 1), bool)
     tokens[:, 0] = task.symbols
     for row, T in enumerate(periods):
-        x, rest = order[row, :T], order[row, T:]
-        filler = rng.choice(rest, n - 1 - 2 * T) if n - 1 - 2 * T else rest[:0]
-        tokens[row, 1:] = np.concatenate([filler, x, x])
+        x = order[row, :T]
+        tokens[row, 1:] = np.concatenate([filler[row, : n - 1 - 2 * T], x, x])
         answer[row, n - T :] = True  # predictions of tokens n − T + 1 .. n − 1
     return tokens, answer
 
@@ -126,7 +137,7 @@ TASKS = {
         Task("copy", 16, 12, _copy, 13, False, 64, 4, 2, 32, 1e-2, 400),
         Task("reverse", 16, 12, _reverse, None, False, 64, 4, 2, 32, 1e-2, 400),
         Task("sort", 16, 12, _sort, None, False, 64, 4, 2, 32, 1e-2, 400),
-        Task("repeat", 16, 12, _repeat, 12, True, 64, 4, 2, 32, 1e-2, 400),
+        Task("repeat", 16, 12, _repeat, 12, True, 64, 4, 2, 32, 3e-3, 600),
     )
 }
 
