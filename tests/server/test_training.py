@@ -1,0 +1,101 @@
+"""Training runs shared by the server (measure/training.py), with real child processes: one run per
+settings however many sessions ask, the child's losses those of core.tiny.train in this process
+bit for bit, Stop ending a run within a step when no one else follows it, two runs at once both
+finishing, and a third waiting its turn."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from core import tiny
+from measure.training import Settings, TrainingRuns
+
+SMALL = Settings("repeat", d_model=16, n_heads=2, n_layers=2, steps=40)
+LONG = Settings("copy", d_model=32, n_heads=2, n_layers=2, steps=1000)
+
+
+def _finish(run, timeout: float = 120.0) -> None:
+    assert run.event.wait(timeout), f"the run did not end within {timeout} s"
+
+
+def test_a_class_asking_at_once_gets_one_run_with_core_tinys_own_losses():
+    runs = TrainingRuns(max_runs=2)
+    got = []
+
+    def press(k):
+        got.append(runs.request(SMALL, f"session-{k}"))
+
+    threads = [threading.Thread(target=press, args=(k,)) for k in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({id(run) for run in got}) == 1 and len(got[0].sessions) == 12
+    run = got[0]
+    _finish(run)
+    assert run.state == "done"
+    task = tiny.TASKS["repeat"]
+    params = tiny.init(0, task.vocab, task.n, 16, 2, 2)
+    here = [(p.step, p.loss, p.answer_loss) for p in tiny.train(params, task, 40, n_heads=2)]
+    assert [row[:3] for row in run.steps] == here  # the same floats, through JSON and back
+    assert [snap["step"] for snap in run.snapshots] == [0, 25, 40]
+    assert run.snapshots[-1]["attention"].shape == (2, 2, task.n, task.n)
+    assert runs.request(SMALL, "late") is run  # finished: joined, not trained again
+
+
+def test_stop_ends_a_run_no_one_else_follows_within_a_step():
+    runs = TrainingRuns(max_runs=1)
+    run = runs.request(LONG, "alone")
+    while len(run.steps) < 5:
+        time.sleep(0.05)
+    started = time.monotonic()
+    runs.stop(run, "alone")
+    run.child.wait(timeout=5)
+    assert time.monotonic() - started < 1.0
+    assert run.state == "stopped" and len(run.steps) < LONG.steps
+    again = runs.request(LONG, "alone")  # a stopped run is trained again when asked
+    assert again is not run
+    runs.stop(again, "alone")
+
+
+def test_stop_by_one_of_two_sessions_leaves_the_run_for_the_other():
+    runs = TrainingRuns(max_runs=1)
+    run = runs.request(SMALL, "a")
+    runs.request(SMALL, "b")
+    runs.stop(run, "a")
+    _finish(run)
+    assert run.state == "done" and run.steps[-1][0] == SMALL.steps
+
+
+def test_two_runs_at_once_both_finish_and_a_third_waits_its_turn():
+    runs = TrainingRuns(max_runs=2)
+    first = runs.request(SMALL, "a")
+    second = runs.request(Settings("copy", 16, 2, 2, 40), "b")
+    third = runs.request(Settings("reverse", 16, 2, 2, 40), "c")
+    assert third.state == "queued" and runs.ahead(third) == 1
+    for run in (first, second, third):
+        _finish(run)
+        assert run.state == "done" and run.steps[-1][0] == 40
+
+
+def test_a_replay_shows_what_was_trained_by_then():
+    runs = TrainingRuns()
+    run = runs.request(SMALL, "a")
+    _finish(run)
+    seconds = np.array([row[3] for row in run.steps])
+    middle = float(np.median(seconds))
+    rows, snapshots = run.until(middle)
+    assert len(rows) == int((seconds <= middle).sum()) and rows[-1, 3] <= middle
+    assert all(snap["step"] <= rows[-1, 0] for snap in snapshots)
+    rows, snapshots = run.until(float("inf"))
+    assert len(rows) == SMALL.steps + 1 and len(snapshots) == 3
+
+
+@pytest.mark.parametrize("bad", [Settings("repeat", 30, 4, 2, 40)])
+def test_a_run_the_model_refuses_fails_with_its_message(bad):
+    runs = TrainingRuns()
+    run = runs.request(bad, "a")
+    _finish(run)
+    assert run.state == "failed" and "not divisible" in run.error
