@@ -1,7 +1,5 @@
-"""Adam on a dict of arrays, as torch.optim.Adam computes it (no weight decay, no amsgrad).
-
-    m = β1 m + (1 − β1) g;   v = β2 v + (1 − β2) g²
-    p = p − lr / (1 − β1^t) · m / (√v / √(1 − β2^t) + ε)
+"""Adam on a dict of arrays, as torch.optim.Adam computes it (no weight decay, no amsgrad):
+m = β1 m + (1 − β1) g, v = β2 v + (1 − β2) g², p = p − lr / (1 − β1^t) · m / (√v / √(1 − β2^t) + ε).
 """
 
 import math

@@ -15,7 +15,6 @@ undoes, no autograd.
     dE[v] = Σ of dh0 over the positions holding token v;  dP[t] = Σ over the batch of dh0[:, t]
 """
 
-import math
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -34,7 +33,6 @@ class LayerGrads:
     dO: np.ndarray  # [b, heads, n, d_head]
     dA: np.ndarray  # [b, heads, n, n]
     dS_masked: np.ndarray  # [b, heads, n, n]  through the softmax; 0 above the diagonal
-    dS: np.ndarray  # [b, heads, n, n]  of the raw scores Q Kᵀ
     dQ: np.ndarray  # [b, heads, n, d_head]
     dK: np.ndarray  # [b, heads, n, d_head]
     dV: np.ndarray  # [b, heads, n, d_head]
@@ -43,6 +41,17 @@ class LayerGrads:
     dW_V: np.ndarray  # [d, d]
     dW_O: np.ndarray  # [d, d]
     dh_in: np.ndarray  # [b, n, d]  of the residual stream coming into the layer
+    factor: float  # 1 / √d_head with scaling, else 1
+
+    @property
+    def dS_scaled(self) -> np.ndarray:
+        """[b, heads, n, n]  of S_scaled: dS_masked itself (the mask's entries have A = 0)."""
+        return self.dS_masked
+
+    @property
+    def dS(self) -> np.ndarray:
+        """[b, heads, n, n]  of the raw scores Q Kᵀ: dS_scaled / √d_head."""
+        return self.dS_masked * self.factor
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,18 +85,19 @@ def layer_backward(dh, trace: LayerTrace, params: dict, layer: int, scale: bool)
     dO = split_heads(dconcat, n_heads)  # [b, heads, n, d_head]
     dA = dO @ np.swapaxes(trace.V, -1, -2)  # [b, heads, n, n]
     A = trace.A
-    dS_masked = A * (dA - (dA * A).sum(axis=-1, keepdims=True))  # softmax's Jacobian
-    dS_scaled = dS_masked  # the mask: masked entries have A = 0, and so a gradient of 0
-    dS = dS_scaled / math.sqrt(trace.Q.shape[-1]) if scale else dS_scaled
-    dQ = dS @ trace.K  # [b, heads, n, d_head]
-    dK = np.swapaxes(dS, -1, -2) @ trace.Q  # [b, heads, n, d_head]
+    dS_masked = dA - (dA * A).sum(axis=-1, keepdims=True)  # the softmax's Jacobian:
+    dS_masked *= A  # A ⊙ (dA − Σ_j dA ⊙ A); 0 where masked, since A is (so dS_scaled = dS_masked)
+    dQ = dS_masked @ trace.K  # [b, heads, n, d_head]; dS = dS_masked / √d_head (LayerGrads.dS),
+    dQ *= trace.factor  # the 1 / √d_head applied here, to the smaller array
+    dK = np.swapaxes(dS_masked, -1, -2) @ trace.Q  # [b, heads, n, d_head]
+    dK *= trace.factor
     dV = np.swapaxes(A, -1, -2) @ dO  # [b, heads, n, d_head]
     dQKV = np.concatenate([merge_heads(dQ), merge_heads(dK), merge_heads(dV)], -1)  # [b, n, 3d]
     dW_QKV = rows(trace.h_in).T @ rows(dQKV)  # [d, 3d]: hᵀ dQ, hᵀ dK, hᵀ dV side by side
     dh_in = dh + project(dQKV, qkv_weights(params, layer).T)  # dh + dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ
     dW_Q, dW_K, dW_V = dW_QKV[:, :d], dW_QKV[:, d : 2 * d], dW_QKV[:, 2 * d :]
     return LayerGrads(
-        dout, dconcat, dO, dA, dS_masked, dS, dQ, dK, dV, dW_Q, dW_K, dW_V, dW_O, dh_in
+        dout, dconcat, dO, dA, dS_masked, dQ, dK, dV, dW_Q, dW_K, dW_V, dW_O, dh_in, trace.factor
     )
 
 
@@ -124,7 +134,8 @@ def loss_and_grads(params: dict, tokens, n_heads: int, scale: bool = True, targe
 def _drop_batch(g: LayerGrads) -> LayerGrads:
     """The same gradients with the batch axis of the per-position ones dropped."""
     values = {f.name: getattr(g, f.name) for f in fields(g)}
-    return LayerGrads(**{k: v if k.startswith("dW") else v[0] for k, v in values.items()})
+    per_position = {k for k, v in values.items() if not k.startswith("dW") and k != "factor"}
+    return LayerGrads(**{k: v[0] if k in per_position else v for k, v in values.items()})
 
 
 def backward_trace(

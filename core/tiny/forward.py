@@ -4,8 +4,9 @@ Named with the paper's symbols, one line per step (core/reference.py is the same
 one sentence; the tests hold the two equal):
 
     h0 = E[x] + P[:n]
-    per layer:  Q = h W_Q,  K = h W_K,  V = h W_V          (split into heads [b, heads, n, d_head])
-                S = Q Kᵀ,  S_scaled = S / √d_head,  S_masked = causal(S_scaled),  A = softmax(S_masked)
+    per layer:  Q = h W_Q,  K = h W_K,  V = h W_V     (split into heads [b, heads, n, d_head])
+                S = Q Kᵀ,  S_scaled = S / √d_head,  S_masked = causal(S_scaled)
+                A = softmax(S_masked)
                 O = A V,  concat = heads side by side,  out = concat W_O,  h = h + out
     logits = h W_U;  loss = mean over the target positions t of −log p(x_{t+1} | x_0..x_t)
 """
@@ -23,19 +24,31 @@ from core.tiny.model import head_width, layer_key, n_layers_of
 
 @dataclass(frozen=True, eq=False)
 class LayerTrace:
-    """One layer's intermediates for a batch; b sequences, n positions, d = d_model."""
+    """One layer's intermediates for a batch; b sequences, n positions, d = d_model.
+
+    S_scaled and S_masked are worked out from S when asked for: the backward pass needs only A,
+    and a training step then writes two fewer [b, heads, n, n] arrays."""
 
     h_in: np.ndarray  # [b, n, d]  the residual stream coming in
     Q: np.ndarray  # [b, heads, n, d_head]
     K: np.ndarray  # [b, heads, n, d_head]
     V: np.ndarray  # [b, heads, n, d_head]
     S: np.ndarray  # [b, heads, n, n]  Q Kᵀ
-    S_scaled: np.ndarray  # [b, heads, n, n]  S / √d_head (S itself without scaling)
-    S_masked: np.ndarray  # [b, heads, n, n]  −inf above the diagonal
-    A: np.ndarray  # [b, heads, n, n]  softmax rows; exact 0 above the diagonal
+    A: np.ndarray  # [b, heads, n, n]  softmax rows of S_masked; exact 0 above the diagonal
     O: np.ndarray  # [b, heads, n, d_head]  A V
     concat: np.ndarray  # [b, n, d]  the heads side by side, head 0 first
     out: np.ndarray  # [b, n, d]  concat W_O, added to the residual stream
+    factor: float  # 1 / √d_head with scaling, else 1
+
+    @property
+    def S_scaled(self) -> np.ndarray:
+        """[b, heads, n, n]  S / √d_head (S itself without scaling)."""
+        return self.S * self.factor
+
+    @property
+    def S_masked(self) -> np.ndarray:
+        """[b, heads, n, n]  S_scaled with −inf above the diagonal (keys after the query)."""
+        return np.where(causal(self.S.shape[-1]), self.S_scaled, -np.inf)
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,13 +112,14 @@ def attention_layer(h: np.ndarray, params: dict, layer: int, n_heads: int, scale
     K = split_heads(QKV[..., d : 2 * d], n_heads)  # [b, heads, n, d_head]
     V = split_heads(QKV[..., 2 * d :], n_heads)  # [b, heads, n, d_head]
     S = Q @ np.swapaxes(K, -1, -2)  # [b, heads, n, n]  s_ij = q_i · k_j
-    S_scaled = S / math.sqrt(Q.shape[-1]) if scale else S  # [b, heads, n, n]
-    S_masked = np.where(causal(h.shape[1]), S_scaled, -np.inf)  # [b, heads, n, n]
-    A = softmax_rows(S_masked, out=np.empty_like(S_masked))  # [b, heads, n, n]
+    factor = 1 / math.sqrt(Q.shape[-1]) if scale else 1.0
+    A = np.multiply(S, factor)  # S_scaled = S / √d_head, in A's memory
+    np.copyto(A, -np.inf, where=~causal(h.shape[1]))  # S_masked: −inf where j > i
+    softmax_rows(A, out=A)  # A = softmax(S_masked) row by row, in place  [b, heads, n, n]
     O = A @ V  # [b, heads, n, d_head]
     concat = merge_heads(O)  # [b, n, d]
     out = project(concat, params[layer_key(layer, "W_O")])  # [b, n, d]
-    return LayerTrace(h, Q, K, V, S, S_scaled, S_masked, A, O, concat, out)
+    return LayerTrace(h, Q, K, V, S, A, O, concat, out, factor)
 
 
 def log_softmax(logits: np.ndarray) -> np.ndarray:

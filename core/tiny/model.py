@@ -10,8 +10,6 @@ Every array is named as the paper names it and kept in one flat dict, so that gr
 moments and a page's sliders all use the same keys.
 """
 
-import numpy as np
-
 from core.config import check_positive
 from core.errors import InputError
 from core.seeding import rng_for

@@ -6,7 +6,7 @@ Every sequence is 2L + 1 tokens over ``symbols`` symbols (ids 0..symbols − 1) 
     copy      x_0 .. x_{L−1}  SEP  x_0 .. x_{L−1}
     reverse   x_0 .. x_{L−1}  SEP  x_{L−1} .. x_0
     sort      x_0 .. x_{L−1}  SEP  the x sorted
-    repeat    SEP  filler  x_0 .. x_{T−1}  x_0 .. x_{T−1}   (T distinct symbols, T from 4 to L per
+    repeat    SEP  filler  x_0 .. x_{T−1}  x_0 .. x_{T−1}   (T distinct symbols, T from 4 to 8 per
               sequence, so that no fixed offset finds the earlier copy, only an induction head;
               the filler counts up in steps two tokens apart: f_t = f_{t−2} + 1, which a layer-1
               previous-token head learns to predict first)
@@ -33,7 +33,8 @@ class Task:
     symbols: int  # ids 0..symbols − 1; the separator is id `symbols`
     length: int  # L: the longest part to remember; every sequence has n = 2L + 1 tokens
     make: Callable  # (rng, b, task, fixed) -> (tokens [b, n], answer [b, n − 1] bool)
-    period: int | None  # in the probe, answer token i repeats token i − period (None: no repeat)
+    period: int | None  # in the probe, token i of the repeat is token i − period (None: no repeat);
+    #                     repeat: also the longest x in training
     train_all: bool  # train on every prediction (True) or only on the answer's (False)
     d_model: int
     n_heads: int
@@ -57,8 +58,9 @@ class Task:
 
     @property
     def first_repeat(self) -> int:
-        """Position of the first token of the probe's second part."""
-        return self.length + 1
+        """The first query an induction score reads in the probe: the repeat's second token (its
+        first, x_0, has the same answer; the score reads every token of the repeat but it)."""
+        return self.n - self.period + 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,11 +114,11 @@ def _skip_count(rng, b: int, length: int, symbols: int) -> np.ndarray:
 
 
 def _repeat(rng, b: int, task: Task, fixed: bool) -> tuple[np.ndarray, np.ndarray]:
-    """SEP, filler, x, x: x is T distinct symbols, T drawn per row from MIN_PERIOD..L (L when
-    ``fixed``: no filler); the filler is 2(L − T) tokens of _skip_count. The answer: the
-    repeat's tokens after its first (the first cannot be told from what came before)."""
-    L, n = task.length, task.n
-    periods = np.full(b, L) if fixed else rng.integers(MIN_PERIOD, L + 1, b)
+    """SEP, filler, x, x: x is T distinct symbols, T drawn per row from MIN_PERIOD..task.period
+    (task.period when ``fixed``); the filler, 2(L − T) tokens of _skip_count, comes before x.
+    The answer: the repeat's tokens after its first (the first cannot be told from the past)."""
+    n = task.n
+    periods = np.full(b, task.period) if fixed else rng.integers(MIN_PERIOD, task.period + 1, b)
     order = rng.permuted(np.tile(np.arange(task.symbols), (b, 1)), axis=1)  # [b, symbols]
     filler = _skip_count(rng, b, n - 1 - 2 * MIN_PERIOD, task.symbols)
     tokens = np.empty((b, n), np.int64)
@@ -134,10 +136,10 @@ MIN_PERIOD = 4  # the repeat task's shortest x
 TASKS = {
     task.name: task
     for task in (
-        Task("copy", 16, 12, _copy, 13, False, 64, 4, 2, 32, 1e-2, 400),
-        Task("reverse", 16, 12, _reverse, None, False, 64, 4, 2, 32, 1e-2, 400),
+        Task("copy", 16, 12, _copy, 13, False, 64, 4, 2, 32, 1e-2, 200),
+        Task("reverse", 16, 12, _reverse, None, False, 64, 4, 2, 32, 1e-2, 200),
         Task("sort", 16, 12, _sort, None, False, 64, 4, 2, 32, 1e-2, 400),
-        Task("repeat", 16, 12, _repeat, 12, True, 64, 4, 2, 32, 3e-3, 600),
+        Task("repeat", 16, 12, _repeat, 8, True, 64, 4, 2, 32, 5e-3, 600),
     )
 }
 
@@ -146,10 +148,14 @@ def make_batch(task: Task, seed: int, step: int, b: int) -> Batch:
     """The batch of training step ``step`` for run ``seed``: the same in every process."""
     rng = rng_for("tiny.batch", task.name, seed, step)
     tokens, answer = task.make(rng, b, task, False)
-    return Batch(tokens.astype(np.int64), np.ones_like(answer) if task.train_all else answer, answer)
+    return Batch(
+        tokens.astype(np.int64), np.ones_like(answer) if task.train_all else answer, answer
+    )
 
 
 def probe(task: Task) -> Batch:
-    """The fixed example whose attention maps a run shows (batch of one; for repeat, T = L)."""
+    """The fixed example whose attention maps a run shows (batch of one; repeat: T = period)."""
     tokens, answer = task.make(rng_for("tiny.probe", task.name), 1, task, True)
-    return Batch(tokens.astype(np.int64), np.ones_like(answer) if task.train_all else answer, answer)
+    return Batch(
+        tokens.astype(np.int64), np.ones_like(answer) if task.train_all else answer, answer
+    )

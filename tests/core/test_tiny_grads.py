@@ -41,7 +41,9 @@ def torch_forward(params, tokens, n_heads, scale=True, targets=None):
             for w in ("W_Q", "W_K", "W_V")
         )
         s = q @ k.transpose(-1, -2)
-        a = torch.softmax((s / math.sqrt(d // n_heads) if scale else s).masked_fill(~causal, -math.inf), -1)
+        a = torch.softmax(
+            (s / math.sqrt(d // n_heads) if scale else s).masked_fill(~causal, -math.inf), -1
+        )
         o = a @ v
         for t in (q, k, v, s, a, o):
             t.retain_grad()
@@ -156,8 +158,9 @@ def test_one_examples_backward_is_torchs():
             assert getattr(layer, mine).shape == expected.shape, mine
             assert relative_error(getattr(layer, mine), expected) <= 1e-8, mine
         assert layer.dW_Q.shape == (12, 12)
-    np.testing.assert_array_equal(trace.layers[0].dS_masked[:, np.triu_indices(12, 1)[0],
-                                                             np.triu_indices(12, 1)[1]], 0.0)
+    np.testing.assert_array_equal(
+        trace.layers[0].dS_masked[:, np.triu_indices(12, 1)[0], np.triu_indices(12, 1)[1]], 0.0
+    )
     assert trace.dlogits.shape == (12, 11)
 
 
@@ -183,8 +186,12 @@ def test_init_is_seeded_and_shaped():
     a = tiny.init(4, 9, 7, 12, 3, 2)
     b = tiny.init(4, 9, 7, 12, 3, 2)
     c = tiny.init(5, 9, 7, 12, 3, 2)
-    assert list(a) == ["E", "P", *(layer_key(i, w) for i in range(2)
-                                   for w in ("W_Q", "W_K", "W_V", "W_O")), "W_U"]
+    assert list(a) == [
+        "E",
+        "P",
+        *(layer_key(i, w) for i in range(2) for w in ("W_Q", "W_K", "W_V", "W_O")),
+        "W_U",
+    ]
     assert a["E"].shape == (9, 12) and a["P"].shape == (7, 12) and a["W_U"].shape == (12, 9)
     assert all(v.dtype == np.float64 for v in a.values())
     assert all(np.array_equal(a[k], b[k]) for k in a)

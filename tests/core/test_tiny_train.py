@@ -45,10 +45,12 @@ def test_batches_are_fixed_by_seed_and_step():
     np.testing.assert_array_equal(a.tokens, tiny.make_batch(task, 1, 5, 8).tokens)
     assert not np.array_equal(a.tokens, tiny.make_batch(task, 1, 6, 8).tokens)
     assert not np.array_equal(a.tokens, tiny.make_batch(task, 2, 5, 8).tokens)
-    periods = {int(tiny.make_batch(task, 0, s, 8).answer.sum(axis=1).max()) for s in range(20)}
-    assert len(periods) > 3  # the period changes from sequence to sequence
+    periods = set(tiny.make_batch(task, 0, 0, 64).answer.sum(axis=1) + 1)
+    assert periods == set(range(4, task.period + 1))  # the period changes from row to row
     probe = tiny.probe(task).tokens[0]
-    np.testing.assert_array_equal(probe[task.first_repeat :], probe[1 : task.first_repeat])
+    T, n = task.period, task.n
+    np.testing.assert_array_equal(probe[n - T :], probe[n - 2 * T : n - T])
+    assert task.first_repeat == n - T + 1
 
 
 def test_scores_read_the_pattern_they_name():
