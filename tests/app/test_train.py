@@ -1,0 +1,116 @@
+"""The train page: Train pressed on repeat, the run trained by the server's child process, and
+every figure the page prints read back against this test's own computation (core.tiny.train run
+here, the step of the drop and the induction scores found by loops written here, the opened-up
+backward pass against torch autograd); bad sizes said in both languages with the settings kept."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from core import tiny
+from core.threads import on_one_core
+from tests.support.app import has_chart, page_text, run_app, run_until
+from tests.support.tiny_torch import torch_forward
+
+TASK = tiny.TASKS["repeat"]
+
+
+@pytest.fixture(scope="module")
+def trained():
+    """The page after Train on the defaults, once the run has played to its end."""
+    at = run_app("train", lang="en")
+    at.button(key="tr_train").click().run()
+    return run_until(at, has_chart("Every head at step"), timeout=240)
+
+
+@pytest.fixture(scope="module")
+def history():
+    """The same run in this process: (step, answer loss, last layer's induction by a loop)."""
+    params = tiny.init(0, TASK.vocab, TASK.n, TASK.d_model, TASK.n_heads, TASK.n_layers)
+    probe = tiny.probe(TASK).tokens[0]
+    rows, heads = [], {}
+    with on_one_core():  # as the server's child trains: BLAS's sums in the same order
+        progress = list(tiny.train(params, TASK, TASK.steps, n_heads=TASK.n_heads))
+    for p in progress:
+        rows.append((p.step, p.answer_loss))
+        if p.attention is not None:
+            A, T = p.attention[-1], TASK.period  # [heads, n, n]; the probe repeats after T
+            queries = range(TASK.first_repeat, TASK.n)  # the second copy after its first token
+            assert all(probe[i] == probe[i - T] for i in queries)
+            heads[p.step] = [np.mean([A[h, i, i - T + 1] for i in queries]) for h in range(len(A))]
+    return rows, heads
+
+
+def test_the_drop_and_the_head_are_the_tests_own(trained, history):
+    rows, heads = history
+    chance = math.log(TASK.symbols)
+    drop = next(step for step, loss in rows if loss < chance / 2)
+    head = next(step for step, scores in heads.items() if max(scores) > 0.5)
+    text = page_text(trained)
+    said = re.search(r"At step (\d+)\*\* the answer's loss fell below half of chance \(([\d.]+)",
+                     text)  # fmt: skip
+    assert said and int(said.group(1)) == drop and float(said.group(2)) == round(chance / 2, 2)
+    said = re.search(r"snapshot of step (\d+)\) a head of layer 2 .*induction score: ([\d.]+)",
+                     text)  # fmt: skip
+    assert said and int(said.group(1)) == head
+    assert float(said.group(2)) == pytest.approx(max(heads[head]), abs=0.006)
+    assert drop - 50 <= head <= drop + 50  # the loss falls when the head forms
+
+
+def test_the_slider_shows_each_snapshot_and_the_last_by_default(trained, history):
+    _, heads = history
+    slider = next(s for s in trained.select_slider if s.key == "tr_snapshot")
+    assert list(slider.options) == [str(step) for step in heads]
+    assert slider.value == TASK.steps
+
+
+def test_the_backward_row_is_torchs_gradient(trained):
+    """The opened-up backward pass's row of dS, and its a, against torch autograd at step 0."""
+    params = tiny.init(0, TASK.vocab, TASK.n, TASK.d_model, TASK.n_heads, TASK.n_layers)
+    probe = tiny.probe(TASK)
+    _, _, kept = torch_forward(params, probe.tokens, TASK.n_heads, True, probe.targets)
+    dS = kept[-1]["S"].grad.numpy()[0, 0]  # the last layer, head 1 (the page's default)
+    A = kept[-1]["A"].detach().numpy()[0, 0]
+    row = int(np.argmax(np.abs(dS).sum(axis=-1)))
+    assert f"query {row + 1}, through the softmax" in page_text(trained)
+    table = next(d.value for d in trained.dataframe if "dS_ij" in d.value.columns)
+    assert len(table) == 8
+    for _, cells in table.iterrows():
+        j = int(cells.iloc[0]) - 1
+        assert float(cells["a_ij"]) == pytest.approx(A[row, j], abs=6e-5)
+        assert _value(cells["dS_ij"]) == pytest.approx(dS[row, j], rel=6e-3)
+    assert np.sort(np.abs(dS[row]))[-8:].min() == pytest.approx(
+        min(abs(_value(v)) for v in table["dS_ij"]), rel=6e-3
+    )  # the row's eight largest
+
+
+def _value(text: str) -> float:
+    """A number as the page prints it: '−3.2 × 10⁻⁴', '−10⁻⁵' or '0.25'."""
+    text = text.replace("−", "-").translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
+    power = re.fullmatch(r"(-?)([\d.]+ × )?10(-?\d+)", text)
+    if power is None:
+        return float(text)
+    sign, mantissa, exponent = power.groups()
+    factor = float(mantissa.removesuffix(" × ")) if mantissa else 1.0
+    return (-1 if sign else 1) * factor * 10.0 ** int(exponent)
+
+
+@pytest.mark.parametrize(
+    ("lang", "query", "said"),
+    [
+        ("zh", {"tr_d_model": 60, "tr_heads": 8}, "不能平均分给 8 个头"),
+        ("en", {"tr_d_model": 60, "tr_heads": 8}, "cannot be split evenly into 8 heads"),
+        ("zh", {"tr_d_model": 128, "tr_layers": 3, "tr_steps": 1000}, "训练量太大"),
+        ("en", {"tr_d_model": 128, "tr_layers": 3, "tr_steps": 1000}, "too much training"),
+    ],
+)
+def test_bad_sizes_are_said_and_kept(lang, query, said):
+    at = run_app("train", lang=lang, **query)
+    assert not at.exception
+    assert any(said in e.value for e in at.error), [e.value for e in at.error]
+    boxes = {box.key: box.value for box in at.number_input}
+    for key, value in query.items():
+        assert boxes[key] == value
+    assert not [b for b in at.button if b.key == "tr_train"]  # nothing to train
