@@ -7,7 +7,8 @@ in float64 (the same arithmetic) and float32. The implementations run in blocks 
 reversed each round (measure/timing.py), so that a busy machine slows them alike.
 Target (issue 43): core.tiny at most 1.5 x torch float64's ms per step.
 
-Then every task in core.tiny.TASKS with its defaults: wall time, final loss (mean of the last 20
+Then every task in core.tiny.TASKS with its defaults: wall time (and the process's CPU time, which
+a machine busy with other work stretches less), final loss (mean of the last 20
 steps' answer losses), chance, and for the tasks with a repeat the step at which the induction head
 appeared (both rules of core/tiny/train.py) and the best last-layer induction score.
 
@@ -17,6 +18,7 @@ Run: python bench/train.py [--quick] [--out bench/results/train_issue43.txt]
 
 import argparse
 import contextlib
+import os
 import statistics
 import sys
 import time
@@ -114,14 +116,14 @@ def step_speed(rounds: int, say, one_core: bool) -> None:
 def task_runs(say) -> None:
     say("\neach task with its defaults (core.tiny.TASKS), seed 0")
     for task in tiny.TASKS.values():
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         history = list(tiny.train(None, task))
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
         final = statistics.fmean(p.answer_loss for p in history[-20:])
         say(
             f"  {task.name:8s} {task.steps} steps, b={task.batch} d={task.d_model} "
-            f"heads={task.n_heads} layers={task.n_layers} lr={task.lr}: {wall:5.1f} s, "
-            f"{wall / task.steps * 1e3:.1f} ms/step; answer loss {final:.3f}, "
+            f"heads={task.n_heads} layers={task.n_layers} lr={task.lr}: {wall:5.1f} s wall "
+            f"({cpu:.1f} s CPU), {wall / task.steps * 1e3:.1f} ms/step; answer loss {final:.3f}, "
             f"chance {task.chance:.3f}"
         )
         if task.period is not None:
@@ -140,7 +142,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer rounds, no task runs")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    lines = []
+    lines = [f"load average before the run: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"]
+    print(lines[0])
 
     def say(line: str) -> None:
         print(line, flush=True)
