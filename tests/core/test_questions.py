@@ -169,3 +169,20 @@ def test_the_first_layer_question_names_the_first_row_with_the_answer_in_its_top
         }
     key, params = question.why
     assert params == {"answer": "山", "layer": 17, "rank": 1, "before_layer": 16, "before": 9}
+
+
+@pytest.mark.parametrize(
+    ("drop", "right"),
+    [(0, "0–150"), (149, "0–150"), (150, "150–300"), (599, "450–600"), (None, "")],
+)
+def test_the_induction_step_question_bets_on_the_span_of_the_drop(drop, right):
+    from core.lessons.questions import induction_step_question
+
+    question = induction_step_question(drop, 600, 1.39)
+    labels = [label for label, _ in question.choices]
+    assert labels == ["0–150", "150–300", "300–450", "450–600", ""]
+    assert question.choices[-1][1] == "room.choice_never"
+    assert labels[question.answer] == right
+    if drop is not None:
+        assert question.worked == (f"loss < 1.39: step {drop}",)
+        assert question.why == ("room.why_induction_step", {"step": drop, "half": "1.39"})
