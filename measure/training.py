@@ -73,6 +73,23 @@ class Run:
         last = rows[-1, 0] if len(rows) else -1
         return rows, [snap for snap in list(self.snapshots) if snap["step"] <= last]
 
+    def history(self, seconds: float = float("inf")) -> list:
+        """What ``until(seconds)`` holds, as core.tiny's Progress (induction scores on the
+        snapshot steps), for its loss_drop_step and head_step."""
+        rows, snapshots = self.until(seconds)
+        by_step = {snap["step"]: snap for snap in snapshots}
+        history = []
+        for step, loss, answer, at in rows:
+            induction = by_step.get(int(step), {}).get("induction")
+            induction = None if induction is None else np.asarray(induction)
+            history.append(tiny.Progress(int(step), loss, answer, at, induction=induction))
+        return history
+
+    def drop_step(self, seconds: float = float("inf")) -> int | None:
+        """The step at which the answer's loss first fell below half of chance (None: not yet)."""
+        chance = tiny.TASKS[self.settings.task].chance
+        return tiny.loss_drop_step(self.history(seconds), chance)
+
 
 def child_lines(settings: Settings):
     """The child's side: train and print each step (and each snapshot) as one line of JSON."""

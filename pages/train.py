@@ -6,6 +6,7 @@ up, and training with and without ÷√d_k. The settings live in the URL."""
 import streamlit as st
 
 from ui.kit.i18n import t
+from ui.kit.session import TRAIN_SETTINGS
 from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views.train import backward, curves, live, maps, scaling
@@ -17,11 +18,12 @@ st.info(t("train.think"), icon=":material/psychology:")
 settings = chosen()
 if settings is None:
     st.stop()
+st.session_state[TRAIN_SETTINGS] = settings  # a room asks when its induction head forms
 followed = live.followed(settings)
 if followed is not None:
     run, seconds = followed
-    rows, snapshots = run.until(seconds)
-    curves.when(run, rows, snapshots)
+    _, snapshots = run.until(seconds)
+    curves.when(run, seconds)
     st.subheader(t("train.maps_title"))
     maps.section(snapshots)
     st.subheader(t("train.scores_title"))

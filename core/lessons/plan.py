@@ -150,6 +150,16 @@ LESSONS = (
         page("inside_off", "inside", ("off", "6.2,6.3,12.3"), shows=("heads_off",),
              uses=("induction", "lens")),
     ),
+    lesson("train",
+        page("train_copy", "train", ("tr_task", "copy"), shows=("training",),
+             uses=("mask", "softmax", "heads")),
+        page("train_repeat", "train", ("tr_task", "repeat"), shows=("induction_forms",),
+             uses=("training", "induction")),
+        page("train_backward", "train", ("tr_task", "repeat"), shows=("backward",),
+             uses=("training", "scaled", "softmax"), state=(("tr_bw_head", 2),)),
+        page("train_scaling", "train", ("tr_task", "copy"), shows=("scaling_gradient",),
+             uses=("backward", "scaled")),
+    ),
 )  # fmt: skip
 
 

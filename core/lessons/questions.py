@@ -23,6 +23,7 @@ KINDS = (
     "output_cell",
     "next_token",
     "first_layer",
+    "induction_step",
 )
 STEP_KINDS = {  # what can be asked at each walkthrough step, about the step's own result first:
     "qkv": ("shape",),  # Q, K, V
@@ -33,9 +34,11 @@ STEP_KINDS = {  # what can be asked at each walkthrough step, about the step's o
     "av": ("output_cell", "top_key", "shape"),  # a cell of O = AV
     "heads": ("shape",),  # concat · W_O
 }
-PAGE_KINDS = {  # what other pages can ask: the model's next token, the layer that first knows it
+PAGE_KINDS = {  # what other pages can ask: the model's next token, the layer that first knows it,
+    # the step at which the tiny model's induction head forms
     "generate": ("next_token",),
     "inside": ("first_layer",),
+    "train": ("induction_step",),
 }
 
 
@@ -221,3 +224,21 @@ def first_layer_question(answer: str, ranks, seed: int = 0) -> Question:
     said |= {"before_layer": right - 1, "before": int(ranks[right - 1])}
     why = ("room.why_first_layer", said)
     return Question("first_layer", {"answer": answer}, choices, layers.index(right), worked, why)
+
+
+BETS = 4  # the induction step's choices: the run's steps in this many equal spans, and "never"
+
+
+def induction_step_question(drop: int | None, steps: int, half: float) -> Question:
+    """In which span of the run's ``steps`` does the answer's loss first fall below ``half`` of
+    chance (the induction head forming), at step ``drop`` (None: it never does)? The choices:
+    BETS equal spans, then "not in these steps"."""
+    edges = [round(steps * k / BETS) for k in range(BETS + 1)]
+    choices = tuple((f"{a}–{b}", None) for a, b in zip(edges, edges[1:], strict=False))
+    choices += (("", "room.choice_never"),)
+    right = BETS if drop is None else min(BETS - 1, sum(drop >= edge for edge in edges[1:]))
+    worked = () if drop is None else (f"loss < {num(half, 2)}: step {drop}",)
+    why = ("room.why_induction_step", {"step": drop, "half": num(half, 2)})
+    if drop is None:
+        why = ("room.why_never", {"steps": steps, "half": num(half, 2)})
+    return Question("induction_step", {"steps": steps}, choices, right, worked, why)

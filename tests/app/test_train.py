@@ -11,7 +11,7 @@ import pytest
 
 from core import tiny
 from core.threads import on_one_core
-from tests.support.app import has_chart, page_text, run_app, run_until
+from tests.support.app import has_chart, page_text, room_opened, run_app, run_until
 from tests.support.tiny_torch import torch_forward
 
 TASK = tiny.TASKS["repeat"]
@@ -114,3 +114,27 @@ def test_bad_sizes_are_said_and_kept(lang, query, said):
     for key, value in query.items():
         assert boxes[key] == value
     assert not [b for b in at.button if b.key == "tr_train"]  # nothing to train
+
+
+def test_a_class_bets_on_the_step_the_induction_head_forms(history):
+    """The teacher asks before training on the projector; the answer is the span of the step
+    the test finds in its own run, the reveal says the step."""
+    import ui.room.connection as room
+
+    rows, _ = history
+    drop = next(step for step, loss in rows if loss < math.log(TASK.symbols) / 2)
+    _, code, key = room_opened()
+    teacher = run_app("train", room=code, key=key, lang="en")
+    assert teacher.selectbox(key="q_kind_train").value == "induction_step"
+    teacher.button(key="room_ask").click().run()
+    question = room.rooms().get(code)["question"]
+    labels = [label for label, _ in question["choices"]]
+    low, high = (int(x) for x in labels[question["answer"]].split("–"))
+    assert low <= drop < high and labels == ["0–150", "150–300", "300–450", "450–600", ""]
+    assert "Press Train" in page_text(teacher)  # the projector has not shown the run yet
+    student = run_app(room=code, lang="zh")
+    assert not student.exception
+    assert "老师要在“重复”任务上把小模型训练 600 步" in page_text(student)
+    teacher.button(key="room_reveal").click().run()
+    said = page_text(teacher).replace("\\", "")  # markdown's escapes taken out
+    assert f"fell below half of chance (1.39 nats) at step {drop}:" in said

@@ -16,6 +16,7 @@ ROOM_FOCUS = "_room_focus"  # the room's focus row, which the walkthrough turns 
 ROOM_LOCKED = "_room_locked"  # the teacher has everyone following
 ROOM_QUESTION_OPEN = "_room_question_open"  # the id of the room's unrevealed question, or None
 INSIDE_RANKS = "_inside_ranks"  # the inside page's answer and its rank after each layer
+TRAIN_SETTINGS = "_train_settings"  # the train page's run settings, for the room's bet on its step
 GEN_CANDIDATES = "_gen_candidates"  # the generate page's next-token candidates, for the band
 LEFT_ROOM = "_left_room"  # a teacher left: the browser's key is no longer taken back
 

@@ -1,26 +1,32 @@
 """The teacher's side of a room: who is connected, ask the class about the step on screen, watch
 the answers arrive, reveal."""
 
+import dataclasses
 import random
 
 import streamlit as st
 
+from core import tiny
 from core.lessons.questions import (
     PAGE_KINDS,
     STEP_KINDS,
     first_layer_question,
+    induction_step_question,
     make_question,
     next_token_question,
 )
+from measure.training import RUNS, Settings
 from ui.figures.charts import answer_bars
 from ui.figures.place import plot
 from ui.kit import question_text as questions
 from ui.kit.i18n import labeller, t
-from ui.kit.session import GEN_CANDIDATES, INSIDE_RANKS, PAGE_SCRIPT
+from ui.kit.session import GEN_CANDIDATES, INSIDE_RANKS, PAGE_SCRIPT, TRAIN_SETTINGS, anonymous_id
 from ui.kit.traces import trace_for
 from ui.room import invite
 from ui.room import summary as room_summary
 from ui.room.connection import POLL_S, fragment_guarded, leave, rooms
+
+TRAIN_WAIT_S = 120  # the longest a teacher's Ask waits for the run it bets on
 
 
 def panel(code: str, settings) -> None:
@@ -113,6 +119,10 @@ def _ask(code: str, kind: str, step: str, settings) -> None:
         question = next_token_question(candidates, probabilities, text, random.randrange(2**31))
         rooms().ask(code, st.session_state["room_key"], question)
         return
+    if kind == "induction_step":  # the bet on the train page's run of repeat, trained first
+        question = _induction_step_question()
+        rooms().ask(code, st.session_state["room_key"], question)
+        return
     if kind == "first_layer":  # the answer and ranks the inside page's lens drew last
         answer, ranks = st.session_state.get(INSIDE_RANKS, ("", ()))
         question = first_layer_question(answer, ranks, random.randrange(2**31))
@@ -128,6 +138,18 @@ def _ask(code: str, kind: str, step: str, settings) -> None:
         seed=random.randrange(2**31), base=settings.base,
     )  # fmt: skip
     rooms().ask(code, st.session_state["room_key"], question)
+
+
+def _induction_step_question():
+    """The train page's settings on repeat, trained (or joined) now: the class bets before the
+    teacher's Train plays the run back on the projector."""
+    settings = st.session_state.get(TRAIN_SETTINGS) or Settings("repeat", 64, 4, 2, 600)
+    settings = dataclasses.replace(settings, task="repeat")
+    run = RUNS.request(settings, anonymous_id())
+    with st.spinner(t("room.training_first")):
+        run.event.wait(TRAIN_WAIT_S)
+    half = tiny.TASKS["repeat"].chance / 2
+    return induction_step_question(run.drop_step(), settings.steps, half)
 
 
 @st.fragment(run_every=POLL_S)

@@ -16,24 +16,10 @@ def head_name(layer: int, head: int) -> str:
     return t("train.head_name", layer=layer + 1, head=head + 1)
 
 
-def _history(rows, snapshots) -> list:
-    """The rows and snapshots as core.tiny's Progress, for its loss_drop_step and head_step."""
-    by_step = {snap["step"]: snap for snap in snapshots}
-    history = []
-    for step, loss, answer, seconds in rows:
-        snap = by_step.get(int(step), {})
-        induction = snap.get("induction")
-        induction = None if induction is None else np.asarray(induction)
-        history.append(tiny.Progress(int(step), loss, answer, seconds, induction=induction))
-    return history
-
-
-def moments(run, rows, snapshots) -> tuple[int | None, int | None]:
+def moments(run, seconds: float) -> tuple[int | None, int | None]:
     """(the step the answer's loss fell below half of chance, the first snapshot at which a head
-    of the last layer had an induction score above 0.5)."""
-    task = tiny.TASKS[run.settings.task]
-    history = _history(rows, snapshots)
-    return tiny.loss_drop_step(history, task.chance), tiny.head_step(history)
+    of the last layer had an induction score above 0.5), in what was trained by ``seconds``."""
+    return run.drop_step(seconds), tiny.head_step(run.history(seconds))
 
 
 def loss_chart(run, rows, drop: int | None = None) -> None:
@@ -52,10 +38,11 @@ def loss_chart(run, rows, drop: int | None = None) -> None:
     plot(chart, "tr_loss")
 
 
-def when(run, rows, snapshots) -> tuple[int | None, int | None]:
+def when(run, seconds: float) -> None:
     """The loss chart and the sentence saying when the answer came in (and the head formed)."""
     task = tiny.TASKS[run.settings.task]
-    drop, head = moments(run, rows, snapshots)
+    rows, snapshots = run.until(seconds)
+    drop, head = moments(run, seconds)
     loss_chart(run, rows, drop)
     half = num(task.chance / 2, 2)
     if drop is None:
@@ -70,7 +57,6 @@ def when(run, rows, snapshots) -> tuple[int | None, int | None]:
         score = float(np.max(snap["induction"][-1]))
         st.success(t("train.when", drop=drop, half=half, head=head, layer=len(snap["induction"]),
                      score=num(score, 2)), icon=":material/lightbulb:")  # fmt: skip
-    return drop, head
 
 
 def scores_chart(snapshots) -> None:
