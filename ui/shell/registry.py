@@ -41,7 +41,7 @@ PAGES = (
     PageEntry("flash", "flash", "shell.page_flash", "flash.title", ":material/grid_view:", "shell.section_deeper", 4),
     PageEntry("generate", "generate", "generate.page_generate", "generate.title", ":material/history_edu:", "shell.section_deeper", 3, unused=LAYER),
     PageEntry("inside", "inside", "inside.page_inside", "inside.title", ":material/neurology:", "shell.section_deeper", 9, unused=LAYER),
-    PageEntry("train", "train", "train.page_train", "train.title", ":material/model_training:", "shell.section_deeper", 3, unused=LAYER),
+    PageEntry("train", "train", "train.page_train", "train.title", ":material/model_training:", "shell.section_deeper", 7, unused=LAYER),
     PageEntry("trained", "trained", "shell.page_trained", "trained.title", ":material/school:", "shell.section_deeper", 9, unused=LAYER),
     PageEntry("lessons", "lessons", "lessons.page_lessons", "lessons.lessons_title", ":material/menu_book:", "room.section_class", 0, unused=LAYER, intro=False),
     PageEntry("room", "room", "room.page_room", "room.title", ":material/groups:", "room.section_class", 0, class_view=False),
