@@ -895,5 +895,6 @@ def head_tiles(
                "scaleanchor": "x", "constrain": "domain"},
         margin={"l": 10, "r": 10, "t": 70, "b": 10},
         plot_bgcolor="white",
+        meta={"labels_on_top": True},  # a projector makes room for them under the title
     )  # fmt: skip
     return fig

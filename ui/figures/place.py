@@ -79,12 +79,16 @@ def projector_figure(fig, fill: bool = False):
 
 def _keep_text_rows(fig) -> None:
     """A heatmap of text to read (the logit lens's pieces: meta text_rows) keeps each row the
-    height of its projector text, rather than the 720p cap that would overlap them, and room
-    for its title over its column labels."""
-    if not (isinstance(fig.layout.meta, dict) and fig.layout.meta.get("text_rows")):
+    height of its projector text, rather than the 720p cap that would overlap them; it and any
+    figure with its column labels on top (meta labels_on_top) get room for the title over
+    them."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    top = BIG_TITLE_PX + BIG_TEXT_PX + 60
+    if meta.get("labels_on_top"):
+        fig.update_layout(height=fig.layout.height + top - 70, margin={"t": top})
+    if not meta.get("text_rows"):
         return
     rows = max(np.shape(trace.z)[0] for trace in fig.data if trace.type == "heatmap")
-    top = BIG_TITLE_PX + BIG_TEXT_PX + 60
     fig.update_layout(height=rows * (BIG_TEXT_PX + 10) + top + 20, margin={"t": top})
 
 

@@ -65,14 +65,16 @@ def scores_chart(snapshots) -> None:
     previous = np.asarray([s["previous"] for s in snapshots])  # [snapshots, layers, heads]
     heads = range(previous.shape[2])
     series = {t("train.score_previous", head=head_name(0, j)): previous[:, 0, j] for j in heads}
+    title = t("train.scores_chart_previous")
     if snapshots[0]["induction"] is not None:
         induction = np.asarray([s["induction"] for s in snapshots])
         last = induction.shape[1] - 1
         for j in heads:
             series[t("train.score_induction", head=head_name(last, j))] = induction[:, last, j]
+        title = t("train.scores_chart", last=last + 1)
     colours = [LINE_COLOURS[j % len(LINE_COLOURS)] for j in heads] * 2  # head j: one colour,
     dashes = ["solid"] * len(heads) + ["dash"] * len(heads)  # solid previous, dashed induction
-    chart = line_chart(steps, series, title=t("train.scores_title"), x_title=t("train.x_step"),
+    chart = line_chart(steps, series, title=title, x_title="",
                        y_title="", log=False, tick_every_x=False, y_range=(0, 1),
                        colours=colours, dashes=dashes, marker_size=4)  # fmt: skip
     plot(chart, "tr_scores")

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from ui.figures.charts import head_tiles
-from ui.figures.place import plot
+from ui.figures.place import plot_for_screens
 from ui.kit.i18n import t
 from ui.views.train.curves import head_name
 
@@ -36,15 +36,20 @@ def section(snapshots: list) -> None:
     A = by_step[step]["attention"]  # [layers, heads, n, n]
     layers = [t("train.layer", layer=i + 1) for i in range(A.shape[0])]
     heads = [t("train.head", head=j + 1) for j in range(A.shape[1])]
-    n = A.shape[-1]
-    tiles = head_tiles([list(row) for row in A], layers, heads,
-                       t("train.tiles_title", step=step), False, side=n, tile_px=150)  # fmt: skip
-    plot(tiles, "tr_tiles")
+    n, title = A.shape[-1], t("train.tiles_title", step=step)
+    maps = [list(row) for row in A]
+
+    def tiles(px: int):
+        return head_tiles(maps, layers, heads, title, False, side=n, tile_px=px)
+
+    plot_for_screens(tiles(150), lambda: tiles(80), "tr_tiles")  # square on each screen
     layer, head = _best_head(snapshots[-1])
     shown = _strip_steps(steps)
-    maps = [[by_step[s]["attention"][layer, head] for s in shown]]
-    strip = head_tiles(maps, [head_name(layer, head)],
-                       [t("train.step_label", step=s) for s in shown],
-                       t("train.strip_title", head=head_name(layer, head)), False, side=n,
-                       tile_px=130)  # fmt: skip
-    plot(strip, "tr_strip")
+    strip_maps = [[by_step[s]["attention"][layer, head] for s in shown]]
+    strip_title = t("train.strip_title", head=head_name(layer, head))
+
+    def strip(px: int):
+        return head_tiles(strip_maps, [""], [str(s) for s in shown], strip_title, False, side=n,
+                          tile_px=px)  # fmt: skip
+
+    plot_for_screens(strip(130), lambda: strip(55), "tr_strip")
