@@ -11,7 +11,7 @@ import pytest
 
 from core import tiny
 from core.threads import on_one_core
-from tests.support.app import has_chart, page_text, room_opened, run_app, run_until
+from tests.support.app import charts, has_chart, page_text, room_opened, run_app, run_until
 from tests.support.tiny_torch import torch_forward
 
 TASK = tiny.TASKS["repeat"]
@@ -138,3 +138,43 @@ def test_a_class_bets_on_the_step_the_induction_head_forms(history):
     teacher.button(key="room_reveal").click().run()
     said = page_text(teacher).replace("\\", "")  # markdown's escapes taken out
     assert f"fell below half of chance (1.39 nats) at step {drop}:" in said
+
+
+def test_stop_stops_the_run_within_a_step_and_keeps_what_was_trained():
+    from measure.training import RUNS
+
+    at = run_app("train", lang="zh", tr_task="copy", tr_steps=1000, tr_d_model=32, tr_seed=5)
+    at.button(key="tr_train").click().run()
+    run = next(r for r in RUNS._by_settings.values() if r.settings.seed == 5)
+    while len(run.steps) < 20:
+        run.event.wait(0.1)
+    at.button(key="tr_stop").click().run()
+    run.child.wait(timeout=5)
+    assert run.state == "stopped" and len(run.steps) < 1000
+    shown = re.search(r"已在第 (\d+) 步停止", page_text(at))
+    assert shown and int(shown.group(1)) <= run.steps[-1][0]
+    assert "训练中的损失" in " ".join(c["layout"]["title"]["text"] for c in charts(at))
+
+
+def test_with_and_without_scaling_are_the_tests_own():
+    """At step 0 the page's largest weight per row and mean |dS| through the softmax, against
+    torch on the same one-head d_head = 128 model; both runs' last answer losses against the
+    runs themselves."""
+    from measure.training import RUNS
+
+    at = run_app("train", lang="en", tr_task="copy")
+    at.button(key="tr_scale_go").click().run()
+    at = run_until(at, has_chart("Loss of the answer, with and without"), timeout=240)
+    table = next(d.value for d in at.dataframe if "no scaling" in d.value.columns)
+    task = tiny.TASKS["copy"]
+    params = tiny.init(0, task.vocab, task.n, 128, 1, 1)
+    probe = tiny.probe(task)
+    for column, scale in (("÷√d_k", True), ("no scaling", False)):
+        _, _, kept = torch_forward(params, probe.tokens, 1, scale, probe.targets)
+        A, dS = kept[0]["A"].detach().numpy()[0, 0], kept[0]["S"].grad.numpy()[0, 0]
+        assert float(table[column].iloc[0]) == pytest.approx(A.max(axis=-1).mean(), abs=6e-4)
+        lower = dS[np.tril_indices(len(A))]
+        assert _value(table[column].iloc[1]) == pytest.approx(np.abs(lower).mean(), rel=6e-3)
+        run = next(r for s, r in RUNS._by_settings.items() if s.d_model == 128 and s.scale == scale)
+        assert float(table[column].iloc[2]) == pytest.approx(run.steps[-1][2], abs=6e-4)
+    assert float(table["no scaling"].iloc[0]) > float(table["÷√d_k"].iloc[0])  # more peaked

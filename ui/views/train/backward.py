@@ -44,8 +44,8 @@ def _figure(M, rows, cols, key: str):
 def section(settings: Settings) -> None:
     last = settings.n_layers - 1
     heads = list(range(settings.n_heads))
-    head = st.selectbox(t("train.backward_head"), heads, key="tr_bw_head",
-                        format_func=lambda j: head_name(last, j))  # fmt: skip
+    names = {j: head_name(last, j) for j in heads}  # named now: in this run's language
+    head = st.selectbox(t("train.backward_head"), heads, key="tr_bw_head", format_func=names.get)
     st.caption(t("train.backward_text", head=head_name(last, head)))
     trace = _trace(settings)
     g = trace.layers[last]
