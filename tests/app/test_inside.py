@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from core.lessons.inside import REPEAT_LENGTH, repeated_tokens
+from core.lessons.inside import MAP_POSITIONS, REPEAT_LENGTH, repeated_tokens
 from tests.support.app import charts, decode, page_text, room_opened, run_app
 from tests.support.numbers import numbers
 
@@ -212,16 +212,16 @@ def test_the_gallery_table_and_the_rank_chart_are_the_tests_own(gemma, page):
 
 
 def test_the_lens_map_is_each_rows_first_piece_and_a_phone_gets_its_last_four(gemma, page):
-    """The map's cells against the test's own lens rows at each of the last 8 positions; the
-    phone's twin is its last 4 columns (a phone cannot print 8 columns of words)."""
+    """The map's cells against the test's own lens rows at the first and last of its positions;
+    the phone's twin is its last 4 columns (a phone cannot print 6 columns of words)."""
     ids = gemma.encode(PROMPT)
     run = gemma.forward(ids, residuals=True)
     maps = [s for s in charts(page) if s["layout"]["title"]["text"].startswith("Each layer's most")]
-    assert [len(s["data"][0]["x"]) for s in maps] == [8, 4]
+    assert [len(s["data"][0]["x"]) for s in maps] == [MAP_POSITIONS, 4]
     wide, phone = (s["data"][0] for s in maps)
     assert [row[-4:] for row in wide["text"]] == phone["text"]
-    for column in (0, 7):
-        position = len(ids) - 8 + column
+    for column in (0, MAP_POSITIONS - 1):
+        position = len(ids) - MAP_POSITIONS + column
         assert wide["x"][column].startswith(f"{position + 1}·")
         for row in (0, 17, 18):
             x = run.H[row][position].astype(np.float64)
