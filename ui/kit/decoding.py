@@ -1,10 +1,12 @@
 """The decoder's work for the generate page, done once per process and shared by every session:
 the model (loaded on the first visit), the prompt's pass, and each written step, which extends the
 step before it through the K/V cache. A rerun of a view already computed runs no model at all.
+
+Every step and every next-token distribution is built once, however many sessions ask for it at
+the same moment (ui/kit/shared_cache.py: the first builds it, the others wait for it), so a class
+writing the same prompt with the same settings and seed costs one generation.
 """
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,6 +14,7 @@ import streamlit as st
 
 import core
 from core.lessons.sampling import NextToken, next_token, pick
+from ui.kit.shared_cache import shared
 
 MAX_PROMPT_CHARS = 2000
 MAX_PROMPT_PIECES = 256  # every layer's whole attention map is kept for the page: 18 × 4 × n × n
@@ -46,41 +49,26 @@ class Prompt:
     max_diff: float  # the largest |logit| difference between the two, over those rows
 
 
-_steps: "OrderedDict[tuple, Step]" = OrderedDict()
-_lock = threading.Lock()
-KEEP_STEPS = 256
-
-
-def _keep(memory: OrderedDict, key, value):
-    """Remember ``value`` under ``key``, forgetting the oldest beyond KEEP_STEPS entries."""
-    with _lock:
-        memory[key] = value
-        memory.move_to_end(key)
-        while len(memory) > KEEP_STEPS:
-            memory.popitem(last=False)
-    return value
-
-
-def _remember(step: Step) -> Step:
-    return _keep(_steps, step.ids, step)
+KEEP_STEPS = 256  # steps kept (each holds its K/V cache: about 150 kB per position)
 
 
 def _from_trace(ids: tuple, trace) -> Step:
     return Step(ids, trace.logits[-1], tuple(A[:, -1] for A in trace.A), trace.cache)
 
 
-def step_of(ids: tuple) -> Step:
-    """The step for ``ids``: remembered, or one token after its remembered prefix (the cache),
-    or the whole sequence's pass."""
-    with _lock:
-        found = _steps.get(ids)
-        before = _steps.get(ids[:-1])
-    if found is not None:
-        return found
+@shared(max_entries=KEEP_STEPS)
+def _step(ids: tuple) -> Step:
     model = decoder()
-    if before is not None:
-        return _remember(_from_trace(ids, model.forward([ids[-1]], before.cache)))
-    return _remember(_from_trace(ids, model.forward(list(ids))))
+    before = _step.peek(ids[:-1]) if len(ids) > 1 else None
+    if before is not None:  # one token after a kept step, through its K/V cache
+        return _from_trace(ids, model.forward([ids[-1]], before.cache))
+    return _from_trace(ids, model.forward(list(ids)))
+
+
+def step_of(ids: tuple) -> Step:
+    """The step for ``ids``: kept, or one token after its kept prefix (the cache), or the whole
+    sequence's pass; built once however many sessions ask at once."""
+    return _step(tuple(ids))
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -88,7 +76,7 @@ def prompt_pass(ids: tuple) -> Prompt:
     """One causal pass over the prompt, and its first rows again one position at a time."""
     model = decoder()
     whole = model.forward(list(ids))
-    step = _remember(_from_trace(ids, whole))
+    step = _step.put(_from_trace(ids, whole), ids)
     rows = min(TRAINING_ROWS, len(ids) - 1)
     logits = whole.logits[:rows].astype(np.float64)
     log_p = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
@@ -121,18 +109,15 @@ class Rules:
         return next_token(logits, self.temperature, self.top_k, self.top_p)
 
 
-_dists: "OrderedDict[tuple, NextToken]" = OrderedDict()
+@shared(max_entries=KEEP_STEPS)
+def _distribution(ids: tuple, rules: Rules) -> NextToken:
+    return rules.distribution(step_of(ids).logits)
 
 
 def distribution_at(ids: tuple, rules: Rules) -> NextToken:
-    """The next token's distribution after ``ids`` under ``rules``, remembered (sorting 262 144
+    """The next token's distribution after ``ids`` under ``rules``, kept (sorting 262 144
     logits is the one cost a rerun would otherwise pay at every step)."""
-    key = (ids, rules)
-    with _lock:
-        found = _dists.get(key)
-    if found is None:
-        found = _keep(_dists, key, rules.distribution(step_of(ids).logits))
-    return found
+    return _distribution(tuple(ids), rules)
 
 
 def written(prompt_ids: tuple, rules: Rules, count: int) -> list[tuple[NextToken, int]]:

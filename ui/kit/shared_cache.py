@@ -7,6 +7,7 @@ the others wait for it, and keeps at most ``max_entries`` values, dropping the l
 Callers get the same object: they must not change it.
 """
 
+import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
@@ -29,6 +30,9 @@ def _fingerprint(value) -> object:
         return ("dict", tuple(sorted((k, _fingerprint(v)) for k, v in value.items())))
     if value is None or isinstance(value, (str, int, float, bool, np.generic)):
         return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # by its fields
+        fields = ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
+        return (type(value).__name__, tuple((name, _fingerprint(v)) for name, v in fields))
     if hasattr(value, "to_numpy"):  # a pandas Series or Index: by its values
         return _fingerprint(np.asarray(value.to_numpy()))
     raise TypeError(f"shared cache: cannot key on {type(value).__name__}")
@@ -65,8 +69,22 @@ def shared(max_entries: int):
                     building.pop(key, None)
             return value
 
+        def peek(*args, **kwargs):
+            """The value kept for these arguments, or None: nothing is built."""
+            with lock:
+                return entries.get(_fingerprint((args, kwargs)))
+
+        def put(value, *args, **kwargs):
+            """Keep ``value`` for these arguments (built along with something else)."""
+            with lock:
+                entries[_fingerprint((args, kwargs))] = value
+                while len(entries) > max_entries:
+                    entries.popitem(last=False)
+            return value
+
         cached.cache_len = lambda: len(entries)
         cached.cache_clear = entries.clear
+        cached.peek, cached.put = peek, put
         return cached
 
     return decorate

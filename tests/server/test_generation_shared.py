@@ -1,0 +1,50 @@
+"""A class writing with Gemma at once: the same prompt, settings, seed and length asked by many
+sessions in the same second is written once (each step's model call made once, the others
+waiting for it), and every session gets the same tokens as one session alone."""
+
+import threading
+
+import pytest
+
+from ui.kit import decoding
+
+
+@pytest.fixture
+def counted(gemma, monkeypatch):
+    """The shared model, every forward call counted by the number of positions it reads."""
+    calls = []
+    forward = gemma.forward
+
+    def counting(ids, *args, **kwargs):
+        calls.append(len(ids))
+        return forward(ids, *args, **kwargs)
+
+    monkeypatch.setattr(gemma, "forward", counting)
+    monkeypatch.setattr(decoding, "decoder", lambda: gemma)
+    decoding._step.cache_clear()
+    decoding._distribution.cache_clear()
+    yield calls
+    decoding._step.cache_clear()
+    decoding._distribution.cache_clear()
+
+
+def test_twenty_sessions_asking_at_once_cost_one_generation(gemma, counted):
+    prompt = tuple(gemma.encode("今天天气很好，我们一起去"))
+    rules = decoding.Rules(temperature=1.0, top_k=40, top_p=0.95, sample=True, seed=7)
+    results, start = [None] * 20, threading.Barrier(20)
+
+    def session(k):
+        start.wait()
+        results[k] = [token for _, token in decoding.written(prompt, rules, 8)]
+
+    threads = [threading.Thread(target=session, args=(k,)) for k in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert counted == [len(prompt)] + [1] * 7  # the prompt's pass, then one token at a time
+    assert all(tokens == results[0] for tokens in results)
+    decoding._step.cache_clear()
+    decoding._distribution.cache_clear()
+    alone = [token for _, token in decoding.written(prompt, rules, 8)]
+    assert alone == results[0]  # shared or alone, the same seed writes the same text
