@@ -75,14 +75,14 @@ def test_the_backward_row_is_torchs_gradient(trained):
     A = kept[-1]["A"].detach().numpy()[0, 0]
     row = int(np.argmax(np.abs(dS).sum(axis=-1)))
     assert f"query {row + 1}, through the softmax" in page_text(trained)
-    table = next(d.value for d in trained.dataframe if "dS_ij" in d.value.columns)
+    table = next(d.value for d in trained.dataframe if "dSᵢⱼ" in d.value.columns)
     assert len(table) == 8
     for _, cells in table.iterrows():
         j = int(cells.iloc[0]) - 1
-        assert float(cells["a_ij"]) == pytest.approx(A[row, j], abs=6e-5)
-        assert _value(cells["dS_ij"]) == pytest.approx(dS[row, j], rel=6e-3)
+        assert float(cells["aᵢⱼ"]) == pytest.approx(A[row, j], abs=6e-5)
+        assert _value(cells["dSᵢⱼ"]) == pytest.approx(dS[row, j], rel=6e-3)
     assert np.sort(np.abs(dS[row]))[-8:].min() == pytest.approx(
-        min(abs(_value(v)) for v in table["dS_ij"]), rel=6e-3
+        min(abs(_value(v)) for v in table["dSᵢⱼ"]), rel=6e-3
     )  # the row's eight largest
 
 

@@ -79,20 +79,30 @@ NAMES = {
     *("Gemma", "RoPE", "RMSNorm", "QK-norm", "GeGLU", "GELU", "top-k", "top-p"),  # the decoder's
     *("logit", "log", "bos", "NUL"),  # parts, the rules' names, −log p, <bos>, the NUL character
     "nat",  # the unit of a loss in natural logarithms, as the inside page's losses are given
+    "ln",  # chance as ln 16, the natural logarithm's name
 }
+GRADIENT = re.compile(r"d[A-Z]")  # dO, dA, dS: the gradient of O, A, S (the train page)
 
 
 def english_words(text: str) -> set[str]:
     """Latin words in a Chinese text that are neither symbols nor allowed names.
 
     A symbol is one letter (Q, d, i), or carries an underscore or a digit (W_Q, d_k, s_ij):
-    the paper's notation. Placeholders are values, not words, and are left out, and so is a
-    model's input quoted “…” (the inside page's preset “montagne”).
+    the paper's notation; so is a gradient's name, d and a capital (dO, dS). Placeholders are
+    values, not words, and are left out, and so is a model's input quoted “…” (the inside
+    page's preset “montagne”).
     """
     text = ICON.sub(" ", PLACEHOLDER.sub(" ", text))  # an icon's name is not a word
     text = re.sub(r"“[^”]*”", " ", text)
     words = re.findall(r"[A-Za-z][A-Za-z0-9_.\-]*[A-Za-z0-9]|[A-Za-z]", text)
-    return {w for w in words if len(w) > 1 and not re.search(r"[_0-9]", w) and w not in NAMES}
+    return {
+        w
+        for w in words
+        if len(w) > 1
+        and not re.search(r"[_0-9]", w)
+        and w not in NAMES
+        and not GRADIENT.fullmatch(w)
+    }
 
 
 def offending(check) -> dict:

@@ -100,13 +100,14 @@ def test_each_lesson_has_one_numbering():
     for lesson in LESSONS:
         bases = {dict(item.params).get("base", "0") for item in lesson.items}
         assert bases == {str(lesson.base)}, lesson.key
-    assert [lesson.base for lesson in LESSONS] == [0, 0, 1, 0, 0]  # the third: q₁ … q₄
+    assert [lesson.base for lesson in LESSONS] == [0, 0, 1, 0, 0, 0]  # the third: q₁ … q₄
 
 
 @pytest.mark.parametrize(
     "lesson, item, found",
     [("2", "1", (1, 0)), ("2", "11", (1, 10)), ("4", "6", (3, 5)), ("2", "12", None),
-     ("5", "4", (4, 3)), ("5", "5", None), ("0", "1", None), ("6", "1", None), ("2", "0", None),
+     ("5", "4", (4, 3)), ("5", "5", None), ("0", "1", None), ("6", "1", (5, 0)),
+     ("6", "5", None), ("7", "1", None), ("2", "0", None),
      ("x", "1", None), (None, None, None)],
 )  # fmt: skip
 def test_a_urls_place_names_a_lesson_and_an_item_from_one(lesson, item, found):

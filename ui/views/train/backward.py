@@ -80,9 +80,9 @@ def _row(trace, layer: int, head: int, d_head: int) -> None:
     keys = np.argsort(-np.abs(dS))[:SHOWN_KEYS]
     table({
         t("train.col_key"): [str(j + 1) for j in keys],
-        "a_ij": [num(float(a[j]), 4) for j in keys],
-        "dA_ij": [power_of_ten(float(dA[j]), 3) for j in keys],
-        "dA_ij − Σ": [power_of_ten(float(dA[j]) - dot, 3) for j in keys],
-        "dS_ij": [power_of_ten(float(dS[j]), 3) for j in keys],
+        "aᵢⱼ": [num(float(a[j]), 4) for j in keys],
+        "dAᵢⱼ": [power_of_ten(float(dA[j]), 3) for j in keys],
+        "dAᵢⱼ − Σ": [power_of_ten(float(dA[j]) - dot, 3) for j in keys],
+        "dSᵢⱼ": [power_of_ten(float(dS[j]), 3) for j in keys],
     })  # fmt: skip
     st.caption(t("train.row_sum", total=power_of_ten(float(dS.sum()), 2)))

@@ -13,7 +13,7 @@ from measure.training import RUNS, Settings
 from ui.figures.charts import line_chart
 from ui.figures.place import plot
 from ui.kit.i18n import t
-from ui.kit.number_text import num
+from ui.kit.number_text import num, power_of_ten
 from ui.kit.session import anonymous_id
 from ui.kit.tables import table
 
@@ -63,7 +63,7 @@ def section(settings: Settings) -> None:
     table({
         t("train.scale_table_what"): [t("train.scale_largest"), t("train.scale_grad"),
                                       t("train.scale_final")],
-        **{name: [num(first[0], 3), f"{first[1]:.2e}", num(run.steps[-1][2], 3)]
+        **{name: [num(first[0], 3), power_of_ten(first[1], 3), num(run.steps[-1][2], 3)]
            for name, first, run in zip(names, firsts, runs, strict=True)},
     })  # fmt: skip
     st.page_link("pages/scaling.py", label=t("train.scale_link"), icon=":material/expand:")
