@@ -1,6 +1,7 @@
 """Meaning above the fold: on every walkthrough step, in both languages, on a laptop (1400 × 900)
 and a phone (390 × 844), the step's one-sentence lead and the chart's focus row (or the chart's
-top, on the steps without one) lie within the first screen."""
+top, on the steps without one) lie within the first screen; on the laptop the first chart lies
+there whole."""
 
 import pytest
 
@@ -23,7 +24,8 @@ POSITIONS = """() => {
     }
   }
   return {lead: lead && lead.getBoundingClientRect().bottom,
-          chart: plot && plot.getBoundingClientRect().top, focus};
+          chart: plot && plot.getBoundingClientRect().top,
+          chartBottom: plot && plot.getBoundingClientRect().bottom, focus};
 }"""
 
 
@@ -55,4 +57,6 @@ def test_every_steps_lead_and_focus_row_are_on_the_first_screen(session, lang, w
         assert bottom is not None and bottom < height, f"{step}: focus row / chart at {bottom}"
         if step in ("scores", "softmax", "av"):
             assert at["focus"] is not None, f"{step}: the focus row is boxed"
+        if width >= 1000 and at["chartBottom"] is not None:  # a laptop: the first chart whole
+            assert at["chartBottom"] <= height, f"{step}: the chart ends at {at['chartBottom']}"
     s.assert_healthy()

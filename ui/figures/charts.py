@@ -437,7 +437,8 @@ def _frame(
     """Title, axes (the first row at the top) and a height that suits the rows."""
     rows, small = cells.rows, cells.small
     if square and small:
-        height = int(min(640, max(300, 120 + 52 * rows)))
+        height = int(min(640, max(300, 120 + 49 * rows)))  # 5 rows: the mask and softmax steps'
+        # first chart whole above a 900 px fold, under their taller formulas
     elif small:
         height = int(min(640, max(200, 80 + 30 * rows)))
     else:

@@ -151,11 +151,15 @@ def _try_mask() -> None:
     st.session_state["mask"] = "causal" if st.session_state["mask_try"] else "none"
 
 
-def mask(c: Charts) -> None:
-    """Its own switch for the causal mask (the sidebar's setting), the masked scores and the 0/1
-    mask M side by side."""
-    st.session_state["mask_try"] = c.settings.mask == "causal"
+def mask_switch(mask: str) -> None:
+    """The mask step's own switch for the causal mask (the sidebar's setting), drawn in the row
+    of pickers above its chart (view.row_controls), so that the chart starts higher."""
+    st.session_state["mask_try"] = mask == "causal"
     st.toggle(t("walkthrough.mask_try"), key="mask_try", on_change=_try_mask)
+
+
+def mask(c: Charts) -> None:
+    """The masked scores and the 0/1 mask M side by side (the switch: mask_switch)."""
     n = c.data.n
     allowed = np.ones((n, n), bool) if c.data.mask is None else np.asarray(c.data.mask, bool)
     legend = (t("masks.allowed"), t("masks.forbidden"))

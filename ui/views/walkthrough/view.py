@@ -15,7 +15,7 @@ from ui.kit.session import CELL, FOCUS_CHOSEN, PART, ROOM_FOCUS, base
 from ui.kit.url import coded_choice, keep_in_url, url_choice
 from ui.room import student as room_student
 from ui.room.connection import from_room_view
-from ui.views.walkthrough import predict
+from ui.views.walkthrough import predict, step_charts
 from ui.views.walkthrough import worked as worked_row
 from ui.views.walkthrough.steps import BY_NAME, draw, formula, shapes_line, unbroken
 
@@ -242,6 +242,9 @@ def row_controls(step: str, data, settings, place=None) -> tuple[int, int]:
             format_func=lambda i: row_label(i, data.tokens[i], base), label_visibility="collapsed",
         )  # fmt: skip
         keep_in_url("focus", str(focus), str(default_focus(n, settings.mask == "causal")))
+    if step == "mask":
+        with band:
+            step_charts.mask_switch(settings.mask)
     # a projector keeps its band for the step; while the teacher's question is open the class
     # answers that one, so the page's own predict-first switch waits
     if not settings.presentation and not room_student.result_hidden():
