@@ -85,6 +85,7 @@ async def lifespan(_app):
     # every page's imports, lazy ones included (preload.py), before the first session: here the
     # runtime exists, so the pages' caches are made in its storage
     await asyncio.to_thread(import_module, "preload")
+    import_module("ui.kit.model_load").start()  # Gemma, in the background (its pages wait for it)
     problem = store_problem()
     if problem:
         print(f"the room store does not work: {problem.reason}", flush=True)

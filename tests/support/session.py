@@ -88,7 +88,7 @@ class Learner:
         widget_id = getattr(body, "id", "")
         if widget_id.startswith("$$ID-"):
             self.widgets[widget_id.rsplit("-", 1)[1]] = widget_id
-        for name in ("body", "label", "code_text"):
+        for name in ("body", "label", "code_text", "text"):  # text: a progress bar's
             text = getattr(body, name, "")
             if isinstance(text, str) and text:
                 self.texts.append(text)

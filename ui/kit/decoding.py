@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-import core
 from core.lessons.sampling import NextToken, next_token, pick
+from ui.kit import model_load
 from ui.kit.shared_cache import shared
 
 MAX_PROMPT_CHARS = 2000
@@ -24,8 +24,9 @@ TRAINING_ROWS = 24  # positions compared between the training pass and one-at-a-
 
 @st.cache_resource(show_spinner=False)
 def decoder():
-    """Gemma 3 270M, once per process (InputError "model_missing" when it is not installed)."""
-    return core.load_decoder()
+    """Gemma 3 270M, once per process (InputError "model_missing" when it is not installed): the
+    load that the server began at its start (ui/kit/model_load.py), or one made now."""
+    return model_load.model()
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 import core
+from ui.kit import model_load
 from ui.kit.decoding import MAX_PROMPT_CHARS, MAX_PROMPT_PIECES, decoder
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import error_text, t
@@ -17,13 +18,29 @@ MARKERS = re.compile(r"<(bos|eos|pad|unk|mask|start_of_turn|end_of_turn)>")
 
 
 def model_or_stop():
-    """The shared model, loaded on the first visit; a missing package is said, not raised."""
+    """The shared model, loaded on the first visit; a missing package is said, not raised. While
+    the server's background load runs, how long it has taken, and the page once it is done."""
+    if model_load.loading():
+        _wait_for_the_model()
+        st.stop()
     try:
         with st.spinner(t("generate.loading")):
             return decoder()
     except core.InputError as error:
         st.error(t("generate.missing", hint=error.params.get("hint", error_text(error))))
         st.stop()
+
+
+def _wait_for_the_model() -> None:
+    @st.fragment(run_every=0.5)
+    def waiting():
+        if not model_load.loading():
+            st.rerun()
+        seconds = model_load.elapsed()
+        text = t("generate.loading_for", s=f"{seconds:.0f}", usual=f"{model_load.USUAL_S:.0f}")
+        st.progress(min(seconds / model_load.USUAL_S, 0.95), text=text)
+
+    waiting()
 
 
 def prompt_box(lang: str) -> str:
