@@ -306,6 +306,13 @@ class Rooms:
             ROOM_TTL, guard=(f"open:{code}", question_id),
         )  # fmt: skip
 
+    def answer_of(self, code: str, question_id: str, browser: str) -> int | None:
+        """This browser's answer to the question, or None: a student back after a reload or a
+        lost replica sees the answer they sent rather than the choices again."""
+        found = self.store.hgetall(f"answers:{normal_code(code)}:{question_id}")
+        choice = found.get(_browser(browser))
+        return None if choice is None else int(choice)
+
     def answers(self, code: str, question_id: str, question: dict | None = None) -> list[int]:
         """How many chose each choice, in the choices' order."""
         if question is None:

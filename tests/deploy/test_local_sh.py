@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.support.servers import deployed
+from tests.support.servers import deployed, route_cookies
 from tests.support.session import connect, open_room
 
 PASSWORD = "a class's own password"
@@ -38,23 +38,9 @@ def _zombie(pid: int) -> bool:
         return True
 
 
-def _cookie_for_each_replica(base: str, replicas) -> dict:
-    """A route cookie that nginx sends to each replica (found by asking)."""
-    found = {}
-    for i in range(200):
-        request = urllib.request.Request(
-            f"{base}/_stcore/health", headers={"Cookie": f"route=c{i}"}
-        )
-        with urllib.request.urlopen(request, timeout=5) as response:
-            found.setdefault(response.headers["X-Replica"], f"c{i}")
-        if set(found) == set(replicas):
-            return found
-    raise AssertionError(f"no cookie reached every replica: {found}")
-
-
 def test_two_replicas_share_rooms_and_lose_none_when_one_stops(deployment):
     base, replicas, _, _ = deployment
-    cookies = _cookie_for_each_replica(base, replicas)
+    cookies = route_cookies(base, replicas)
     a, b = sorted(replicas)
 
     async def scenario():

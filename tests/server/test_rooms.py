@@ -167,6 +167,8 @@ def test_one_browser_one_answer_and_the_counts_add_up(store):
     race(student, n=40)
     counts = rooms.answers(code, qid)
     assert sum(counts) == 40 and counts[question.answer] == 40
+    assert rooms.answer_of(code, qid, "browser-7") == question.answer  # a reload finds it
+    assert rooms.answer_of(code, qid, "never-answered") is None
     rooms.reveal(code, key)
     assert rooms.get(code)["question"]["revealed"]
     assert not rooms.answer(code, qid, "late", 0)  # no answers after the reveal

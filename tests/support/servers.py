@@ -95,6 +95,20 @@ def deployed(replicas: int, env: dict | None = None):
         process.wait(timeout=30)
 
 
+def route_cookies(base: str, replicas) -> dict:
+    """A route cookie that nginx (deploy/local.sh) sends to each replica, found by asking."""
+    found = {}
+    for i in range(200):
+        request = urllib.request.Request(
+            f"{base}/_stcore/health", headers={"Cookie": f"route=c{i}"}
+        )
+        with urllib.request.urlopen(request, timeout=5) as response:
+            found.setdefault(response.headers["X-Replica"], f"c{i}")
+        if set(found) == set(replicas):
+            return found
+    raise AssertionError(f"no cookie reached every replica: {found}")
+
+
 class RedisServer:
     """A redis-server of this test session's own, which a test may kill and start again: with
     AOF (appendfsync always here, so a test needs no wait), what it held comes back."""

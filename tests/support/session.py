@@ -13,14 +13,22 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+from ui.kit.browser import BROWSER_COOKIE
+
 EARLY_FOR_RERUN = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
 
 
-async def connect(base: str, page: str, query: str, cookie: str | None = None, stack=None):
+async def connect(
+    base: str, page: str, query: str, cookie: str | None = None, stack=None, browser: str = ""
+):
     """A websocket session on ``base`` (http://host:port), its first run done; the replica that
-    answered (nginx's X-Replica header, when behind deploy/local.sh) is ``learner.replica``."""
+    answered (nginx's X-Replica header, when behind deploy/local.sh) is ``learner.replica``.
+    ``cookie``: nginx's route; ``browser``: the browser's id cookie (32 hex digits), as a
+    browser that came before sends it."""
     url = base.replace("http://", "ws://") + "/_stcore/stream"
-    headers = {"Cookie": f"route={cookie}"} if cookie else None
+    sent = [f"route={cookie}"] if cookie else []
+    sent += [f"{BROWSER_COOKIE}={browser}"] if browser else []
+    headers = {"Cookie": "; ".join(sent)} if sent else None
     # no keepalive pings of the client's own (a browser sends none either): on 2 cores, a class
     # arriving at once and /generate loading its model can hold a reply past websockets' 20 s
     # ping timeout; every wait for the server has its own timeout (Learner.run)
@@ -55,6 +63,7 @@ class Learner:
         self.texts: list[str] = []
         self.fragments: dict[str, float] = {}  # fragment id -> seconds between auto reruns
         self.exceptions: list[str] = []  # Streamlit's exception elements: type and message
+        self.options: dict[str, list[str]] = {}  # a choice widget's key -> its shown options
 
     async def run(self, *states: WidgetState, timeout: float = 120, fragment: str = "") -> float:
         """Rerun the page (or one fragment, as the browser's timer does) with these widget
@@ -88,6 +97,8 @@ class Learner:
         widget_id = getattr(body, "id", "")
         if widget_id.startswith("$$ID-"):
             self.widgets[widget_id.rsplit("-", 1)[1]] = widget_id
+            if kind == "radio":
+                self.options[widget_id.rsplit("-", 1)[1]] = list(body.options)
         for name in ("body", "label", "code_text", "text"):  # text: a progress bar's
             text = getattr(body, name, "")
             if isinstance(text, str) and text:
@@ -95,6 +106,10 @@ class Learner:
 
     def press(self, key: str) -> WidgetState:
         return WidgetState(id=self.widgets[key], trigger_value=True)
+
+    def choose(self, key: str, index: int) -> WidgetState:
+        """A radio's choice, by its index: sent as the browser sends it, the option's text."""
+        return WidgetState(id=self.widgets[key], string_value=self.options[key][index])
 
     def type_into(self, key: str, text: str) -> WidgetState:
         return WidgetState(id=self.widgets[key], string_value=text)

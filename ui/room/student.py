@@ -196,6 +196,10 @@ _band_every_second = st.fragment(run_every=POLL_S)(fragment_guarded(_look))
 def _question(code: str, question: dict) -> None:
     st.markdown(f"**{markdown_text(questions.prompt(question))}**")
     mine = st.session_state.get(f"answered_{question['id']}")
+    if mine is None:  # sent before a reload, a new tab or a lost replica: kept in the store
+        mine = rooms().answer_of(code, question["id"], browser_id())
+        if mine is not None:
+            st.session_state[f"answered_{question['id']}"] = mine
     if question["revealed"]:
         questions.show_answer(question, mine)
         return
