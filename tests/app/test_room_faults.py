@@ -109,12 +109,16 @@ def test_one_browser_one_answer_through_reloads_and_new_tabs(monkeypatch):
     question = ui.room.connection.rooms().get(code)["question"]
     browser = "0123456789abcdef0123456789abcdef"  # the cookie this browser sends
     monkeypatch.setattr(ui.kit.browser, "_cookie", lambda name: browser)
-    for _ in range(3):  # the first tab, a reload, a new tab: each a new session
+    choice = f"choice_{question['id']}"
+    student = run_app(room=code, lang="en")  # the first tab answers
+    student.radio(key=choice).set_value(student.radio(key=choice).options[0]).run()
+    student.button(key=f"send_{question['id']}").click().run()
+    assert not student.exception
+    for _ in range(2):  # a reload, a new tab: each a new session, shown the answer it sent
         student = run_app(room=code, lang="en")
-        choice = f"choice_{question['id']}"
-        student.radio(key=choice).set_value(student.radio(key=choice).options[0]).run()
-        student.button(key=f"send_{question['id']}").click().run()
         assert not student.exception
+        assert not [r for r in student.radio if r.key == choice]  # not the choices again
+        assert any(c.value.startswith("Sent: ") for c in student.caption)
     assert sum(ui.room.connection.rooms().answers(code, question["id"])) == 1
     monkeypatch.setattr(ui.kit.browser, "_cookie", lambda name: "")  # a browser without the cookie
     other = run_app(room=code, lang="en")
