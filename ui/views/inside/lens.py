@@ -59,7 +59,9 @@ def story(model, lens: Lens) -> str:
     before = range(max(1, top1 - 4), top1)  # the (up to) four layers before it
     if len(before) == 0:
         return t("inside.lens_story_short", answer=answer, top5=names[top5], top1=names[top1])
-    firsts = dict.fromkeys(markdown_text(piece(model, int(lens.top_ids[i, 0]))) for i in before)
+    firsts = dict.fromkeys(  # a piece's leading space would double the separator's
+        markdown_text(piece(model, int(lens.top_ids[i, 0])).strip()) for i in before
+    )
     span = t("inside.layers_range", first=before[0], last=before[-1])
     kind = "inside.lens_story_same" if top5 == top1 else "inside.lens_story"
     return t(
