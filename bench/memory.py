@@ -22,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import core  # noqa: E402
+from bench.torch_compare import best_ms  # noqa: E402
 from core.pretrained.gemma import rms_norm  # noqa: E402
 from ui.kit.model_load import rss  # noqa: E402
 
@@ -45,15 +46,6 @@ def arrays(model):
 
     visit(model, 0)
     return found
-
-
-def best_ms(work, repeats: int = 5) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times) * 1e3
 
 
 def main() -> None:
@@ -84,9 +76,9 @@ def main() -> None:
                 diff = np.abs(logits[row, top] - np.asarray(values)).max()
                 worst[name] = max(worst[name], float(diff))
     row = normed[-1:]
-    ms32 = best_ms(lambda: row @ model.E.T)
-    ms16 = best_ms(lambda: row.astype(np.float16) @ E16.T, repeats=2)
-    ms16_up = best_ms(lambda: row @ E16.T.astype(np.float32), repeats=2)
+    ms32 = best_ms(lambda: row @ model.E.T, repeat=5)
+    ms16 = best_ms(lambda: row.astype(np.float16) @ E16.T, repeat=2)
+    ms16_up = best_ms(lambda: row @ E16.T.astype(np.float32), repeat=2)
     print("\ntied embedding stored as | bytes | max |logit - transformers| | head ms per token")
     rows = (
         ("float32 (now)           ", model.E.nbytes, worst["float32"], ms32),
