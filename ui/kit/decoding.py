@@ -4,7 +4,9 @@ step before it through the K/V cache. A rerun of a view already computed runs no
 
 Every step and every next-token distribution is built once, however many sessions ask for it at
 the same moment (ui/kit/shared_cache.py: the first builds it, the others wait for it), so a class
-writing the same prompt with the same settings and seed costs one generation.
+writing the same prompt with the same settings and seed costs one generation. Each pass waits its
+turn at the model (ui/kit/model_turns.py): one token of a Play is one turn, so a Play never holds
+another learner's Next for more than a token's time.
 """
 
 from dataclasses import dataclass
@@ -14,6 +16,7 @@ import streamlit as st
 
 from core.lessons.sampling import NextToken, next_token, pick
 from ui.kit import model_load
+from ui.kit.model_turns import TURNS
 from ui.kit.shared_cache import shared
 
 MAX_PROMPT_CHARS = 2000
@@ -57,7 +60,7 @@ def _from_trace(ids: tuple, trace) -> Step:
     return Step(ids, trace.logits[-1], tuple(A[:, -1] for A in trace.A), trace.cache)
 
 
-@shared(max_entries=KEEP_STEPS)
+@shared(max_entries=KEEP_STEPS, turns=TURNS)
 def _step(ids: tuple) -> Step:
     model = decoder()
     before = _step.peek(ids[:-1]) if len(ids) > 1 else None
@@ -72,7 +75,7 @@ def step_of(ids: tuple) -> Step:
     return _step(tuple(ids))
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared(max_entries=16, turns=TURNS)
 def prompt_pass(ids: tuple) -> Prompt:
     """One causal pass over the prompt, and its first rows again one position at a time."""
     model = decoder()

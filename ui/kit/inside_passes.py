@@ -9,6 +9,7 @@ import numpy as np
 
 from core.lessons import inside
 from ui.kit.decoding import decoder
+from ui.kit.model_turns import TURNS
 from ui.kit.shared_cache import shared
 
 KEEP = 16  # entries kept per kind
@@ -25,22 +26,22 @@ class Repeat:
     second: float  # ... and on the second
 
 
-@shared(max_entries=KEEP)
+@shared(max_entries=KEEP, turns=TURNS)
 def _prompt_pass(ids: tuple, off: frozenset):
     return decoder().forward(ids, residuals=True, off=off)
 
 
-@shared(max_entries=KEEP)
+@shared(max_entries=KEEP, turns=TURNS)
 def _lens(ids: tuple, off: frozenset, answer: int | None) -> inside.Lens:
     return inside.logit_lens(decoder(), _prompt_pass(ids, off).H, answer=answer)
 
 
-@shared(max_entries=KEEP)
+@shared(max_entries=KEEP, turns=TURNS)
 def _parts(ids: tuple) -> inside.ResidualParts:
     return inside.residual_parts(decoder(), prompt_pass(ids), lens_of(ids).answer)
 
 
-@shared(max_entries=KEEP)
+@shared(max_entries=KEEP, turns=TURNS)
 def _repeat(seed: int, off: frozenset) -> Repeat:
     model = decoder()
     ids = inside.repeated_tokens(model, seed)

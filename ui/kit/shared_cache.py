@@ -11,7 +11,8 @@ import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
-from functools import wraps
+from contextlib import nullcontext
+from functools import update_wrapper
 
 import numpy as np
 
@@ -38,53 +39,66 @@ def _fingerprint(value) -> object:
     raise TypeError(f"shared cache: cannot key on {type(value).__name__}")
 
 
-def shared(max_entries: int):
-    def decorate(build):
-        entries: OrderedDict = OrderedDict()
-        building: dict = {}  # key -> lock held while the first caller builds it
-        lock = threading.Lock()
+class Shared:
+    """A function's values, built once per key and kept (see the module's docstring)."""
 
-        @wraps(build)
-        def cached(*args, **kwargs):
-            key = _fingerprint((args, kwargs))
-            with lock:
-                if key in entries:
-                    entries.move_to_end(key)
-                    return entries[key]
-                key_lock = building.setdefault(key, threading.Lock())
-            with key_lock:
-                with lock:
-                    if key in entries:  # built by another session while this one waited
-                        return entries[key]
+    def __init__(self, build, max_entries: int, turns=None):
+        self.build, self.max_entries, self.turns = build, max_entries, turns
+        self.entries: OrderedDict = OrderedDict()
+        self.building: dict = {}  # key -> lock held while the first caller builds it
+        self.lock = threading.Lock()
+        update_wrapper(self, build)
+
+    def __call__(self, *args, **kwargs):
+        key = _fingerprint((args, kwargs))
+        while True:
+            with self.lock:
+                if key in self.entries:
+                    self.entries.move_to_end(key)
+                    return self.entries[key]
+                key_lock = self.building.get(key)
+            if key_lock is not None:  # being built: wait for that build, then look again
+                with key_lock:
+                    continue
+            with self.turns.turn() if self.turns is not None else nullcontext():
+                with self.lock:
+                    if key in self.entries or key in self.building:  # while this one waited
+                        continue
+                    key_lock = self.building[key] = threading.Lock()
+                    key_lock.acquire()
                 try:
-                    value = build(*args, **kwargs)
-                except BaseException:
-                    with lock:
-                        building.pop(key, None)
-                    raise
-                with lock:
-                    entries[key] = value
-                    while len(entries) > max_entries:
-                        entries.popitem(last=False)
-                    building.pop(key, None)
-            return value
+                    return self._keep(key, self.build(*args, **kwargs))
+                finally:
+                    with self.lock:
+                        self.building.pop(key, None)
+                    key_lock.release()
 
-        def peek(*args, **kwargs):
-            """The value kept for these arguments, or None: nothing is built."""
-            with lock:
-                return entries.get(_fingerprint((args, kwargs)))
+    def _keep(self, key, value):
+        with self.lock:
+            self.entries[key] = value
+            while len(self.entries) > self.max_entries:
+                self.entries.popitem(last=False)
+        return value
 
-        def put(value, *args, **kwargs):
-            """Keep ``value`` for these arguments (built along with something else)."""
-            with lock:
-                entries[_fingerprint((args, kwargs))] = value
-                while len(entries) > max_entries:
-                    entries.popitem(last=False)
-            return value
+    def peek(self, *args, **kwargs):
+        """The value kept for these arguments, or None: nothing is built."""
+        with self.lock:
+            return self.entries.get(_fingerprint((args, kwargs)))
 
-        cached.cache_len = lambda: len(entries)
-        cached.cache_clear = entries.clear
-        cached.peek, cached.put = peek, put
-        return cached
+    def put(self, value, *args, **kwargs):
+        """Keep ``value`` for these arguments (built along with something else)."""
+        return self._keep(_fingerprint((args, kwargs)), value)
 
-    return decorate
+    def cache_len(self) -> int:
+        return len(self.entries)
+
+    def cache_clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+
+
+def shared(max_entries: int, turns=None):
+    """Keep a function's values (``max_entries`` at most). ``turns`` (measure.turns.Turns): a
+    build waits its turn at the model first; a caller who finds the value being built waits for
+    that build without a turn of its own."""
+    return lambda build: Shared(build, max_entries, turns)

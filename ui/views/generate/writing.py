@@ -47,6 +47,8 @@ def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: i
 
     def draw(count: int) -> None:
         keep_in_url("written", str(count), "0")
+        if st.session_state.get(f"{KEY}_playing"):  # Play: each token as it is written
+            st.progress(count / MAX_WRITTEN, text=t("generate.playing", k=count, n=MAX_WRITTEN))
         chosen = written(prompt_ids, rules, count)
         ids = (*prompt_ids, *(token for _, token in chosen))
         _text_so_far(model, prompt_ids, chosen)

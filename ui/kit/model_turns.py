@@ -1,0 +1,37 @@
+"""The server's turns at Gemma (measure/turns.py), as the pages use them: at most one forward pass
+per core at once, one waiting job per session, and a waiting learner told, where the result will
+be drawn, how many jobs wait before theirs ("排队中：前面还有 k 个")."""
+
+import os
+import threading
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from measure.turns import Turns
+from ui.kit.i18n import t
+
+
+def _session() -> str:
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx.session_id if ctx is not None else f"thread-{threading.get_ident()}"
+
+
+class _Line:
+    """A waiting job's place in line, shown where the page is being drawn (nothing outside a
+    page's run: a test's thread, the server's own work)."""
+
+    def __init__(self):
+        inside_a_page = get_script_run_ctx(suppress_warning=True) is not None
+        self.slot = st.empty() if inside_a_page else None
+
+    def wait(self, ahead: int) -> None:
+        if self.slot is not None:  # an element sent: a rerun asked for meanwhile stops the wait
+            self.slot.info(t("shell.model_waiting", k=ahead), icon=":material/hourglass_top:")
+
+    def done(self) -> None:
+        if self.slot is not None:
+            self.slot.empty()
+
+
+TURNS = Turns(os.cpu_count() or 1, who=_session, show=_Line)
