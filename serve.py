@@ -7,7 +7,9 @@ the reason is printed if that fails. /healthz answers 200 "ok" while the store w
 the reason while it does not (tried again at most every CHECK_S seconds, classroom/store.py):
 the check for a balancer or a start script. /room/pulse answers a student's browser what its room
 shows now (classroom/pulse.py), so that an idle student costs no script run, and /room/teach is
-the teacher's link, which sets the teacher's cookie before the page loads (classroom/teach_link.py).
+the teacher's link, which sets the teacher's cookie before the page loads (classroom/teach_link.py),
+and /model/work counts Gemma's work in this process (passes, the line, the steps kept) for the
+benches.
 Streamlit's own /_stcore/health is left as it is, because the browser asks it before it connects:
 a page must still load to say why its rooms cannot work (the room page does, and every other page
 works without the store). `streamlit run app.py` runs the same app without these routes
@@ -80,6 +82,28 @@ async def teach(request) -> RedirectResponse:
     return response
 
 
+async def model_work(_request) -> JSONResponse:
+    """Counts of Gemma's work in this process (no text of anyone's): the passes that have had
+    their turn, those running and waiting, the longest line, the written steps kept and their
+    bound, and the model's load. For the class benches (bench/classroom.py)."""
+    turns = import_module("ui.kit.model_turns").TURNS
+    decoding, load = import_module("ui.kit.decoding"), import_module("ui.kit.model_load")
+    inside = import_module("ui.kit.inside_passes")
+    built = (decoding._step, decoding.prompt_pass, *inside.MODEL_WORK)
+    body = {
+        "passes": sum(cache.builds for cache in built),
+        "turns": turns.started,
+        "running": turns.running(),
+        "waiting": turns.waiting(),
+        "longest_line": turns.most_waiting,
+        "steps_kept": decoding._step.cache_len(),
+        "steps_bound": decoding.KEEP_STEPS,
+        "loaded": load.LOAD.seconds is not None and load.LOAD.error is None,
+        "load_s": load.LOAD.seconds,
+    }
+    return JSONResponse(body, headers={"Cache-Control": "no-store"})
+
+
 @asynccontextmanager
 async def lifespan(_app):
     # every page's imports, lazy ones included (preload.py), before the first session: here the
@@ -99,5 +123,6 @@ app = st.App(
         Route("/healthz", healthz),
         Route(pulse.PATH, room_pulse),
         Route(teach_link.PATH, teach),
+        Route("/model/work", model_work),
     ],
 )

@@ -18,7 +18,12 @@ Four scenarios, each on a fresh server, each printing its figures against its ta
    costs at 1k and 100k rows and another room's, lockout, stuffing, a fake crowd, lost updates,
    and a room's memory.
 
-Run: python bench/classroom.py [teacher|pages|storm|room|store ...] [--sessions N] [--replicas R]
+6. generate: a class on /generate (bench/generate_class.py): a third of N press Play (32 tokens)
+   in the same second as the others press Next; every Play within 60 s, Next reruns p95 <= 2 s,
+   each text as its seed writes it alone, and each distinct step computed once (counted).
+
+Run: python bench/classroom.py [teacher|pages|storm|room|store|generate ...] [--sessions N]
+    [--replicas R]
 Stops by itself; nothing leaves 127.0.0.1.
 """
 
@@ -35,7 +40,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench import room_store  # noqa: E402
+from bench import generate_class, room_store  # noqa: E402
 from classroom.pulse import PATH as PULSE_PATH  # noqa: E402
 from classroom.pulse import POLL_S  # noqa: E402
 from tests.support.http import Connection  # noqa: E402
@@ -380,6 +385,15 @@ def main():
             f" idle minute ({results['idle_cpu_per_min'] / 60 / os.cpu_count():.0%} of"
             f" {os.cpu_count()} cores), server RSS {results['rss']:.0f} MB"
         )
+
+    if "generate" in args.scenarios:
+        results = serve(
+            lambda port, pid: generate_class.scenario(
+                f"http://127.0.0.1:{port}", pid, rss_mb, cpu_seconds, n // 3, n - n // 3
+            ),
+            "serve.py",
+        )
+        generate_class.report(results, percentile, verdict)
 
     if "store" in args.scenarios:
         print("\n== the room store, attacked (bench/room_store.py)")

@@ -90,9 +90,11 @@ class Turns:
             finally:
                 self._held.depth -= 1
             return
-        self._wait(self._join_now())
+        shown = self._wait(self._join_now())
         self._held.depth = 1
-        try:
+        try:  # from here the turn is held: whatever happens, it is given back
+            if shown is not None:
+                shown.done()  # (may raise: a rerun asked for meanwhile)
             yield
         finally:
             self._held.depth = 0
@@ -106,7 +108,8 @@ class Turns:
             self._cond.notify_all()  # a replaced ticket's waiter is gone; others may move up
             return ticket
 
-    def _wait(self, ticket: Ticket) -> None:
+    def _wait(self, ticket: Ticket):
+        """Wait until ``ticket`` may run, and count it as running; what showed the wait."""
         shown = None
         try:
             while True:
@@ -131,8 +134,7 @@ class Turns:
                     ticket.left = time.monotonic()
                 self._cond.notify_all()
             raise
-        if shown is not None:
-            shown.done()
+        return shown
 
 
 class Replaced(Exception):

@@ -23,9 +23,11 @@ def counted(gemma, monkeypatch):
     monkeypatch.setattr(decoding, "decoder", lambda: gemma)
     decoding._step.cache_clear()
     decoding._distribution.cache_clear()
+    decoding._writing.cache_clear()
     yield calls
     decoding._step.cache_clear()
     decoding._distribution.cache_clear()
+    decoding._writing.cache_clear()
 
 
 def test_twenty_sessions_asking_at_once_cost_one_generation(gemma, counted):
@@ -35,7 +37,7 @@ def test_twenty_sessions_asking_at_once_cost_one_generation(gemma, counted):
 
     def session(k):
         start.wait()
-        results[k] = [token for _, token in decoding.written(prompt, rules, 8)]
+        results[k] = list(decoding.written(prompt, rules, 8).tokens)
 
     threads = [threading.Thread(target=session, args=(k,)) for k in range(20)]
     for thread in threads:
@@ -46,5 +48,6 @@ def test_twenty_sessions_asking_at_once_cost_one_generation(gemma, counted):
     assert all(tokens == results[0] for tokens in results)
     decoding._step.cache_clear()
     decoding._distribution.cache_clear()
-    alone = [token for _, token in decoding.written(prompt, rules, 8)]
+    decoding._writing.cache_clear()
+    alone = list(decoding.written(prompt, rules, 8).tokens)
     assert alone == results[0]  # shared or alone, the same seed writes the same text

@@ -208,3 +208,30 @@ def test_a_failed_build_lets_the_next_caller_build(slots):
     join_all(start_all([call for _ in range(4)]))
     assert sorted(outcomes, key=str) == [5, 5, 5, "failed"]
     assert len(calls) == 2
+
+
+def test_a_rerun_just_as_the_turn_comes_gives_the_turn_back():
+    class Line:  # the page's "waiting" note, whose clearing meets a rerun asked for meanwhile
+        def wait(self, ahead):
+            pass
+
+        def done(self):
+            raise Rerun
+
+    pool, release = Turns(1, show=Line), threading.Event()
+
+    def holder():
+        with pool.turn():
+            release.wait(5)
+
+    def rerun_at_its_turn():
+        with pytest.raises(Rerun), pool.turn():
+            pass
+
+    threads = start_all([holder, rerun_at_its_turn])
+    time.sleep(0.6)  # the second waits (and is shown waiting) at least once
+    release.set()
+    join_all(threads)
+    assert pool.running() == 0  # both turns given back
+    with pool.turn():  # and the model is free for the next job
+        assert pool.running() == 1

@@ -58,12 +58,22 @@ class Learner:
     """One browser tab: a websocket session on one page, its widget ids and the text it was sent."""
 
     def __init__(self, ws, page: str, query: str):
-        self.ws, self.page, self.query = ws, page, query
+        self.ws, self.query = ws, query
+        self.page = page
         self.widgets: dict[str, str] = {}  # user key -> widget id
         self.texts: list[str] = []
         self.fragments: dict[str, float] = {}  # fragment id -> seconds between auto reruns
         self.exceptions: list[str] = []  # Streamlit's exception elements: type and message
         self.options: dict[str, list[str]] = {}  # a choice widget's key -> its shown options
+
+    @property
+    def page(self) -> str:
+        return self._page
+
+    @page.setter
+    def page(self, name: str) -> None:
+        """Go to another page (by its URL name): its hash comes with its first run."""
+        self._page, self.page_hash = name, ""
 
     async def run(self, *states: WidgetState, timeout: float = 120, fragment: str = "") -> float:
         """Rerun the page (or one fragment, as the browser's timer does) with these widget
@@ -71,6 +81,8 @@ class Learner:
         message = BackMsg()
         message.rerun_script.query_string = self.query
         message.rerun_script.page_name = self.page
+        message.rerun_script.page_script_hash = self.page_hash  # as a browser sends it: a rerun
+        # the script asks for itself (st.rerun() in a fragment) stays on this page
         message.rerun_script.widget_states.widgets.extend(states)
         if fragment:
             message.rerun_script.fragment_id = fragment
@@ -82,6 +94,8 @@ class Learner:
             reply = ForwardMsg()
             reply.ParseFromString(await asyncio.wait_for(self.ws.recv(), timeout=timeout))
             kind = reply.WhichOneof("type")
+            if kind == "navigation":  # the page st.navigation ran: a browser keeps its hash
+                self.page_hash = reply.navigation.page_script_hash
             if kind == "script_finished" and reply.script_finished != EARLY_FOR_RERUN:
                 return time.perf_counter() - start
             if kind == "delta" and reply.delta.WhichOneof("type") == "new_element":

@@ -113,25 +113,49 @@ class Rules:
         return next_token(logits, self.temperature, self.top_k, self.top_p)
 
 
-@shared(max_entries=KEEP_STEPS)
+KEEP_DISTRIBUTIONS = 8  # each holds six arrays of 262 144 numbers (about 10 MB): the bars'
+KEEP_WRITINGS = 4096  # a few ints each: every (prompt, rules, count) a class has written
+
+
+@shared(max_entries=KEEP_DISTRIBUTIONS)
 def _distribution(ids: tuple, rules: Rules) -> NextToken:
     return rules.distribution(step_of(ids).logits)
 
 
 def distribution_at(ids: tuple, rules: Rules) -> NextToken:
-    """The next token's distribution after ``ids`` under ``rules``, kept (sorting 262 144
-    logits is the one cost a rerun would otherwise pay at every step)."""
+    """The next token's distribution after ``ids`` under ``rules``, kept a while (sorting
+    262 144 logits is the one cost a rerun would otherwise pay at every step)."""
     return _distribution(tuple(ids), rules)
 
 
-def written(prompt_ids: tuple, rules: Rules, count: int) -> list[tuple[NextToken, int]]:
-    """``count`` tokens written after the prompt: for each, the distribution it came from and
-    the token. The same rules and seed write the same text."""
-    out, ids = [], tuple(prompt_ids)
-    rng = np.random.default_rng(rules.seed) if rules.sample else None
-    for _ in range(count):
-        dist = distribution_at(ids, rules)
-        token = pick(dist, rng)
-        out.append((dist, token))
-        ids = (*ids, token)
-    return out
+@dataclass(frozen=True)
+class Writing:
+    """What the rules wrote after a prompt: the tokens, each one's probability q when it was
+    drawn, and the random generator's state after the last draw (None when greedy)."""
+
+    tokens: tuple
+    q: tuple
+    state: dict | None
+
+
+@shared(max_entries=KEEP_WRITINGS)
+def _writing(prompt: tuple, rules: Rules, count: int) -> Writing:
+    if count == 0:
+        rng = np.random.default_rng(rules.seed) if rules.sample else None
+        return Writing((), (), rng.bit_generator.state if rng else None)
+    before = _writing(prompt, rules, count - 1)  # one token after the writing before it
+    dist = distribution_at((*prompt, *before.tokens), rules)
+    rng = None
+    if rules.sample:
+        rng = np.random.default_rng()
+        rng.bit_generator.state = before.state
+    token = pick(dist, rng)
+    state = rng.bit_generator.state if rng else None
+    return Writing((*before.tokens, token), (*before.q, float(dist.q[token])), state)
+
+
+def written(prompt_ids: tuple, rules: Rules, count: int) -> Writing:
+    """``count`` tokens written after the prompt. The same rules and seed write the same text:
+    one generator seeded once, drawing once per token, its state carried from each writing to
+    the next (kept, so a rerun draws nothing again)."""
+    return _writing(tuple(prompt_ids), rules, int(count))

@@ -56,6 +56,9 @@ def _scores(ids: tuple, seed: int | None) -> dict:
     return inside.head_scores(A, ids if seed is None else repeat_of(seed).ids)
 
 
+MODEL_WORK = (_prompt_pass, _lens, _parts, _repeat)  # each build one turn at the model
+
+
 def prompt_pass(ids, off=frozenset()):
     """The prompt's pass with its residual stream (``off``: heads switched off)."""
     return _prompt_pass(tuple(ids), frozenset(off))

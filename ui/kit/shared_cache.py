@@ -47,6 +47,7 @@ class Shared:
         self.entries: OrderedDict = OrderedDict()
         self.building: dict = {}  # key -> lock held while the first caller builds it
         self.lock = threading.Lock()
+        self.builds = 0  # values built since the server started (each by one caller)
         update_wrapper(self, build)
 
     def __call__(self, *args, **kwargs):
@@ -67,7 +68,9 @@ class Shared:
                     key_lock = self.building[key] = threading.Lock()
                     key_lock.acquire()
                 try:
-                    return self._keep(key, self.build(*args, **kwargs))
+                    value = self.build(*args, **kwargs)
+                    self.builds += 1  # (under the key's lock: one builder at a time)
+                    return self._keep(key, value)
                 finally:
                     with self.lock:
                         self.building.pop(key, None)

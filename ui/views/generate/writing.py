@@ -5,7 +5,7 @@ import streamlit as st
 
 from ui.figures.charts import heatmap
 from ui.figures.place import plot
-from ui.kit.decoding import MAX_WRITTEN, distribution_at, step_of, written
+from ui.kit.decoding import MAX_WRITTEN, distribution_at, prompt_pass, step_of, written
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, shown_index
@@ -42,6 +42,7 @@ def start_from_url() -> None:
 
 def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: int) -> None:
     start_from_url()
+    prompt_pass(prompt_ids)  # the prompt's step comes with the prompt's one pass
     st.button(t("generate.next"), key="gen_next", on_click=_next, type="primary",
               disabled=st.session_state.get(KEY, 0) >= MAX_WRITTEN)  # fmt: skip
 
@@ -50,7 +51,7 @@ def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: i
         if st.session_state.get(f"{KEY}_playing"):  # Play: each token as it is written
             st.progress(count / MAX_WRITTEN, text=t("generate.playing", k=count, n=MAX_WRITTEN))
         chosen = written(prompt_ids, rules, count)
-        ids = (*prompt_ids, *(token for _, token in chosen))
+        ids = (*prompt_ids, *chosen.tokens)
         _text_so_far(model, prompt_ids, chosen)
         step = step_of(ids)
         bars(model, distribution_at(ids, rules), "gen_bars")
@@ -61,20 +62,17 @@ def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: i
 
 
 def _text_so_far(model, prompt_ids, chosen) -> None:
-    st.session_state["gen_text_so_far"] = model.decode(
-        [*prompt_ids[1:], *(token for _, token in chosen)]
-    )  # (the room's "which token comes next?" quotes it)
+    st.session_state["gen_text_so_far"] = model.decode([*prompt_ids[1:], *chosen.tokens])
+    # (the room's "which token comes next?" quotes it)
     prompt = markdown_text(model.decode(prompt_ids[1:]))
-    new = [markdown_text(model.decode([token])) for _, token in chosen]
+    new = [markdown_text(model.decode([token])) for token in chosen.tokens]
     if new:  # (HTML, not **: Markdown's bold fails beside Chinese punctuation)
         new[-1] = f'<b style="background:#fde68a">{new[-1]}</b>'
     st.markdown(t("generate.text_so_far", text=prompt + "".join(new)), unsafe_allow_html=True)
-    if chosen:
-        dist, token = chosen[-1]
-        p = num(float(dist.q[token]), 3)
-        st.caption(
-            t("generate.chosen", t=len(chosen), token=markdown_text(label(model, token)), p=p)
-        )
+    if chosen.tokens:
+        token, p = chosen.tokens[-1], num(chosen.q[-1], 3)
+        shown = markdown_text(label(model, token))
+        st.caption(t("generate.chosen", t=len(chosen.tokens), token=shown, p=p))
 
 
 def _query_row(model, ids, step, view, base: int, decimals: int) -> None:

@@ -1,0 +1,172 @@
+"""A class writing with Gemma on /generate, over Streamlit's websocket on one server (loopback):
+run from bench/classroom.py (``generate``).
+
+60 students open /generate once the model has loaded (the teacher opened it first), each sampling
+with a seed of their own. 20 press Play (32 tokens, one a second as the player plays, its
+fragment rerun as the browser's timer does) in the same second that the other 40 press Next; the
+40 press Next again every 3-6 s (reading the step between presses) until every Play is done.
+
+Measured: each Play's time from the press to its 32nd token, the Next reruns, and the server's
+passes (serve.py's /model/work) against the distinct steps the class asked for. Checked: each
+Play's text equals what the same seed writes alone (ui/kit/decoding.py in this process, after the
+server is gone), and each Next showed as many tokens as that student had pressed: nothing lost,
+nothing duplicated.
+"""
+
+import asyncio
+import json
+import random
+import re
+import time
+from contextlib import AsyncExitStack
+
+from tests.support.http import Connection
+from tests.support.session import connect
+from ui.kit import decoding
+from ui.kit.escape import markdown_text
+from ui.kit.i18n import t
+
+TOKENS = 32
+STEP = re.compile(r"^Step (\d+) chose")
+TAGS = re.compile(r"</?b[^>]*>")  # the newest token's highlight
+
+
+async def work(base: str) -> dict:
+    connection = Connection(base)
+    _, body = await connection.get("/model/work")
+    await connection.close()
+    return json.loads(body)
+
+
+async def until_loaded(base: str, limit_s: float = 120) -> dict:
+    deadline = time.monotonic() + limit_s
+    while not (now := await work(base))["loaded"]:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the model did not load")
+        await asyncio.sleep(0.5)
+    return now
+
+
+def steps_shown(texts: list[str]) -> int:
+    return max((int(m.group(1)) for text in texts if (m := STEP.match(text))), default=0)
+
+
+def text_shown(texts: list[str]) -> str:
+    body = next((text for text in texts if text.startswith("**Text so far:**")), "")
+    return TAGS.sub("", body.removeprefix("**Text so far:**").strip())
+
+
+async def play(learner) -> tuple[float, str, int]:
+    """Press Play, then rerun the player's fragment as the browser's timer does until the 32nd
+    token shows: (seconds from the press, the text shown, fragment reruns)."""
+    start = time.perf_counter()
+    await learner.run(learner.press("gen_written_button"), timeout=300)
+    if not learner.fragments:
+        raise RuntimeError(f"Play started no timer: {learner.exceptions} {learner.texts[-8:]}")
+    fragment, interval = next(iter(learner.fragments.items()))
+    ticks = 0
+    while steps_shown(learner.texts) < TOKENS:
+        took = await learner.run(fragment=fragment, timeout=300)
+        ticks += 1
+        await asyncio.sleep(max(0.0, interval - took))
+    return time.perf_counter() - start, text_shown(learner.texts), ticks
+
+
+async def keep_pressing_next(learner, done: asyncio.Event, seed: int) -> list[tuple]:
+    """Next now, then every 3-6 s until ``done``: (seconds, tokens shown, presses) each time."""
+    rng, out, presses = random.Random(seed), [], 0
+    while True:
+        presses += 1
+        took = await learner.run(learner.press("gen_next"), timeout=300)
+        out.append((took, steps_shown(learner.texts), presses))
+        if done.is_set() or presses >= TOKENS:
+            return out
+        try:
+            await asyncio.wait_for(done.wait(), rng.uniform(3, 6))
+        except TimeoutError:
+            pass
+
+
+async def scenario(base: str, pid: int, rss_mb, cpu_seconds, players=20, pressers=40) -> dict:
+    loaded = await until_loaded(base)
+    async with AsyncExitStack() as stack:
+        seeds = list(range(players + pressers))
+
+        async def opened(seed):
+            query = f"lang=en&gen_mode=sample&gen_seed={seed}"
+            start = time.perf_counter()
+            return await connect(base, "generate", query, None, stack), time.perf_counter() - start
+
+        before = await work(base)
+        class_ = await asyncio.gather(*(opened(seed) for seed in seeds))
+        learners = [learner for learner, _ in class_]
+        cpu = cpu_seconds(pid)
+        done = asyncio.Event()
+        nexts = [
+            asyncio.create_task(keep_pressing_next(learner, done, seed))
+            for learner, seed in zip(learners[players:], seeds[players:], strict=True)
+        ]
+        plays = await asyncio.gather(*(play(learner) for learner in learners[:players]))
+        done.set()
+        pressed = await asyncio.gather(*nexts)
+        after = await work(base)
+        return {
+            "load_s": loaded["load_s"],
+            "first": [seconds for _, seconds in class_],
+            "plays": plays,
+            "nexts": pressed,
+            "passes": after["passes"] - before["passes"],
+            "longest_line": after["longest_line"],
+            "steps_kept": after["steps_kept"],
+            "steps_bound": after["steps_bound"],
+            "cpu": cpu_seconds(pid) - cpu,
+            "rss": rss_mb(pid),
+            "seeds": seeds,
+            "players": players,
+        }
+
+
+def expected(seeds: list[int], counts: list[int]) -> tuple[list[str], int]:
+    """What each seed writes alone, in this process (the server gone): the text shown after
+    ``count`` tokens, and the passes the class needed: the prompt's, and one per distinct
+    sequence a step was asked after (the prompt's own step comes with its pass)."""
+    model = decoding.decoder()
+    prompt = tuple(model.encode(t("generate.example", "en")))
+    texts, steps = [], set()
+    for seed, count in zip(seeds, counts, strict=True):
+        rules = decoding.Rules(1.0, 0, 1.0, True, seed)
+        chosen = decoding.written(prompt, rules, count).tokens
+        steps.update((*prompt, *chosen[:j]) for j in range(1, count + 1))
+        words = [markdown_text(model.decode([token])) for token in chosen]
+        texts.append(markdown_text(model.decode(list(prompt[1:]))) + "".join(words))
+    return texts, 1 + len(steps)
+
+
+def report(results: dict, percentile, verdict) -> None:
+    players, seeds = results["players"], results["seeds"]
+    plays, nexts = results["plays"], results["nexts"]
+    counts = [TOKENS] * players + [presses[-1][2] for presses in nexts]
+    texts, needed = expected(seeds, counts)
+    seconds = [took for took, _, _ in plays]
+    same = sum(shown == text for (_, shown, _), text in zip(plays, texts, strict=False))
+    reruns = [took for presses in nexts for took, _, _ in presses]
+    exact = sum(shown == presses for presses_ in nexts for _, shown, presses in presses_)
+    students = players + len(nexts)
+    print(f"\n== a class on /generate: {students} students, {players} press Play ({TOKENS}"
+          f" tokens) in the same second as {len(nexts)} press Next (then every 3-6 s)")  # fmt: skip
+    print(f"model loaded in the background at the server's start: {results['load_s']:.1f} s;"
+          f" first renders of the class: max {max(results['first']):.2f} s")  # fmt: skip
+    print(f"Play: {len(seconds)} of {players} done, slowest {max(seconds):.1f} s, median"
+          f" {percentile(seconds, 0.5):.1f} s -> every Play within 60 s"
+          f" {verdict(max(seconds) <= 60)}")  # fmt: skip
+    p95 = percentile(reruns, 0.95)
+    print(f"Next reruns ({len(reruns)} presses): p95 {p95:.2f} s, max {max(reruns):.2f} s"
+          f" -> p95 within 2 s {verdict(p95 <= 2)}")  # fmt: skip
+    print(f"nothing lost or duplicated: {same} of {players} Plays wrote what their seed writes"
+          f" alone; {exact} of {len(reruns)} Next presses showed as many tokens as pressed ->"
+          f" {verdict(same == players and exact == len(reruns))}")  # fmt: skip
+    print(f"passes run by the server: {results['passes']}, distinct steps asked for: {needed}"
+          f" -> each once {verdict(results['passes'] == needed)}; longest line"
+          f" {results['longest_line']}; written steps kept {results['steps_kept']} of at most"
+          f" {results['steps_bound']}")  # fmt: skip
+    print(f"server CPU {results['cpu']:.1f} s, RSS {results['rss']:.0f} MB")
