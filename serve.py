@@ -96,6 +96,8 @@ async def model_work(_request) -> JSONResponse:
         "running": turns.running(),
         "waiting": turns.waiting(),
         "longest_line": turns.most_waiting,
+        "batches": decoding.ONE_TOKEN.batches,
+        "batched_tokens": decoding.ONE_TOKEN.items,
         "steps_kept": decoding._step.cache_len(),
         "steps_bound": decoding.KEEP_STEPS,
         "loaded": load.LOAD.seconds is not None and load.LOAD.error is None,

@@ -140,14 +140,27 @@ class Gemma:
     def attend(self, i: int, x, positions, cache: KVCache, off=()):
         """One layer's attention for the new rows x [n, d_model]: (its output [n, d_model], A).
         The query heads in ``off`` (0-based) are switched off: their outputs zeroed before W_O."""
+        q, k, v = self.project(i, x, positions)
+        O, A = self.read_cache(i, q, k, v, positions, cache)
+        return self.output(i, O, off), A
+
+    def project(self, i: int, x, positions):
+        """q [h, n, hd], k and v [1, n, hd] of the rows x [n, d_model] at ``positions``: the
+        projections, QK-norm, then RoPE."""
         c, w = self.config, self.layers[i]
         n = x.shape[0]
         q = (x @ w.W_Q.T).reshape(n, c.n_heads, c.head_dim).transpose(1, 0, 2)  # [h, n, hd]
         k = (x @ w.W_K.T).reshape(n, c.n_kv_heads, c.head_dim).transpose(1, 0, 2)  # [1, n, hd]
         v = (x @ w.W_V.T).reshape(n, c.n_kv_heads, c.head_dim).transpose(1, 0, 2)
         base = LOCAL_ROPE_BASE if c.is_local(i) else c.rope_base
-        q = rope(rms_norm(q, w.q_norm, c.eps), positions, base)  # QK-norm, then RoPE
+        q = rope(rms_norm(q, w.q_norm, c.eps), positions, base)
         k = rope(rms_norm(k, w.k_norm, c.eps), positions, base)
+        return q, k, v
+
+    def read_cache(self, i: int, q, k, v, positions, cache: KVCache):
+        """The new rows' k and v appended to layer i's cache, then each new query's weights over
+        every key it may read, and its output: (O [h, n, hd], A [h, n, t])."""
+        c = self.config
         if len(cache.K) > i:
             cache.K[i] = np.concatenate([cache.K[i], k], axis=1)
             cache.V[i] = np.concatenate([cache.V[i], v], axis=1)
@@ -159,11 +172,15 @@ class Gemma:
         keys = np.arange(K.shape[1])
         mask = allowed(positions, keys, c.window if c.is_local(i) else None)  # [n, t]
         A = softmax_rows(np.where(mask, S, -np.inf))  # [h, n, t]
-        O = A @ V  # [h, n, hd]
+        return A @ V, A  # O [h, n, hd]
+
+    def output(self, i: int, O, off=()):
+        """The heads' outputs O [h, n, hd] side by side, through W_O: [n, d_model]."""
+        c = self.config
         if off:
             O[sorted(off)] = 0.0  # a head switched off adds nothing through W_O
-        O = O.transpose(1, 0, 2).reshape(n, c.n_heads * c.head_dim)  # [n, h · hd]
-        return O @ w.W_O.T, A
+        n = O.shape[1]
+        return O.transpose(1, 0, 2).reshape(n, c.n_heads * c.head_dim) @ self.layers[i].W_O.T
 
     def feed_forward(self, i: int, x):
         """GeGLU: down(gelu(gate(x)) · up(x)), the same for every row."""
@@ -201,6 +218,36 @@ class Gemma:
         if not residuals:
             return DecoderTrace(tuple(ids), positions, logits, weights, cache)
         return DecoderTrace(tuple(ids), positions, logits, weights, cache, H, added)
+
+    def steps(self, tokens, caches) -> list:
+        """One new token for each of several sequences, each after its own cache, in one pass:
+        the products with the weights (the projections, the feed-forward, the LM head) take
+        every sequence's row at once, so the weights are read from memory once for them all,
+        and each row's attention reads its own cache only. Trace b is
+        ``forward([tokens[b]], caches[b])``'s, to float32's rounding."""
+        c = self.config
+        caches = [KVCache(list(cache.K), list(cache.V)) for cache in caches]
+        positions = np.array([cache.length for cache in caches])  # each row at its own place
+        h = self.E[np.asarray(tokens)] * np.float32(math.sqrt(c.d_model))  # [B, d_model]
+        weights = []  # per layer, per sequence: A [h, 1, t]
+        for i, w in enumerate(self.layers):
+            q, k, v = self.project(i, rms_norm(h, w.attn_norm, c.eps), positions)
+            read = [
+                self.read_cache(i, q[:, b : b + 1], k[:, b : b + 1], v[:, b : b + 1],
+                                positions[b : b + 1], cache)
+                for b, cache in enumerate(caches)
+            ]  # fmt: skip
+            O = np.concatenate([O_b for O_b, _ in read], axis=1)  # [h, B, hd]
+            h = h + rms_norm(self.output(i, O), w.post_attn_norm, c.eps)
+            ff = self.feed_forward(i, rms_norm(h, w.ffn_norm, c.eps))
+            h = h + rms_norm(ff, w.post_ffn_norm, c.eps)
+            weights.append([A_b for _, A_b in read])
+        logits = self.lens(h)  # [B, vocab]
+        return [
+            DecoderTrace((int(token),), positions[b : b + 1], logits[b : b + 1],
+                         [layer[b] for layer in weights], caches[b])
+            for b, token in enumerate(tokens)
+        ]  # fmt: skip
 
     def lens(self, h):
         """Rows of a residual stream [.., d_model] read as the last layer's are: through the final

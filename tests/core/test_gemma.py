@@ -196,3 +196,26 @@ def test_pieces_name_each_id_and_bytes_stay_bytes(gemma):
     # 𠀀 (U+20000) is not in the vocabulary: its four UTF-8 bytes, each a piece of its own
     assert gemma.pieces(gemma.encode("𠀀")) == ["<bos>", "<0xF0>", "<0xA0>", "<0x80>", "<0x80>"]
     assert gemma.decode(gemma.encode("𠀀")) == "𠀀"
+
+
+def test_several_sequences_stepped_at_once_equal_each_stepped_alone(gemma):
+    """Gemma.steps: one new token for each of several sequences of different lengths (one past
+    a local layer's window), each after its own cache, equal to forward() on each alone."""
+    prompts = [
+        gemma.encode("The cat sat on the"),
+        gemma.encode("今天天气很好，我们一起去"),
+        gemma.encode("one two three four five six seven eight nine ten"),
+    ]
+    caches = [gemma.forward(ids[:-1]).cache for ids in prompts]
+    tokens = [ids[-1] for ids in prompts]
+    together = gemma.steps(tokens, caches)
+    for ids, cache, trace in zip(prompts, caches, together, strict=True):
+        alone = gemma.forward([ids[-1]], cache)
+        assert trace.ids == alone.ids and trace.positions.tolist() == [len(ids) - 1]
+        np.testing.assert_allclose(trace.logits, alone.logits, atol=2e-4, rtol=1e-5)
+        assert int(trace.logits.argmax()) == int(alone.logits.argmax())
+        for A, A_alone in zip(trace.A, alone.A, strict=True):
+            np.testing.assert_allclose(A, A_alone, atol=1e-5)
+        for K, K_alone in zip(trace.cache.K, alone.cache.K, strict=True):
+            np.testing.assert_allclose(K, K_alone, atol=1e-4, rtol=1e-5)  # float32 rounding
+        assert cache.length == len(ids) - 1  # the caches given are left as they were

@@ -13,13 +13,18 @@ from ui.kit import decoding
 def counted(gemma, monkeypatch):
     """The shared model, every forward call counted by the number of positions it reads."""
     calls = []
-    forward = gemma.forward
+    forward, steps = gemma.forward, gemma.steps
 
     def counting(ids, *args, **kwargs):
         calls.append(len(ids))
         return forward(ids, *args, **kwargs)
 
+    def counting_steps(tokens, caches):  # several sessions' next tokens in one pass
+        calls.append(len(tokens))
+        return steps(tokens, caches)
+
     monkeypatch.setattr(gemma, "forward", counting)
+    monkeypatch.setattr(gemma, "steps", counting_steps)
     monkeypatch.setattr(decoding, "decoder", lambda: gemma)
     decoding._step.cache_clear()
     decoding._distribution.cache_clear()

@@ -5,8 +5,9 @@ step before it through the K/V cache. A rerun of a view already computed runs no
 Every step and every next-token distribution is built once, however many sessions ask for it at
 the same moment (ui/kit/shared_cache.py: the first builds it, the others wait for it), so a class
 writing the same prompt with the same settings and seed costs one generation. Each pass waits its
-turn at the model (ui/kit/model_turns.py): one token of a Play is one turn, so a Play never holds
-another learner's Next for more than a token's time.
+turn at the model (ui/kit/model_turns.py). The one-token steps that sessions ask for together go
+out in one pass (measure/batches.py: the weights are read once for up to 32 tokens), so a Play's
+token and another learner's Next share a pass, and neither waits longer than the pass before.
 """
 
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ import numpy as np
 import streamlit as st
 
 from core.lessons.sampling import NextToken, next_token, pick
+from measure.batches import Batcher
 from ui.kit import model_load
 from ui.kit.model_turns import TURNS
 from ui.kit.shared_cache import shared
@@ -60,13 +62,21 @@ def _from_trace(ids: tuple, trace) -> Step:
     return Step(ids, trace.logits[-1], tuple(A[:, -1] for A in trace.A), trace.cache)
 
 
-@shared(max_entries=KEEP_STEPS, turns=TURNS)
+def _steps(items: list) -> list:
+    """Many sessions' next tokens, each after its own kept step, in one pass."""
+    return decoder().steps([token for token, _ in items], [cache for _, cache in items])
+
+
+ONE_TOKEN = Batcher(_steps, TURNS, most=32)  # the tokens asked for together go out together
+
+
+@shared(max_entries=KEEP_STEPS)  # (its passes take their turns: the batch's, or their own)
 def _step(ids: tuple) -> Step:
-    model = decoder()
     before = _step.peek(ids[:-1]) if len(ids) > 1 else None
     if before is not None:  # one token after a kept step, through its K/V cache
-        return _from_trace(ids, model.forward([ids[-1]], before.cache))
-    return _from_trace(ids, model.forward(list(ids)))
+        return _from_trace(ids, ONE_TOKEN((ids[-1], before.cache)))
+    with TURNS.turn():
+        return _from_trace(ids, decoder().forward(list(ids)))
 
 
 def step_of(ids: tuple) -> Step:
