@@ -20,9 +20,11 @@ Four scenarios, each on a fresh server, each printing its figures against its ta
 
 6. generate: a class on /generate (bench/generate_class.py): a third of N press Play (32 tokens)
    in the same second as the others press Next; every Play within 60 s, Next reruns p95 <= 2 s,
-   each text as its seed writes it alone, and each distinct step computed once (counted).
+   each text as its seed writes it alone, and each distinct step computed once (counted);
+7. follow: a room of N following the teacher onto /generate: one generation for the whole room
+   (counted), students' views after each of the teacher's presses p95 <= 2 s.
 
-Run: python bench/classroom.py [teacher|pages|storm|room|store|generate ...] [--sessions N]
+Run: python bench/classroom.py [teacher|pages|storm|room|store|generate|follow ...] [--sessions N]
     [--replicas R]
 Stops by itself; nothing leaves 127.0.0.1.
 """
@@ -394,6 +396,15 @@ def main():
             "serve.py",
         )
         generate_class.report(results, percentile, verdict)
+
+    if "follow" in args.scenarios:
+        results = serve(
+            lambda port, pid: generate_class.scenario_room(
+                f"http://127.0.0.1:{port}", pid, rss_mb, cpu_seconds, n
+            ),
+            "serve.py",
+        )
+        generate_class.report_room(results, percentile, verdict)
 
     if "store" in args.scenarios:
         print("\n== the room store, attacked (bench/room_store.py)")

@@ -21,13 +21,14 @@ import time
 from contextlib import AsyncExitStack
 
 from tests.support.http import Connection
-from tests.support.session import connect
+from tests.support.session import connect, open_room
 from ui.kit import decoding
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 
 TOKENS = 32
 STEP = re.compile(r"^Step (\d+) chose")
+LABELS = ("**Text so far:**", "**目前的文字**")  # the text written, in either language
 TAGS = re.compile(r"</?b[^>]*>")  # the newest token's highlight
 
 
@@ -170,3 +171,52 @@ def report(results: dict, percentile, verdict) -> None:
           f" {results['longest_line']}; written steps kept {results['steps_kept']} of at most"
           f" {results['steps_bound']}")  # fmt: skip
     print(f"server CPU {results['cpu']:.1f} s, RSS {results['rss']:.0f} MB")
+
+
+async def scenario_room(base: str, pid: int, rss_mb, cpu_seconds, students=60, presses=8) -> dict:
+    """A teacher and ``students`` (half in Chinese) in one room; the teacher opens /generate,
+    samples with seed 7 at T = 0.8 and presses Next ``presses`` times, 4 s apart. After each
+    press every student's page reruns at once (as the room's pulse makes it: the pulse's own
+    delay is the room scenario's) and is timed until it shows the teacher's new token. The
+    server's passes are counted from before the teacher opened the page."""
+    await until_loaded(base)
+    async with AsyncExitStack() as stack:
+        _, code, key = await open_room(base, "en", None, stack)
+        before = await work(base)
+        query = f"room={code}&key={key}&lang=en&gen_mode=sample&gen_seed=7&gen_t=0.8"
+        teacher = await connect(base, "generate", query, None, stack)
+        pupils = await asyncio.gather(
+            *(connect(base, "", f"room={code}&lang={'zh' if i % 2 else 'en'}", None, stack)
+              for i in range(students))
+        )  # fmt: skip
+        opened = sum(any(text.startswith(LABELS) for text in p.texts) for p in pupils)
+        cpu, views, shown = cpu_seconds(pid), [], []
+        for press in range(1, presses + 1):
+            await teacher.run(teacher.press("gen_next"))
+            views += await asyncio.gather(*(pupil.run() for pupil in pupils))
+            shown.append(sum(steps_shown(p.texts) == press or f"第 {press} 步选了" in
+                             " ".join(p.texts) for p in pupils))  # fmt: skip
+            await asyncio.sleep(4)
+        after = await work(base)
+        return {
+            "students": students, "presses": presses, "opened": opened, "views": views,
+            "shown": shown, "passes": after["passes"] - before["passes"],
+            "batches": after["batches"] - before["batches"],
+            "cpu": cpu_seconds(pid) - cpu, "rss": rss_mb(pid),
+        }  # fmt: skip
+
+
+def report_room(results: dict, percentile, verdict) -> None:
+    n, presses, views = results["students"], results["presses"], results["views"]
+    print(f"\n== a room of {n} following the teacher onto /generate (half in Chinese): the"
+          f" teacher samples (seed 7, T = 0.8) and presses Next {presses} times")  # fmt: skip
+    print(f"students on the teacher's /generate when they arrived: {results['opened']} of {n}")
+    print(f"after each press, students showing the teacher's new token: {results['shown']}")
+    p95 = percentile(views, 0.95)
+    print(f"students' views after a press: p95 {p95:.2f} s, max {max(views):.2f} s -> within 2 s"
+          f" {verdict(p95 <= 2 and all(s == n for s in results['shown']))}")  # fmt: skip
+    expected = 1 + presses  # the prompt's pass, then one per token written
+    one = verdict(results["passes"] == expected)
+    print(f"passes run by the server for the whole room: {results['passes']} (the prompt's, then"
+          f" one per token: {expected}) -> one generation {one}")  # fmt: skip
+    print(f"server CPU {results['cpu']:.1f} s over the presses, RSS {results['rss']:.0f} MB")

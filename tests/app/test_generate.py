@@ -388,3 +388,36 @@ def test_the_pieces_and_the_pieces_limit_are_the_models(gemma):
     at = run_app("generate", lang="en", gen_prompt=prompt)
     line = _line(at, "This prompt makes")
     assert numbers(line) == [len(gemma.encode(prompt)), 256, gemma.config.context]
+
+
+def test_a_room_follows_the_teacher_onto_generate_and_writes_one_generation(gemma):
+    """The teacher's prompt, rules, seed and tokens written are the room's view: each student,
+    in either language, shows the teacher's text, and the whole room costs one generation."""
+    from ui.kit import decoding
+    from ui.room import connection as room
+
+    _, code, key = room_opened()
+    teacher = run_app("generate", room=code, key=key, lang="en")
+    teacher.text_area(key="gen_prompt").set_value("Once upon a time").run()
+    teacher.radio(key="gen_mode").set_value("sample").run()
+    teacher.number_input(key="gen_seed").set_value(42).run()
+    teacher.slider(key="gen_t").set_value(0.7).run()
+    for _ in range(3):
+        teacher.button(key="gen_next").click().run()
+    view = room.rooms().get(code)["view"]
+    assert view["page"] == "generate" and view["gen_prompt"] == "Once upon a time"
+    assert (view["gen_mode"], view["gen_seed"], view["gen_t"], view["gen_written"]) == (
+        "sample", 42, 0.7, 3)  # fmt: skip
+    steps_before = decoding._step.builds
+    students = [run_app(room=code, lang=lang) for lang in ("zh", "en", "zh")]
+    prompt = gemma.encode("Once upon a time")
+    rng, trace, written = np.random.default_rng(42), gemma.forward(prompt), []
+    for _ in range(3):  # the teacher's rules by hand: T = 0.7, sampled with seed 42
+        p = _softmax(trace.logits[-1].astype(np.float64) / 0.7)
+        written.append(int(rng.choice(p.size, p=p / p.sum())))
+        trace = gemma.forward([written[-1]], trace.cache)
+    for student in students:
+        assert not student.exception
+        assert student.session_state["gen_prompt"] == "Once upon a time"
+        assert _text_so_far(student) == "Once upon a time" + gemma.decode(written)
+    assert decoding._step.builds == steps_before  # the students wrote nothing again

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.lessons.sampling import next_token, pick
+from core.lessons.sampling import most_likely, next_token, pick
 from core.pretrained.gemma import Gemma, allowed, rms_norm, rope
 
 REFERENCE = json.loads(
@@ -168,6 +168,33 @@ def test_top_k_keeps_k_and_top_p_the_smallest_set_reaching_p():
     dist = next_token(logits, 1.0, top_k=3, top_p=0.5)
     assert dist.kept.sum() == 2 and math.isclose(dist.q.sum(), 1.0)
     np.testing.assert_allclose(dist.q[[1, 2]], [0.4 / 0.7, 0.3 / 0.7])
+
+
+@pytest.mark.parametrize(
+    ("temperature", "top_k", "top_p"),
+    [(1.0, 0, 1.0), (0.7, 40, 0.9), (1.0, 0, 0.999), (2.0, 0, 0.9999), (0.0, 0, 1.0)],
+)
+def test_putting_only_the_most_likely_in_order_changes_nothing(temperature, top_k, top_p):
+    """next_token sorts the top 1024 ids (all of them when top-p needs more): its bars' order,
+    kept set and q equal those of a full stable sort, ties broken by id, on 262 144 logits
+    with many ties (rounded) and a flat tail that top-p 0.999 reaches into."""
+    rng = np.random.default_rng(5)
+    logits = np.round(rng.normal(0, 3, 262_144), 1)
+    full = np.argsort(-logits, kind="stable")
+    assert most_likely(logits, 1024).tolist() == full[:1024].tolist()
+    assert most_likely(logits, 7).tolist() == full[:7].tolist()
+    dist = next_token(logits, temperature, top_k, top_p)
+    assert dist.order.tolist() == full[: dist.order.size].tolist() and dist.order.size >= 1024
+    p = dist.p
+    count = logits.size if top_k == 0 else top_k
+    if temperature == 0:
+        count = 1
+    if top_p < 1:
+        count = min(count, int(np.searchsorted(np.cumsum(p[full]), top_p, side="left")) + 1)
+    kept = np.zeros(logits.size, bool)
+    kept[full[:count]] = True
+    assert (dist.kept == kept).all()
+    np.testing.assert_allclose(dist.q, np.where(kept, p, 0) / p[kept].sum(), rtol=1e-12)
 
 
 def test_temperature_reshapes_and_zero_is_the_argmax():

@@ -82,6 +82,19 @@ SETTINGS = (
     Setting("step", str, "page", "step", "tokens", followed=True, reset=True),
     Setting("head", int, "page", "walkthrough.head", 0, parse=int, followed=True, reset=True),
     Setting("focus", int, "page", "focus", None, parse=int, followed=True),
+    # /generate's own, in its URL and a room's view: a class following the teacher writes the
+    # teacher's prompt with the teacher's rules, as far as the teacher has written (one
+    # generation for the whole room: ui/kit/decoding.py shares it)
+    Setting("gen_prompt", str, "page", "generate.prompt", "", bound=True, followed=True),
+    Setting("gen_t", float, "page", "generate.temperature", 1.0, parse=float, bound=True,
+            followed=True),
+    Setting("gen_k", int, "page", "generate.top_k", 0, parse=int, bound=True, followed=True),
+    Setting("gen_p", float, "page", "generate.top_p", 1.0, parse=float, bound=True, followed=True),
+    Setting("gen_mode", str, "page", "generate.mode", "greedy", ("greedy", "sample"),
+            followed=True),
+    Setting("gen_seed", int, "page", "generate.seed", 0, parse=int, bound=True, followed=True),
+    Setting("gen_written", int, "page", "generate.written", 0, parse=int, url="written",
+            key="gen_written", followed=True),
 )  # fmt: skip
 
 SIDEBAR = tuple(s for s in SETTINGS if s.widget not in ("lang", "page"))

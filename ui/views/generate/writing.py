@@ -48,13 +48,17 @@ def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: i
 
     def draw(count: int) -> None:
         keep_in_url("written", str(count), "0")
-        if st.session_state.get(f"{KEY}_playing"):  # Play: each token as it is written
+        playing = st.session_state.get(f"{KEY}_playing", False)
+        if playing:  # Play: each token as it is written
             st.progress(count / MAX_WRITTEN, text=t("generate.playing", k=count, n=MAX_WRITTEN))
         chosen = written(prompt_ids, rules, count)
         ids = (*prompt_ids, *chosen.tokens)
         _text_so_far(model, prompt_ids, chosen)
         step = step_of(ids)
         bars(model, distribution_at(ids, rules), "gen_bars")
+        if playing:  # a token a second: the text and the bars; the rest when it stops
+            st.caption(t("generate.while_playing"))
+            return
         _query_row(model, ids, step, view, base, decimals)
         _cache_table(model, ids, step, view[0], base, decimals)
 
