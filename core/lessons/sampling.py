@@ -8,7 +8,6 @@ import numpy as np
 
 from core.softmax import softmax_rows
 
-
 RANKED = 1024  # ids put in order at each step (the bars show 10, top-k keeps at most 200); all
 # of them only when top-p needs more to reach p: sorting 262 144 logits took 40 ms a step
 
