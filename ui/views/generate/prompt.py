@@ -4,7 +4,6 @@ input in the box with a message in the learner's language, and the model's piece
 import re
 import unicodedata
 
-import pandas as pd
 import streamlit as st
 
 import core
@@ -12,6 +11,7 @@ from ui.kit import model_load
 from ui.kit.decoding import MAX_PROMPT_CHARS, MAX_PROMPT_PIECES, decoder
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import error_text, t
+from ui.kit.tables import table
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # but tab and newline
 MARKERS = re.compile(r"<(bos|eos|pad|unk|mask|start_of_turn|end_of_turn)>")
@@ -77,12 +77,17 @@ def prompt_ids_or_stop(model, text: str) -> tuple:
 
 
 def pieces_table(model, ids) -> None:
+    """One column per piece, in order; its rows the piece, its id and its byte (an Arrow table:
+    a pandas one of 256 columns took most of a class's rerun here)."""
     pieces = model.pieces(ids)  # a byte-fallback piece is its byte, "<0xE4>"
     rows = {
         t("generate.col_piece"): pieces,
         t("generate.col_id"): [str(i) for i in ids],
         t("generate.col_bytes"): [p[1:-1] if p.startswith("<0x") else "" for p in pieces],
     }
-    columns = [str(position) for position in range(len(pieces))]  # one per piece, in order
-    table = pd.DataFrame(list(rows.values()), index=list(rows), columns=columns)
-    st.dataframe(table, width="stretch")
+    columns = {"": list(rows)}  # the rows' names, then a column per position
+    columns.update(
+        (str(position), [values[position] for values in rows.values()])
+        for position in range(len(pieces))
+    )
+    table(columns)
