@@ -4,6 +4,7 @@ waiting for it), and every session gets the same tokens as one session alone."""
 
 import threading
 
+import numpy as np
 import pytest
 
 from ui.kit import decoding
@@ -56,3 +57,19 @@ def test_twenty_sessions_asking_at_once_cost_one_generation(gemma, counted):
     decoding._writing.cache_clear()
     alone = list(decoding.written(prompt, rules, 8).tokens)
     assert alone == results[0]  # shared or alone, the same seed writes the same text
+
+
+def test_a_step_dropped_then_asked_again_is_built_the_same_way(gemma, counted):
+    """A busy server's steps are dropped (least recently used first): asked again, one is built
+    from the prompt's pass a token at a time, as it was the first time, so its numbers are the
+    same and a seed still writes the same text."""
+    prompt = tuple(gemma.encode("The cat sat on the"))
+    rules = decoding.Rules(temperature=1.0, top_k=0, top_p=1.0, sample=True, seed=3)
+    tokens = decoding.written(prompt, rules, 6).tokens
+    ids = (*prompt, *tokens)
+    first = decoding.step_of(ids, len(prompt)).logits
+    assert counted == [len(prompt)] + [1] * 6
+    decoding._step.cache_clear()  # every step dropped
+    again = decoding.step_of(ids, len(prompt)).logits
+    assert counted[7:] == [len(prompt)] + [1] * 6  # the same path: not one pass of 11 positions
+    np.testing.assert_array_equal(again, first)

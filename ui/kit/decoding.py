@@ -16,7 +16,6 @@ import numpy as np
 import streamlit as st
 
 from core.lessons.sampling import NextToken, next_token, pick
-from core.threads import blas_on_one_thread
 from measure.batches import Batcher
 from ui.kit import model_load
 from ui.kit.model_turns import TURNS
@@ -56,7 +55,7 @@ class Prompt:
     max_diff: float  # the largest |logit| difference between the two, over those rows
 
 
-KEEP_STEPS = 128  # steps kept: each holds its logits (1 MB) and K/V cache (37 kB a position)
+KEEP_STEPS = 256  # steps kept: each holds its logits (1 MB) and K/V cache (37 kB a position)
 
 
 def _from_trace(ids: tuple, trace) -> Step:
@@ -64,29 +63,29 @@ def _from_trace(ids: tuple, trace) -> Step:
 
 
 def _steps(items: list) -> list:
-    """Many sessions' next tokens, each after its own kept step, in one pass, on one core:
-    two such passes run at once (the turns), and BLAS's own threads would fight them (one row
-    through a weight matrix: 90 ms of CPU on one thread, 160 ms on two, for 30 ms less wait)."""
-    with blas_on_one_thread():
-        return decoder().steps([token for token, _ in items], [cache for _, cache in items])
+    """Many sessions' next tokens, each after its own kept step, in one pass."""
+    return decoder().steps([token for token, _ in items], [cache for _, cache in items])
 
 
 ONE_TOKEN = Batcher(_steps, TURNS, most=32)  # the tokens asked for together go out together
 
 
 @shared(max_entries=KEEP_STEPS)  # (its passes take their turns: the batch's, or their own)
-def _step(ids: tuple) -> Step:
-    before = _step.peek(ids[:-1]) if len(ids) > 1 else None
-    if before is not None:  # one token after a kept step, through its K/V cache
-        return _from_trace(ids, ONE_TOKEN((ids[-1], before.cache)))
-    with TURNS.turn():
-        return _from_trace(ids, decoder().forward(list(ids)))
+def _step(ids: tuple, start: int) -> Step:
+    if len(ids) <= start:  # the prompt: one pass
+        with TURNS.turn():
+            return _from_trace(ids, decoder().forward(list(ids)))
+    before = _step(ids[:-1], start)  # kept, or built again the same way
+    return _from_trace(ids, ONE_TOKEN((ids[-1], before.cache)))  # one token, through the cache
 
 
-def step_of(ids: tuple) -> Step:
-    """The step for ``ids``: kept, or one token after its kept prefix (the cache), or the whole
-    sequence's pass; built once however many sessions ask at once."""
-    return _step(tuple(ids))
+def step_of(ids: tuple, start: int) -> Step:
+    """The step for ``ids``, whose first ``start`` are the prompt: the prompt's one pass, then
+    one token at a time through the K/V cache, each step built once however many sessions ask
+    at once and kept a while. A step asked for again after it was dropped is built again the
+    same way (from the prompt's pass, a token at a time): the same sequence always gets the same
+    numbers, so a seed writes the same text however busy the server is."""
+    return _step(tuple(ids), int(start))
 
 
 @shared(max_entries=16, turns=TURNS)
@@ -94,7 +93,7 @@ def prompt_pass(ids: tuple) -> Prompt:
     """One causal pass over the prompt, and its first rows again one position at a time."""
     model = decoder()
     whole = model.forward(list(ids))
-    step = _step.put(_from_trace(ids, whole), ids)
+    step = _step.put(_from_trace(ids, whole), ids, len(ids))
     rows = min(TRAINING_ROWS, len(ids) - 1)
     logits = whole.logits[:rows].astype(np.float64)
     log_p = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
@@ -132,14 +131,14 @@ KEEP_WRITINGS = 4096  # a few ints each: every (prompt, rules, count) a class ha
 
 
 @shared(max_entries=KEEP_DISTRIBUTIONS)
-def _distribution(ids: tuple, rules: Rules) -> NextToken:
-    return rules.distribution(step_of(ids).logits)
+def _distribution(ids: tuple, start: int, rules: Rules) -> NextToken:
+    return rules.distribution(step_of(ids, start).logits)
 
 
-def distribution_at(ids: tuple, rules: Rules) -> NextToken:
-    """The next token's distribution after ``ids`` under ``rules``, kept a while (sorting
-    262 144 logits is the one cost a rerun would otherwise pay at every step)."""
-    return _distribution(tuple(ids), rules)
+def distribution_at(ids: tuple, start: int, rules: Rules) -> NextToken:
+    """The next token's distribution after ``ids`` (the first ``start`` the prompt) under
+    ``rules``, kept a while (its 262 144 probabilities are a rerun's one cost otherwise)."""
+    return _distribution(tuple(ids), int(start), rules)
 
 
 @dataclass(frozen=True)
@@ -158,7 +157,7 @@ def _writing(prompt: tuple, rules: Rules, count: int) -> Writing:
         rng = np.random.default_rng(rules.seed) if rules.sample else None
         return Writing((), (), rng.bit_generator.state if rng else None)
     before = _writing(prompt, rules, count - 1)  # one token after the writing before it
-    dist = distribution_at((*prompt, *before.tokens), rules)
+    dist = distribution_at((*prompt, *before.tokens), len(prompt), rules)
     rng = None
     if rules.sample:
         rng = np.random.default_rng()
