@@ -107,6 +107,7 @@ async def scenario_open_and_rerun(port, pid, pages, query) -> dict:
     async with AsyncExitStack() as stack:
         learners, first = await open_learners(f"http://127.0.0.1:{port}", pages, query, stack)
         rss_first = rss_mb(pid)
+        await generate_class.until_loaded(f"http://127.0.0.1:{port}")  # (serve.py's Gemma)
         cpu = cpu_seconds(pid)
         rerun = await everyone_reruns(learners)
         return {
