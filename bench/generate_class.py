@@ -38,7 +38,7 @@ async def work(base: str) -> dict:
     connection = Connection(base)
     status, body = await connection.get("/model/work")
     await connection.close()
-    return json.loads(body) if status == 200 else {}
+    return json.loads(body) if status == 200 and body.startswith(b"{") else {}  # (or the app)
 
 
 async def until_loaded(base: str, limit_s: float = 120) -> dict:
