@@ -11,6 +11,7 @@ import streamlit as st
 
 from ui.kit.i18n import t
 
+ICONS = {True: ":material/pause:", False: ":material/play_arrow:"}  # (no ⏸ in the fonts)
 INTERVAL_S = 1.0  # one step a second: slow enough to read each step
 clock = time.monotonic  # what the timer goes by (a test puts a clock it moves by hand here)
 
@@ -43,8 +44,7 @@ def player(label: str, count: int, key: str, draw, first: int = 0, help: str | N
     playing_key, tick_key = f"{key}_playing", f"{key}_tick"
     position = st.session_state.get(key, first)
     if not first <= position <= last:  # a shorter range than before (fewer tokens or steps)
-        st.session_state[key] = first
-        st.session_state[playing_key] = False
+        st.session_state[key], st.session_state[playing_key] = first, False
     playing_now = st.session_state.get(playing_key, False)
 
     @st.fragment(run_every=INTERVAL_S if playing_now else None)
@@ -70,6 +70,7 @@ def player(label: str, count: int, key: str, draw, first: int = 0, help: str | N
         with button_column:
             st.button(
                 t("player.pause") if playing else t("player.play"),
+                icon=ICONS[playing],
                 key=f"{key}_button",
                 on_click=_toggle,
                 args=(key, first, last),
