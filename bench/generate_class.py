@@ -14,44 +14,20 @@ nothing duplicated.
 """
 
 import asyncio
-import json
 import random
 import re
 import time
 from contextlib import AsyncExitStack
 
-from tests.support.http import Connection
+from tests.support.model_work import steps_shown, until_loaded, work
 from tests.support.session import connect, open_room
 from ui.kit import decoding
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 
 TOKENS = 32
-STEP = re.compile(r"^Step (\d+) chose")
 LABELS = ("**Text so far:**", "**目前的文字**")  # the text written, in either language
 TAGS = re.compile(r"</?b[^>]*>")  # the newest token's highlight
-
-
-async def work(base: str) -> dict:
-    """serve.py's counts of Gemma's work; {} from code that has no /model/work (the code
-    before issue 42, run side by side: nothing counted, the model loaded on a first visit)."""
-    connection = Connection(base)
-    status, body = await connection.get("/model/work")
-    await connection.close()
-    return json.loads(body) if status == 200 and body.startswith(b"{") else {}  # (or the app)
-
-
-async def until_loaded(base: str, limit_s: float = 120) -> dict:
-    deadline = time.monotonic() + limit_s
-    while not (now := await work(base)).get("loaded", True):
-        if time.monotonic() > deadline:
-            raise TimeoutError("the model did not load")
-        await asyncio.sleep(0.5)
-    return now
-
-
-def steps_shown(texts: list[str]) -> int:
-    return max((int(m.group(1)) for text in texts if (m := STEP.match(text))), default=0)
 
 
 def text_shown(texts: list[str]) -> str:

@@ -7,6 +7,7 @@ import asyncio
 import time
 from contextlib import AsyncExitStack
 
+from tests.support.model_work import steps_shown, until_loaded, work
 from tests.support.servers import serving
 from tests.support.session import connect
 
@@ -32,3 +33,36 @@ def test_a_learner_before_the_model_is_ready_sees_it_loading_then_the_page():
     assert any(text.startswith("Loading Gemma 3 270M, once for this server") for text in first)
     assert not any("Next token" in text for text in first)
     assert any("Next token" in text for text in later) and waited > 0
+
+
+async def _class_writes(port: int) -> tuple[dict, dict, dict, list[int]]:
+    """Three learners sampling with seeds of their own, and two with the same seed, on a real
+    server once the model has loaded: what /model/work counted before and after each press."""
+    base = f"http://127.0.0.1:{port}"
+    loaded = await until_loaded(base, READY_S)
+    async with AsyncExitStack() as stack:
+        queries = [f"lang=en&gen_mode=sample&gen_seed={seed}" for seed in (1, 2, 3, 3)]
+        learners = [await connect(base, "generate", q, None, stack) for q in queries]
+        before = await work(base)
+        for learner in learners:  # Next, each in turn
+            await learner.run(learner.press("gen_next"))
+        after = await work(base)
+        shown = [steps_shown(learner.texts) for learner in learners]
+    return loaded, before, after, shown
+
+
+def test_the_server_counts_its_passes_one_per_distinct_step():
+    """serve.py's /model/work: the load's seconds, and one pass per distinct step asked for (the
+    two learners with seed 3 share theirs); counts only, no text of anyone's."""
+    with serving(script="serve.py") as (port, _server):
+        loaded, before, after, shown = asyncio.run(_class_writes(port))
+    assert loaded["loaded"] and 0 < loaded["load_s"] < READY_S
+    assert shown == [1, 1, 1, 1]
+    distinct = 3  # seeds 1, 2, 3: three first tokens drawn (or fewer, if two drew the same one)
+    assert 1 <= after["passes"] - before["passes"] <= distinct
+    assert after["steps_kept"] - before["steps_kept"] == after["passes"] - before["passes"]
+    assert after["running"] == 0 and after["waiting"] == 0 and after["steps_bound"] == 256
+    assert set(after) == {
+        "passes", "turns", "running", "waiting", "longest_line", "batches", "batched_tokens",
+        "steps_kept", "steps_bound", "loaded", "load_s",
+    }  # fmt: skip
