@@ -9,6 +9,7 @@ import pytest
 
 from measure.batches import Batcher
 from measure.turns import Turns
+from tests.support.threads import join_all
 
 RUN_S = 0.1
 
@@ -27,12 +28,6 @@ def calls_at_once(batcher, items, results):
     for thread in threads:
         thread.start()
     return threads
-
-
-def join_all(threads):
-    for thread in threads:
-        thread.join(10)
-        assert not thread.is_alive()
 
 
 def test_requests_that_arrive_together_are_served_together_each_its_own_result():

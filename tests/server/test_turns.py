@@ -10,6 +10,7 @@ import pytest
 
 from measure import turns as turns_module
 from measure.turns import Replaced, Turns
+from tests.support.threads import join_all, start_all
 from ui.kit.shared_cache import shared
 
 JOB_S = 0.05
@@ -26,20 +27,6 @@ class Who:
 
     def be(self, session):
         self.local.session = session
-
-
-def start_all(targets):
-    threads = [threading.Thread(target=target) for target in targets]
-    for thread in threads:
-        thread.start()
-        time.sleep(0.01)  # in this order
-    return threads
-
-
-def join_all(threads):
-    for thread in threads:
-        thread.join(10)
-        assert not thread.is_alive()
 
 
 def test_at_most_the_slots_at_once_in_the_order_they_came():
