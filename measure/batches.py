@@ -71,15 +71,10 @@ class Batcher:
                 r.served = True
                 r.wake.set()
             with self._lock:
-                if request in self._queue:  # stopped before its turn (a rerun): not served
-                    self._queue.remove(request)
-                    request.served, request.error = True, _Gone()
+                if request in self._queue:  # stopped before its turn (a rerun): not run; its
+                    self._queue.remove(request)  # waiter's exception is on its way out
                 if self._queue:
                     self._queue[0].lead = True
                     self._queue[0].wake.set()
                 else:
                     self._leading = False
-
-
-class _Gone(Exception):
-    """A request whose session stopped waiting (never raised to anyone who waits for it)."""

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 POLL_S = 0.25  # how often a waiting job says where it is (and a rerun can interrupt it)
 KEEP_PLACE_S = 5.0  # how long an abandoned job's place is kept for its session's next job
@@ -30,7 +30,6 @@ KEEP_PLACE_S = 5.0  # how long an abandoned job's place is kept for its session'
 @dataclass(eq=False)
 class Ticket:
     session: str
-    joined: float = field(default_factory=time.monotonic)
     left: float | None = None  # when its waiter gave up (a rerun): its place is kept a while
 
 
@@ -70,10 +69,6 @@ class Turns:
         now = time.monotonic()
         self._line = [t for t in self._line if t.left is None or now - t.left < KEEP_PLACE_S]
         return next((t for t in self._line if t.left is None), None)
-
-    def ahead(self, ticket: Ticket) -> int:
-        with self._cond:
-            return self._ahead(ticket)
 
     def _ahead(self, ticket: Ticket) -> int:
         before = self._line[: self._line.index(ticket)] if ticket in self._line else []

@@ -182,6 +182,16 @@ class Gemma:
         n = O.shape[1]
         return O.transpose(1, 0, 2).reshape(n, c.n_heads * c.head_dim) @ self.layers[i].W_O.T
 
+    def add_to_stream(self, i: int, h, out):
+        """The rest of layer i after its attention's output ``out``: that through its post-norm
+        into the residual stream h, then the feed-forward's part likewise: (h after the layer,
+        the attention's part, the feed-forward's part)."""
+        c, w = self.config, self.layers[i]
+        attention = rms_norm(out, w.post_attn_norm, c.eps)
+        h = h + attention
+        ff = rms_norm(self.feed_forward(i, rms_norm(h, w.ffn_norm, c.eps)), w.post_ffn_norm, c.eps)
+        return h + ff, attention, ff
+
     def feed_forward(self, i: int, x):
         """GeGLU: down(gelu(gate(x)) · up(x)), the same for every row."""
         w = self.layers[i]
@@ -204,12 +214,7 @@ class Gemma:
         for i, w in enumerate(self.layers):
             heads_off = {head for layer, head in off if layer == i}
             out, A = self.attend(i, rms_norm(h, w.attn_norm, c.eps), positions, cache, heads_off)
-            attention = rms_norm(out, w.post_attn_norm, c.eps)
-            h = h + attention
-            ff = rms_norm(
-                self.feed_forward(i, rms_norm(h, w.ffn_norm, c.eps)), w.post_ffn_norm, c.eps
-            )
-            h = h + ff
+            h, attention, ff = self.add_to_stream(i, h, out)
             weights.append(A)
             if residuals:
                 H.append(h)
@@ -238,9 +243,7 @@ class Gemma:
                 for b, cache in enumerate(caches)
             ]  # fmt: skip
             O = np.concatenate([O_b for O_b, _ in read], axis=1)  # [h, B, hd]
-            h = h + rms_norm(self.output(i, O), w.post_attn_norm, c.eps)
-            ff = self.feed_forward(i, rms_norm(h, w.ffn_norm, c.eps))
-            h = h + rms_norm(ff, w.post_ffn_norm, c.eps)
+            h, _, _ = self.add_to_stream(i, h, self.output(i, O))
             weights.append([A_b for _, A_b in read])
         logits = self.lens(h)  # [B, vocab]
         return [
