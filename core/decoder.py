@@ -10,6 +10,7 @@ part packages, shared by every session.
 from functools import lru_cache
 from importlib import import_module
 
+from core.backend import active_backend
 from core.errors import InputError
 from core.pretrained.gemma import read_gemma
 
@@ -24,7 +25,9 @@ INSTALL = (
 @lru_cache(maxsize=1)
 def load_decoder():
     """Gemma 3 270M, read from the installed part files where they lie (nothing is assembled or
-    written to ~/.cache)."""
+    written to ~/.cache), its weights on the backend that computes: CuPy's GPU where one is usable,
+    else NumPy. (GPU_FROM_N does not apply: it is the walkthrough's tiny layer's crossover; the
+    decoder's GPU timings are bench/gpu_check.sh's.)"""
     try:
         package = import_module(PACKAGE)
         import_module("gguf.quants")  # llama.cpp's dequantiser (and the PyYAML it imports)
@@ -33,4 +36,4 @@ def load_decoder():
     paths = package.chunk_paths()
     if not all(path.exists() for path in paths):
         raise InputError("model_missing", package=PACKAGE, hint=INSTALL)
-    return read_gemma(paths)
+    return read_gemma(paths).to(active_backend().xp)

@@ -27,13 +27,16 @@ def gpu_stand_in(monkeypatch):
 
 @pytest.fixture(scope="session")
 def gemma():
-    """Gemma 3 270M, loaded once for the whole test session (about 5 s and 1.1 GB)."""
+    """Gemma 3 270M, loaded once for the whole test session (about 5 s and 1.1 GB), on the host
+    (NumPy) even where a GPU is usable: the tests recompute its numbers with NumPy beside it."""
     import os
+
+    import array_api_compat.numpy as xp_numpy
 
     import core
 
     try:
-        return core.load_decoder()
+        return core.load_decoder().to(xp_numpy)
     except core.InputError as error:
         if os.environ.get("CI"):
             pytest.fail(f"CI installs the model's packages (requirements-models.txt): {error}")

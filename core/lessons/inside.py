@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.backend import to_numpy
 from core.pretrained.bpe import NORMAL
 
 TOP = 5  # pieces shown per layer
@@ -103,7 +104,8 @@ def residual_parts(model, run, answer: int) -> ResidualParts:
     gets its own share of the logit: part / rms · weight · E[answer]."""
     last = run.H[-1][-1].astype(np.float64)
     rms = np.sqrt(np.mean(last * last) + model.config.eps)
-    direction = model.final_norm.astype(np.float64) * model.E[answer].astype(np.float64) / rms
+    weight, row = to_numpy(model.final_norm), to_numpy(model.E[answer])  # a GPU's: to the host
+    direction = weight.astype(np.float64) * row.astype(np.float64) / rms
 
     def share(part) -> float:
         return float(part[-1].astype(np.float64) @ direction)

@@ -8,13 +8,20 @@ each q and k (QK-norm); RoPE rotating q and k (base 10 000 on the local layers, 
 global ones); a causal mask with a 512-token window on the local layers (five local, then one
 global); the scale 1/√256; GeGLU (tanh GELU) as the feed-forward; the embedding × √640 in, and
 the same embedding matrix as the LM head out.
+
+The arithmetic goes through the array API (``array_namespace``), so the same code runs where the
+weights are: NumPy, or CuPy on a GPU (``model.to(xp)``), with the K/V cache there too. A trace's
+logits, A and residuals come back to the host as NumPy; the cache stays where the weights are.
+The positions, RoPE's angles and the window's mask are a few small NumPy arrays made on the host.
 """
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
+from array_api_compat import array_namespace
 
+from core.backend import to_numpy
 from core.pretrained.bpe import BPETokenizer
 from core.pretrained.gguf_file import GGUFFile
 
@@ -69,7 +76,7 @@ class KVCache:
 
     @property
     def nbytes(self) -> int:
-        return sum(k.nbytes + v.nbytes for k, v in zip(self.K, self.V))
+        return 4 * sum(k.size + v.size for k, v in zip(self.K, self.V))  # float32
 
 
 @dataclass(frozen=True)
@@ -89,23 +96,27 @@ class DecoderTrace:
 
 def rms_norm(x, weight, eps: float):
     """x / √(mean(x²) + ε) · weight, over the last axis (the weight stored as 1 + w)."""
-    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * weight
+    xp = array_namespace(x)
+    return x / xp.sqrt(xp.mean(x * x, axis=-1, keepdims=True) + eps) * weight
 
 
 def rope(x, positions, base: float):
-    """Rotate each pair (x_i, x_{i + d/2}) of x [.., n, d] by the angle position / base^(2i/d)."""
+    """Rotate each pair (x_i, x_{i + d/2}) of x [.., n, d] by the angle position / base^(2i/d);
+    ``positions`` [n] are NumPy's (the angles are made on the host, in float64)."""
+    xp = array_namespace(x)
     d = x.shape[-1]
     inverse = base ** (-np.arange(0, d, 2, dtype=np.float64) / d)  # [d/2]
     angle = positions[:, None].astype(np.float64) * inverse  # [n, d/2]
-    cos = np.concatenate([np.cos(angle)] * 2, axis=-1).astype(np.float32)  # [n, d]
-    sin = np.concatenate([np.sin(angle)] * 2, axis=-1).astype(np.float32)
+    cos = xp.asarray(np.concatenate([np.cos(angle)] * 2, axis=-1).astype(np.float32))  # [n, d]
+    sin = xp.asarray(np.concatenate([np.sin(angle)] * 2, axis=-1).astype(np.float32))
     half = d // 2
-    rotated = np.concatenate([-x[..., half:], x[..., :half]], axis=-1)  # rotate_half
+    rotated = xp.concat([-x[..., half:], x[..., :half]], axis=-1)  # rotate_half
     return x * cos + rotated * sin
 
 
 def gelu_tanh(x):
-    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+    xp = array_namespace(x)
+    return 0.5 * x * (1.0 + xp.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
 
 
 def allowed(q_positions, k_positions, window: int | None):
@@ -115,8 +126,16 @@ def allowed(q_positions, k_positions, window: int | None):
 
 
 def softmax_rows(S):
-    E = np.exp(S - S.max(axis=-1, keepdims=True))  # every row keeps its own key: no −∞ row
-    return E / E.sum(axis=-1, keepdims=True)
+    xp = array_namespace(S)
+    E = xp.exp(S - xp.max(S, axis=-1, keepdims=True))  # every row keeps its own key: no −∞ row
+    return E / xp.sum(E, axis=-1, keepdims=True)
+
+
+def _heads(x, n_heads: int):
+    """[n, h · hd] → [h, n, hd]."""
+    xp = array_namespace(x)
+    n = x.shape[0]
+    return xp.permute_dims(xp.reshape(x, (n, n_heads, x.shape[1] // n_heads)), (1, 0, 2))
 
 
 class Gemma:
@@ -125,6 +144,23 @@ class Gemma:
     def __init__(self, config: GemmaConfig, embedding, layers, final_norm, tokenizer):
         self.config, self.E, self.layers = config, embedding, layers
         self.final_norm, self.tokenizer = final_norm, tokenizer
+        self.xp = array_namespace(embedding)  # where the weights are, and the arithmetic runs
+
+    def to(self, xp) -> "Gemma":
+        """The same model with its weights in the array library ``xp`` (CuPy: on the GPU); itself
+        when they are there already."""
+        if xp is self.xp:
+            return self
+
+        def moved(array):
+            return xp.asarray(to_numpy(array))
+
+        layers = [
+            replace(w, **{f.name: moved(getattr(w, f.name)) for f in fields(w)})
+            for w in self.layers
+        ]
+        E, final_norm = moved(self.E), moved(self.final_norm)
+        return Gemma(self.config, E, layers, final_norm, self.tokenizer)
 
     def encode(self, text: str) -> list[int]:
         return self.tokenizer.encode(text)
@@ -148,10 +184,9 @@ class Gemma:
         """q [h, n, hd], k and v [1, n, hd] of the rows x [n, d_model] at ``positions``: the
         projections, QK-norm, then RoPE."""
         c, w = self.config, self.layers[i]
-        n = x.shape[0]
-        q = (x @ w.W_Q.T).reshape(n, c.n_heads, c.head_dim).transpose(1, 0, 2)  # [h, n, hd]
-        k = (x @ w.W_K.T).reshape(n, c.n_kv_heads, c.head_dim).transpose(1, 0, 2)  # [1, n, hd]
-        v = (x @ w.W_V.T).reshape(n, c.n_kv_heads, c.head_dim).transpose(1, 0, 2)
+        q = _heads(x @ w.W_Q.T, c.n_heads)  # [h, n, hd]
+        k = _heads(x @ w.W_K.T, c.n_kv_heads)  # [1, n, hd]
+        v = _heads(x @ w.W_V.T, c.n_kv_heads)
         base = LOCAL_ROPE_BASE if c.is_local(i) else c.rope_base
         q = rope(rms_norm(q, w.q_norm, c.eps), positions, base)
         k = rope(rms_norm(k, w.k_norm, c.eps), positions, base)
@@ -160,27 +195,30 @@ class Gemma:
     def read_cache(self, i: int, q, k, v, positions, cache: KVCache):
         """The new rows' k and v appended to layer i's cache, then each new query's weights over
         every key it may read, and its output: (O [h, n, hd], A [h, n, t])."""
-        c = self.config
+        c, xp = self.config, self.xp
         if len(cache.K) > i:
-            cache.K[i] = np.concatenate([cache.K[i], k], axis=1)
-            cache.V[i] = np.concatenate([cache.V[i], v], axis=1)
+            cache.K[i] = xp.concat([cache.K[i], k], axis=1)
+            cache.V[i] = xp.concat([cache.V[i], v], axis=1)
         else:
             cache.K.append(k)
             cache.V.append(v)
         K, V = cache.K[i], cache.V[i]  # [1, t, hd]: every query head reads the one K/V head
-        S = q @ K.transpose(0, 2, 1) / math.sqrt(c.head_dim)  # [h, n, t]
+        S = q @ xp.matrix_transpose(K) / math.sqrt(c.head_dim)  # [h, n, t]
         keys = np.arange(K.shape[1])
-        mask = allowed(positions, keys, c.window if c.is_local(i) else None)  # [n, t]
-        A = softmax_rows(np.where(mask, S, -np.inf))  # [h, n, t]
+        mask = allowed(positions, keys, c.window if c.is_local(i) else None)  # [n, t], host
+        A = softmax_rows(xp.where(xp.asarray(mask), S, -math.inf))  # [h, n, t]
         return A @ V, A  # O [h, n, hd]
 
     def output(self, i: int, O, off=()):
         """The heads' outputs O [h, n, hd] side by side, through W_O: [n, d_model]."""
-        c = self.config
-        if off:
-            O[sorted(off)] = 0.0  # a head switched off adds nothing through W_O
+        c, xp = self.config, self.xp
+        if off:  # a head switched off adds nothing through W_O
+            keep = np.ones(c.n_heads, dtype=np.float32)
+            keep[sorted(off)] = 0.0
+            O = O * xp.asarray(keep)[:, None, None]
         n = O.shape[1]
-        return O.transpose(1, 0, 2).reshape(n, c.n_heads * c.head_dim) @ self.layers[i].W_O.T
+        side_by_side = xp.reshape(xp.permute_dims(O, (1, 0, 2)), (n, c.n_heads * c.head_dim))
+        return side_by_side @ self.layers[i].W_O.T
 
     def add_to_stream(self, i: int, h, out):
         """The rest of layer i after its attention's output ``out``: that through its post-norm
@@ -209,16 +247,16 @@ class Gemma:
         c = self.config
         cache = KVCache() if cache is None else KVCache(list(cache.K), list(cache.V))
         positions = np.arange(cache.length, cache.length + len(ids))
-        h = self.E[np.asarray(ids)] * np.float32(math.sqrt(c.d_model))  # [n, d_model]
-        weights, H, added = [], [h], []
+        h = self.embed(ids)  # [n, d_model]
+        weights, H, added = [], [to_numpy(h)], []
         for i, w in enumerate(self.layers):
             heads_off = {head for layer, head in off if layer == i}
             out, A = self.attend(i, rms_norm(h, w.attn_norm, c.eps), positions, cache, heads_off)
             h, attention, ff = self.add_to_stream(i, h, out)
-            weights.append(A)
+            weights.append(to_numpy(A))
             if residuals:
-                H.append(h)
-                added.append((attention, ff))
+                H.append(to_numpy(h))
+                added.append((to_numpy(attention), to_numpy(ff)))
         logits = self.lens(h)  # [n, vocab]
         if not residuals:
             return DecoderTrace(tuple(ids), positions, logits, weights, cache)
@@ -233,18 +271,18 @@ class Gemma:
         c = self.config
         caches = [KVCache(list(cache.K), list(cache.V)) for cache in caches]
         positions = np.array([cache.length for cache in caches])  # each row at its own place
-        h = self.E[np.asarray(tokens)] * np.float32(math.sqrt(c.d_model))  # [B, d_model]
+        h = self.embed(tokens)  # [B, d_model]
         weights = []  # per layer, per sequence: A [h, 1, t]
         for i, w in enumerate(self.layers):
             q, k, v = self.project(i, rms_norm(h, w.attn_norm, c.eps), positions)
             read = [
-                self.read_cache(i, q[:, b : b + 1], k[:, b : b + 1], v[:, b : b + 1],
+                self.read_cache(i, q[:, b : b + 1, :], k[:, b : b + 1, :], v[:, b : b + 1, :],
                                 positions[b : b + 1], cache)
                 for b, cache in enumerate(caches)
             ]  # fmt: skip
-            O = np.concatenate([O_b for O_b, _ in read], axis=1)  # [h, B, hd]
+            O = self.xp.concat([O_b for O_b, _ in read], axis=1)  # [h, B, hd]
             h, _, _ = self.add_to_stream(i, h, self.output(i, O))
-            weights.append([A_b for _, A_b in read])
+            weights.append([to_numpy(A_b) for _, A_b in read])
         logits = self.lens(h)  # [B, vocab]
         return [
             DecoderTrace((int(token),), positions[b : b + 1], logits[b : b + 1],
@@ -252,10 +290,17 @@ class Gemma:
             for b, token in enumerate(tokens)
         ]  # fmt: skip
 
+    def embed(self, ids):
+        """The tokens' rows of the embedding × √d_model, where the weights are: [n, d_model]."""
+        rows = self.xp.asarray(np.asarray(ids, dtype=np.int64))
+        return self.xp.take(self.E, rows, axis=0) * math.sqrt(self.config.d_model)
+
     def lens(self, h):
-        """Rows of a residual stream [.., d_model] read as the last layer's are: through the final
-        RMSNorm and the tied LM head (the embedding, transposed): the logit lens, [.., vocab]."""
-        return rms_norm(h, self.final_norm, self.config.eps) @ self.E.T
+        """Rows of a residual stream [.., d_model] (on the host or where the weights are) read as
+        the last layer's are: through the final RMSNorm and the tied LM head (the embedding,
+        transposed): the logit lens, [.., vocab] on the host."""
+        h = self.xp.asarray(h)
+        return to_numpy(rms_norm(h, self.final_norm, self.config.eps) @ self.E.T)
 
 
 def read_gemma(paths) -> Gemma:

@@ -20,3 +20,10 @@ def _namespaces():
 @pytest.fixture(params=list(_namespaces()), scope="session")
 def xp(request):
     return _namespaces()[request.param]
+
+
+@pytest.fixture(params=[name for name in _namespaces() if name != "numpy"], scope="session")
+def device_xp(request):
+    """The array libraries other than NumPy: array-api-strict standing in for a GPU, and CuPy
+    where one is usable."""
+    return _namespaces()[request.param]

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from core import to_numpy
 from core.pretrained.gemma import allowed, rms_norm, rope
 from ui.figures.charts import A_heatmap
 from ui.figures.place import plot
@@ -67,9 +68,7 @@ def _rope_scores(ids: tuple, shift: int) -> tuple[float, float]:
     """Layer 0, head 0: the last two pieces' q·k/16 at their own positions, and moved by shift."""
     model = decoder()
     c, w = model.config, model.layers[0]
-    x = rms_norm(
-        model.E[np.asarray(ids[-2:])] * np.float32(math.sqrt(c.d_model)), w.attn_norm, c.eps
-    )
+    x = rms_norm(model.embed(ids[-2:]), w.attn_norm, c.eps)
     q = rms_norm((x @ w.W_Q.T)[:, : c.head_dim], w.q_norm, c.eps)
     k = rms_norm(x @ w.W_K.T, w.k_norm, c.eps)
     at = np.array([len(ids) - 1, len(ids) - 2])
@@ -113,9 +112,9 @@ def _norms(token: int) -> tuple[float, float, float, float]:
     before and after the query's own RMSNorm."""
     model = decoder()
     c, w = model.config, model.layers[0]
-    x = model.E[token] * np.float32(math.sqrt(c.d_model))
+    x = model.embed([token])[0]
     q_raw = (rms_norm(x, w.attn_norm, c.eps) @ w.W_Q.T)[: c.head_dim]
-    q_normed = rms_norm(q_raw, w.q_norm, c.eps)
+    x, q_raw, q_normed = (to_numpy(v) for v in (x, q_raw, rms_norm(q_raw, w.q_norm, c.eps)))
     rms = float(np.sqrt((x * x).mean()))
     return float(x.mean()), rms, float(np.linalg.norm(q_raw)), float(np.linalg.norm(q_normed))
 

@@ -3,6 +3,7 @@ the next token's bars, the new query's weights over every cached key, and the K/
 
 import streamlit as st
 
+from core import to_numpy
 from ui.figures.charts import heatmap
 from ui.figures.place import plot
 from ui.kit.decoding import MAX_WRITTEN, distribution_at, prompt_pass, step_of, written
@@ -90,7 +91,7 @@ def _query_row(model, ids, step, view, base: int, decimals: int) -> None:
 
 
 def _cache_table(model, ids, step, layer: int, base: int, decimals: int) -> None:
-    K, V = step.cache.K[layer][0], step.cache.V[layer][0]  # [t, 256]: the one K/V head
+    K, V = (to_numpy(M[layer][0][:, :3]) for M in (step.cache.K, step.cache.V))  # [t, 3] of 256
     positions = len(ids)
     st.markdown(f"**{t('generate.cache_title', layer=shown_index(layer, base))}**")
     rows = {
