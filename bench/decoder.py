@@ -1,6 +1,9 @@
-"""Gemma 3 270M in NumPy (core/pretrained/gemma.py): load time and memory, prefill, and one
-decoding step with the K/V cache against recomputing the whole sequence, and against
-transformers' Gemma3ForCausalLM on the same GGUF when torch is installed; side by side in one run.
+"""Gemma 3 270M (core/pretrained/gemma.py) on the backend the app picks (NumPy, or CuPy where a
+GPU is usable): load time and memory, prefill, and one decoding step with the K/V cache against
+recomputing the whole sequence, and against transformers' Gemma3ForCausalLM on the same GGUF when
+torch is installed (on CUDA when our side is on CuPy and torch sees a GPU); side by side in one
+run. Every timed call ends with its numbers ready: ours bring the logits to the host, torch's
+synchronise the device.
 
 Run: python bench/decoder.py [--out bench/results/decoder.txt]
 (torch==2.13.0 and transformers are benchmark-only; without them the torch rows are skipped.)
@@ -47,7 +50,25 @@ def torch_model():
         folder, gguf_file=MODEL_NAME, dtype=torch.float32, attn_implementation="eager"
     ).eval()
     shutil.rmtree(folder, ignore_errors=True)
-    return model, torch
+    return model.to(torch_device(torch)), torch
+
+
+def torch_device(torch) -> str:
+    """CUDA when our decoder is on the GPU too and torch sees one; else the CPU."""
+    import core
+
+    on_gpu = core.active_backend().name == "cupy" and torch.cuda.is_available()
+    return "cuda" if on_gpu else "cpu"
+
+
+def torch_call(torch, hf, ids, past=None):
+    """One call of transformers' model with its numbers ready (the device synchronised)."""
+    device = next(hf.parameters()).device
+    with torch.no_grad():
+        out = hf(torch.tensor([ids], device=device), past_key_values=past, use_cache=True)
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    return out
 
 
 def main() -> list[str]:
@@ -64,15 +85,22 @@ def main() -> list[str]:
     model = core.load_decoder()
     loaded, after = time.perf_counter() - start, rss_mb()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    say(f"backend: {core.active_backend()}")
     say(f"load {loaded:.1f} s; RSS {before:.0f} MB -> {after:.0f} MB (+{after - before:.0f} MB;"
         f" peak {peak:.0f} MB)")  # fmt: skip
     hf, torch = torch_model()
-    for n in (10, 500):
+    if hf is not None:
+        say(f"torch {torch.__version__} on {torch_device(torch)}")
+    for n in (10, 512):
         ids = ids_of(model, n)
-        timed = time_side_by_side(
-            {"prefill": lambda ids=ids: model.forward(ids)}, rounds=2, block=1
-        )
-        say(f"prefill {n:>3} tokens: {fmt_seconds(timed['prefill']['best'])}")
+        impls = {"prefill": lambda ids=ids: model.forward(ids)}
+        if hf is not None:
+            impls["torch"] = lambda ids=ids: torch_call(torch, hf, ids)
+        timed = time_side_by_side(impls, rounds=2, block=1)
+        row = f"prefill {n:>3} tokens: {fmt_seconds(timed['prefill']['best'])}"
+        if hf is not None:
+            row += f"; torch {fmt_seconds(timed['torch']['best'])}"
+        say(row)
     say()
     say("n     cached step   recompute all   ratio   torch cached step   numpy / torch")
     for n in LENGTHS:
@@ -83,13 +111,10 @@ def main() -> list[str]:
             "recompute": lambda ids=ids: model.forward(ids),
         }
         if hf is not None:
-            with torch.no_grad():
-                out = hf(torch.tensor([ids[:-1]]), use_cache=True)
-            past, last = out.past_key_values, torch.tensor([ids[-1:]])
+            past = torch_call(torch, hf, ids[:-1]).past_key_values
 
-            def torch_step(last=last, past=past):
-                with torch.no_grad():
-                    hf(last, past_key_values=_copy(past), use_cache=True)
+            def torch_step(last=ids[-1:], past=past):
+                torch_call(torch, hf, last, _copy(past))
 
             impls["torch"] = torch_step
         timed = time_side_by_side(impls, rounds=3 if n < 512 else 2, block=2 if n < 512 else 1)

