@@ -3,10 +3,15 @@
 A class presses Train on the same settings together: the run is made once and every session that
 asks follows it (single flight, keyed by its settings). Each run trains in a child process
 (``python -m measure.training``), niced like the measurements, so that it holds neither the
-server's GIL nor its reruns; at most ``MAX_RUNS`` (the cores) train at once and the others wait
-their turn in order. The child prints one line of JSON per step, and a snapshot's attention maps
+server's GIL nor its reruns; at most ``MAX_RUNS`` (the cores) children live at once and the other
+runs wait in order. The child prints one line of JSON per step, and a snapshot's attention maps
 and head scores when it takes one; the server keeps them in the run, where a page reads them as
 they come.
+
+The same pool as Gemma's work: given ``turns`` (the app gives the model's, ui/kit/model_turns.py),
+a child trains only while its run holds a turn there, about ``TURN_S`` of steps a turn (one
+written token's time), then waits for the next. So training and the class's writing share the
+cores in the order they asked, and a training run holds a student's Next for at most one turn.
 
 Stop: a session stops following. A run that no session follows any more is ended within a step
 (its child killed); one that others still follow goes on for them.
@@ -18,7 +23,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections import deque
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,9 +35,11 @@ from core import tiny
 from core.threads import on_one_core
 
 ROOT = Path(__file__).resolve().parents[1]
-MAX_RUNS = max(1, os.cpu_count() or 1)  # runs training at once: one core each
+MAX_RUNS = max(1, os.cpu_count() or 1)  # children alive at once, each training on one core
 KEEP_RUNS = 32  # finished runs kept for sessions that ask for the same settings again
 NICE = 10  # the child yields the CPU to the server's reruns
+TURN_S = 0.06  # the steps a child trains in one turn at the cores: about one written token's time
+TURN_ENDS = "turn ends"  # the child's line after each turn's steps
 
 
 @dataclass(frozen=True)
@@ -106,35 +115,54 @@ def child_lines(settings: Settings):
         yield json.dumps(line)
 
 
-def _read(run: Run) -> None:
-    """Start the child and keep its lines in ``run`` until it ends or is killed."""
+def _read(run: Run, turns=None) -> None:
+    """Start the child and keep its lines in ``run`` until it ends or is killed, letting it train
+    a turn's steps at a time, each in a turn of ``turns`` (None: one turn without end)."""
     order = json.dumps(run.settings.__dict__)
     with tempfile.TemporaryFile("w+") as errors:
         run.child = subprocess.Popen(
             [sys.executable, "-m", "measure.training", order],
             cwd=ROOT,
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=errors,
             text=True,
         )
-        for text in run.child.stdout:
-            line = json.loads(text)
-            run.steps.append((line["step"], line["loss"], line["answer_loss"], line["s"]))
-            run.seconds = line["s"]
-            if "attention" in line:
-                line["attention"] = np.asarray(line.pop("attention"))
-                run.snapshots.append(line)
+        more = True
+        while more:
+            with nullcontext() if turns is None else turns.turn():
+                more = _one_turn(run, "go" if turns is not None else "go on")
         code = run.child.wait()
         if code != 0 and run.state == "running":
             errors.seek(0)
             raise RuntimeError(f"training exited with {code}: {errors.read()[-500:]}")
 
 
+def _one_turn(run: Run, order: str) -> bool:
+    """Tell the child to train (``go``: one turn's steps; ``go on``: to the end) and keep its lines
+    until the turn ends; False once the child has ended (or was killed)."""
+    try:
+        run.child.stdin.write(order + "\n")
+        run.child.stdin.flush()
+    except (BrokenPipeError, ValueError):  # the child has ended, or been stopped
+        return False
+    for text in run.child.stdout:
+        if text.strip() == TURN_ENDS:
+            return True
+        line = json.loads(text)
+        run.steps.append((line["step"], line["loss"], line["answer_loss"], line["s"]))
+        run.seconds = line["s"]
+        if "attention" in line:
+            line["attention"] = np.asarray(line.pop("attention"))
+            run.snapshots.append(line)
+    return False
+
+
 class TrainingRuns:
     """Shared, single-flight training runs (see the module's docstring)."""
 
-    def __init__(self, max_runs: int = MAX_RUNS):
-        self.max_runs = max_runs
+    def __init__(self, max_runs: int = MAX_RUNS, turns=None):
+        self.max_runs, self.turns = max_runs, turns
         self._lock = threading.Lock()
         self._by_settings: dict[Settings, Run] = {}
         self._waiting: deque[Run] = deque()
@@ -192,7 +220,7 @@ class TrainingRuns:
 
     def _train(self, run: Run) -> None:
         try:
-            _read(run)
+            _read(run, self.turns)
         except Exception as error:  # told to every session that follows it
             run.error, run.state = str(error), "failed"
         with self._lock:
@@ -203,17 +231,24 @@ class TrainingRuns:
         run.event.set()
 
 
-RUNS = TrainingRuns()  # one per server process
-
-
 def main(argv) -> None:
     """``python -m measure.training '{"task": "repeat", ...}'``: one line of JSON per step, on one
-    core (small matrices gain nothing from BLAS's threads, and two runs share two cores)."""
+    core (small matrices gain nothing from BLAS's threads, and two runs share two cores). It trains
+    when told on stdin: ``go``, about TURN_S of steps then the line TURN_ENDS; ``go on``, to the
+    end."""
     os.nice(NICE)
     settings = Settings(**json.loads(argv[0]))
+    lines = child_lines(settings)
     with on_one_core():
-        for line in child_lines(settings):
-            print(line, flush=True)
+        while order := sys.stdin.readline().strip():
+            started = time.perf_counter()
+            for line in lines:
+                print(line, flush=True)
+                if order == "go" and time.perf_counter() - started >= TURN_S:
+                    break
+            else:
+                return  # trained to the end
+            print(TURN_ENDS, flush=True)
 
 
 if __name__ == "__main__":

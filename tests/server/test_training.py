@@ -11,7 +11,8 @@ import pytest
 
 from core import tiny
 from core.threads import on_one_core
-from measure.training import Settings, TrainingRuns
+from measure.training import TURN_S, Settings, TrainingRuns
+from measure.turns import Turns
 
 SMALL = Settings("repeat", d_model=16, n_heads=2, n_layers=2, steps=40)
 LONG = Settings("copy", d_model=32, n_heads=2, n_layers=2, steps=1000)
@@ -101,3 +102,45 @@ def test_a_run_the_model_refuses_fails_with_its_message(bad):
     run = runs.request(bad, "a")
     _finish(run)
     assert run.state == "failed" and "not divisible" in run.error
+
+
+def test_a_run_trains_only_in_its_turns_at_the_shared_pool():
+    """Given the model's turns, the child trains while its run holds a turn: with the one slot
+    held elsewhere it trains nothing; let go, it trains to the end over several turns, with
+    core.tiny's own losses."""
+    turns = Turns(slots=1)
+    runs = TrainingRuns(max_runs=1, turns=turns)
+    with turns.turn():  # a Gemma pass, say, holds the only core
+        run = runs.request(SMALL, "a")
+        time.sleep(1.5)  # the child has started and waits
+        assert run.state == "running" and run.steps == []
+    _finish(run)
+    assert run.state == "done" and [row[0] for row in run.steps] == list(range(SMALL.steps + 1))
+    assert turns.started >= 3  # ours, then the run's turns: more than one
+    task = tiny.TASKS["repeat"]
+    params = tiny.init(0, task.vocab, task.n, 16, 2, 2)
+    with on_one_core():
+        here = [p.loss for p in tiny.train(params, task, SMALL.steps, n_heads=2)]
+    assert [row[1] for row in run.steps] == here
+
+
+def test_a_training_run_holds_anothers_job_for_about_one_turn():
+    """A job asking for the one slot while a long run trains waits at most about TURN_S and one
+    step (~20 ms here), never the run's whole length."""
+    turns = Turns(slots=1)
+    runs = TrainingRuns(max_runs=1, turns=turns)
+    run = runs.request(LONG, "a")
+    while len(run.steps) < 3:
+        time.sleep(0.02)
+    waits = []
+    for _ in range(8):
+        asked = time.perf_counter()
+        with turns.turn():
+            waits.append(time.perf_counter() - asked)
+            before = len(run.steps)
+            time.sleep(0.1)
+            assert len(run.steps) == before  # the run does not train in our turn
+        time.sleep(0.05)
+    runs.stop(run, "a")
+    assert len(run.steps) < LONG.steps  # still training when we stopped it
+    assert max(waits) < TURN_S + 0.4, waits

@@ -1,6 +1,7 @@
-"""The server's turns at Gemma (measure/turns.py), as the pages use them: at most one forward pass
-per core at once, one waiting job per session, and a waiting learner told, where the result will
-be drawn, how many jobs wait before theirs ("排队中：前面还有 k 个")."""
+"""The server's turns at the cores (measure/turns.py), as the pages use them: at most one job per
+core at once (a Gemma pass, or a turn's steps of a /train run), one waiting job per session, and a
+waiting learner told, where the result will be drawn, how many jobs wait before theirs
+("排队中：前面还有 k 个"). ``RUNS``: /train's shared runs, training in these same turns."""
 
 import os
 import threading
@@ -8,6 +9,7 @@ import threading
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from measure.training import TrainingRuns
 from measure.turns import Turns
 from ui.kit.i18n import t
 
@@ -35,3 +37,4 @@ class _Line:
 
 
 TURNS = Turns(os.cpu_count() or 1, who=_session, show=_Line)
+RUNS = TrainingRuns(turns=TURNS)  # one per server process

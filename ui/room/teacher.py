@@ -15,11 +15,12 @@ from core.lessons.questions import (
     make_question,
     next_token_question,
 )
-from measure.training import RUNS, Settings
+from measure.training import Settings
 from ui.figures.charts import answer_bars
 from ui.figures.place import plot
 from ui.kit import question_text as questions
 from ui.kit.i18n import labeller, t
+from ui.kit.model_turns import RUNS
 from ui.kit.session import GEN_CANDIDATES, INSIDE_RANKS, PAGE_SCRIPT, TRAIN_SETTINGS, anonymous_id
 from ui.kit.traces import trace_for
 from ui.room import invite

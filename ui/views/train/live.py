@@ -7,8 +7,9 @@ import time
 
 import streamlit as st
 
-from measure.training import RUNS, Run, Settings
+from measure.training import Run, Settings
 from ui.kit.i18n import t
+from ui.kit.model_turns import RUNS
 from ui.kit.number_text import num
 from ui.kit.session import anonymous_id
 from ui.views.train import curves

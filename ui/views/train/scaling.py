@@ -9,10 +9,11 @@ import numpy as np
 import streamlit as st
 
 from core import tiny
-from measure.training import RUNS, Settings
+from measure.training import Settings
 from ui.figures.charts import line_chart
 from ui.figures.place import plot
 from ui.kit.i18n import t
+from ui.kit.model_turns import RUNS
 from ui.kit.number_text import num, power_of_ten
 from ui.kit.session import anonymous_id
 from ui.kit.tables import table
