@@ -10,6 +10,7 @@ from contextlib import AsyncExitStack
 from tests.support.model_work import steps_shown, until_loaded, work
 from tests.support.servers import serving
 from tests.support.session import connect
+from ui.kit.i18n import t
 
 READY_S = 120  # the load on a busy machine, with margin
 
@@ -35,29 +36,34 @@ def test_a_learner_before_the_model_is_ready_sees_it_loading_then_the_page():
     assert any("Next token" in text for text in later) and waited > 0
 
 
-async def _class_writes(port: int) -> tuple[dict, dict, dict, list[int]]:
+async def _class_writes(port: int) -> tuple[dict, dict, dict, list[int], list[bool]]:
     """Three learners sampling with seeds of their own, and two with the same seed, on a real
-    server once the model has loaded: what /model/work counted before and after each press."""
+    server once the model has loaded: what /model/work counted before and after each press, the
+    tokens each shows after it, and whether the press redrew the whole page."""
     base = f"http://127.0.0.1:{port}"
     loaded = await until_loaded(base, READY_S)
     async with AsyncExitStack() as stack:
         queries = [f"lang=en&gen_mode=sample&gen_seed={seed}" for seed in (1, 2, 3, 3)]
         learners = [await connect(base, "generate", q, None, stack) for q in queries]
+        title = t("generate.pieces_title", "en")
+        assert all(title in learner.texts for learner in learners)  # a whole page: it is there
         before = await work(base)
         for learner in learners:  # Next, each in turn
             await learner.run(learner.press("gen_next"))
         after = await work(base)
         shown = [steps_shown(learner.texts) for learner in learners]
-    return loaded, before, after, shown
+        whole = [title in learner.texts for learner in learners]
+    return loaded, before, after, shown, whole
 
 
 def test_the_server_counts_its_passes_one_per_distinct_step():
     """serve.py's /model/work: the load's seconds, and one pass per distinct step asked for (the
-    two learners with seed 3 share theirs); counts only, no text of anyone's."""
+    two learners with seed 3 share theirs); counts only, no text of anyone's. Next reruns the
+    player's fragment, not the page: its pieces table is not sent again."""
     with serving(script="serve.py") as (port, _server):
-        loaded, before, after, shown = asyncio.run(_class_writes(port))
+        loaded, before, after, shown, whole = asyncio.run(_class_writes(port))
     assert loaded["loaded"] and 0 < loaded["load_s"] < READY_S
-    assert shown == [1, 1, 1, 1]
+    assert shown == [1, 1, 1, 1] and whole == [False] * 4
     distinct = 3  # seeds 1, 2, 3: three first tokens drawn (or fewer, if two drew the same one)
     assert 1 <= after["passes"] - before["passes"] <= distinct
     assert after["steps_kept"] - before["steps_kept"] == after["passes"] - before["passes"]

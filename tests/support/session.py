@@ -61,6 +61,7 @@ class Learner:
         self.ws, self.query = ws, query
         self.page = page
         self.widgets: dict[str, str] = {}  # user key -> widget id
+        self.in_fragment: dict[str, str] = {}  # widget id -> the fragment drawing it
         self.texts: list[str] = []
         self.fragments: dict[str, float] = {}  # fragment id -> seconds between auto reruns
         self.exceptions: list[str] = []  # Streamlit's exception elements: type and message
@@ -77,7 +78,8 @@ class Learner:
 
     async def run(self, *states: WidgetState, timeout: float = 120, fragment: str = "") -> float:
         """Rerun the page (or one fragment, as the browser's timer does) with these widget
-        states; seconds until the script finished, reruns it asked for included."""
+        states; seconds until the script finished, reruns it asked for included. A widget drawn
+        by a fragment reruns that fragment alone, as a browser asks."""
         message = BackMsg()
         message.rerun_script.query_string = self.query
         message.rerun_script.page_name = self.page
@@ -87,6 +89,8 @@ class Learner:
         if fragment:
             message.rerun_script.fragment_id = fragment
             message.rerun_script.is_auto_rerun = True
+        elif states and states[0].id in self.in_fragment:
+            message.rerun_script.fragment_id = self.in_fragment[states[0].id]
         start = time.perf_counter()
         await self.ws.send(message.SerializeToString())
         self.texts, self.exceptions = [], []
@@ -99,11 +103,11 @@ class Learner:
             if kind == "script_finished" and reply.script_finished != EARLY_FOR_RERUN:
                 return time.perf_counter() - start
             if kind == "delta" and reply.delta.WhichOneof("type") == "new_element":
-                self._read(reply.delta.new_element)
+                self._read(reply.delta.new_element, reply.delta.fragment_id)
             if kind == "auto_rerun":
                 self.fragments[reply.auto_rerun.fragment_id] = reply.auto_rerun.interval
 
-    def _read(self, element) -> None:
+    def _read(self, element, fragment: str = "") -> None:
         kind = element.WhichOneof("type") or "empty"
         body = getattr(element, kind, None)
         if kind == "exception":
@@ -111,6 +115,9 @@ class Learner:
         widget_id = getattr(body, "id", "")
         if widget_id.startswith("$$ID-"):
             self.widgets[widget_id.rsplit("-", 1)[1]] = widget_id
+            self.in_fragment.pop(widget_id, None)
+            if fragment:
+                self.in_fragment[widget_id] = fragment
             if kind == "radio":
                 self.options[widget_id.rsplit("-", 1)[1]] = list(body.options)
         for name in ("body", "label", "code_text", "text"):  # text: a progress bar's

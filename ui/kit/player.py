@@ -3,6 +3,7 @@
 While it plays, a fragment reruns about once a second and moves the slider one step, then stops
 at the last position. Only the fragment (the slider and what ``draw`` puts on the page) reruns;
 pressing Play or Pause, and reaching the end, rerun the page once to start or stop the timer.
+A widget ``above`` draws inside the fragment (a Next button) reruns the fragment alone too.
 """
 
 import time
@@ -36,10 +37,12 @@ def _toggle(key: str, first: int, last: int) -> None:
     st.session_state[f"{key}_tick"] = clock()
 
 
-def player(label: str, count: int, key: str, draw, first: int = 0, help: str | None = None):
+def player(label: str, count: int, key: str, draw, first: int = 0, help: str | None = None,
+           above=None):  # fmt: skip
     """A slider over ``first`` … ``first + count − 1`` (session key ``key``, starting at
     ``first``) with a Play/Pause button; ``draw(i)`` draws what step i (0 … count − 1) shows,
-    inside the same fragment so that it follows the slider."""
+    inside the same fragment so that it follows the slider; ``above()``, if given, draws first,
+    inside it too."""
     last = first + count - 1
     playing_key, tick_key = f"{key}_playing", f"{key}_tick"
     position = st.session_state.get(key, first)
@@ -66,6 +69,8 @@ def player(label: str, count: int, key: str, draw, first: int = 0, help: str | N
                 st.session_state[playing_key] = False
                 st.rerun()  # the end: stop the timer
         st.session_state.setdefault(key, first)
+        if above is not None:
+            above()
         slider_column, button_column = st.columns([5, 1], vertical_alignment="bottom")
         with button_column:
             st.button(

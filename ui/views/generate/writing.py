@@ -13,13 +13,27 @@ from ui.kit.number_text import indices, num, shown_index
 from ui.kit.player import player
 from ui.kit.tables import table
 from ui.kit.url import keep_in_url
+from ui.room.connection import is_teacher
 from ui.views.generate.next_token import bars, label
 
 KEY = "gen_written"
+PUBLISH = "gen_publish"  # a teacher's Next, to publish with a whole run
 
 
 def _next() -> None:
     st.session_state[KEY] = min(MAX_WRITTEN, st.session_state.get(KEY, 0) + 1)
+    if st.session_state.get("room") and is_teacher():  # the room's view: after a whole run
+        st.session_state[PUBLISH] = True
+
+
+def _next_button() -> None:
+    """Next, inside the player's fragment: a press reruns the text, bars and cache below it, not
+    the page (pieces, training, map), which do not change with it. A teacher's press in a room
+    reruns the page once more, whose end publishes the room's view."""
+    st.button(t("generate.next"), key="gen_next", on_click=_next, type="primary",
+              disabled=st.session_state.get(KEY, 0) >= MAX_WRITTEN)  # fmt: skip
+    if st.session_state.pop(PUBLISH, False):
+        st.rerun()
 
 
 def layer_and_head(model, base: int) -> tuple[int, int]:
@@ -44,8 +58,6 @@ def start_from_url() -> None:
 def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: int) -> None:
     start_from_url()
     prompt_pass(prompt_ids)  # the prompt's step comes with the prompt's one pass
-    st.button(t("generate.next"), key="gen_next", on_click=_next, type="primary",
-              disabled=st.session_state.get(KEY, 0) >= MAX_WRITTEN)  # fmt: skip
 
     def draw(count: int) -> None:
         keep_in_url("written", str(count), "0")
@@ -63,7 +75,7 @@ def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: i
         _query_row(model, ids, step, view, base, decimals)
         _cache_table(model, ids, step, view[0], base, decimals)
 
-    player(t("generate.written"), MAX_WRITTEN + 1, KEY, draw, first=0)
+    player(t("generate.written"), MAX_WRITTEN + 1, KEY, draw, first=0, above=_next_button)
 
 
 def _text_so_far(model, prompt_ids, chosen) -> None:
