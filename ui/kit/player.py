@@ -37,6 +37,12 @@ def _toggle(key: str, first: int, last: int) -> None:
     st.session_state[f"{key}_tick"] = clock()
 
 
+def _play_button(playing: bool, key: str, first: int, last: int) -> None:
+    st.button(t("player.pause") if playing else t("player.play"), icon=ICONS[playing],
+              key=f"{key}_button", on_click=_toggle, args=(key, first, last), width="stretch",
+              disabled=last <= first)  # fmt: skip
+
+
 def player(label: str, count: int, key: str, draw, first: int = 0, help: str | None = None,
            above=None):  # fmt: skip
     """A slider over ``first`` … ``first + count − 1`` (session key ``key``, starting at
@@ -73,15 +79,7 @@ def player(label: str, count: int, key: str, draw, first: int = 0, help: str | N
             above()
         slider_column, button_column = st.columns([5, 1], vertical_alignment="bottom")
         with button_column:
-            st.button(
-                t("player.pause") if playing else t("player.play"),
-                icon=ICONS[playing],
-                key=f"{key}_button",
-                on_click=_toggle,
-                args=(key, first, last),
-                width="stretch",
-                disabled=count < 2,
-            )
+            _play_button(playing, key, first, last)
         with slider_column:
             if count < 2:  # a slider needs two positions
                 st.caption(f"{label}: {first}")
