@@ -422,3 +422,21 @@ def test_a_room_follows_the_teacher_onto_generate_and_writes_one_generation(gemm
         assert student.session_state["gen_prompt"] == "Once upon a time"
         assert _text_so_far(student) == "Once upon a time" + gemma.decode(written)
     assert decoding._step.builds == steps_before  # the students wrote nothing again
+
+
+def test_a_sampled_token_of_tiny_probability_is_said_in_powers_of_ten(gemma):
+    """Seed 3 at T = 1 on the Chinese example draws a third token the model gave under 0.001
+    (seen at 1400 × 900 as "p = 0.000"): its caption gives it in two significant digits, the
+    test's own sampling's q of that token."""
+    at = run_app("generate", lang="zh", gen_mode="sample", gen_seed="3", written="3")
+    rng, trace, written = np.random.default_rng(3), gemma.forward(gemma.encode(EXAMPLE["zh"])), []
+    for _ in range(3):  # by hand: T = 1, sampled with seed 3
+        p = _softmax(trace.logits[-1].astype(np.float64))
+        written.append(int(rng.choice(p.size, p=p / p.sum())))
+        trace = gemma.forward([written[-1]], trace.cache)
+    q = p[written[-1]]
+    assert q < 1e-3
+    line = _line(at, "第 3 步选了")
+    assert f"“{gemma.decode([written[-1]])}”" in line, line
+    shown = re.search(r"p = (.+?)）", line).group(1)
+    assert "×" in shown and close(power_of_ten_value(shown), q, 5), line

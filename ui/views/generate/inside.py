@@ -15,7 +15,7 @@ from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, power_of_ten, shown_index
 from ui.kit.tables import table
-from ui.views.generate.next_token import label
+from ui.views.generate.next_token import label, probability_text
 
 
 def training(model, ids: tuple, decimals: int, base: int) -> None:
@@ -28,17 +28,12 @@ def training(model, ids: tuple, decimals: int, base: int) -> None:
         t("generate.col_position"): indices(n, base),
         t("generate.col_input"): [label(model, i) for i in ids[:n]],
         t("generate.col_target"): [label(model, i) for i in ids[1 : n + 1]],
-        t("generate.col_p_pass"): [_probability(p) for p in seen.target_p],
-        t("generate.col_p_cached"): [_probability(p) for p in seen.target_p_cached],
+        t("generate.col_p_pass"): [probability_text(p) for p in seen.target_p],
+        t("generate.col_p_cached"): [probability_text(p) for p in seen.target_p_cached],
     }
     table(rows)
     loss = float(-np.log(np.maximum(seen.target_p, 1e-30)).mean())
     st.markdown(t("generate.loss", n=n, loss=num(loss, 3), diff=power_of_ten(float(seen.max_diff))))
-
-
-def _probability(p: float) -> str:
-    """Four decimals, or two significant digits for the tiny ones (no column of 0.0000)."""
-    return num(float(p), 4) if p >= 1e-3 else power_of_ten(float(p))
 
 
 def attention_map(model, ids: tuple, view: tuple, decimals: int, base: int) -> None:

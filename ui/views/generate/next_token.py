@@ -8,7 +8,7 @@ from ui.figures.place import plot
 from ui.kit.decoding import Rules
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
-from ui.kit.number_text import num
+from ui.kit.number_text import num, power_of_ten
 from ui.kit.session import GEN_CANDIDATES
 from ui.kit.tables import table
 from ui.kit.url import url_choice
@@ -39,6 +39,11 @@ def label(model, i: int) -> str:
         return model.tokenizer.vocabulary[i]
     text = model.decode([i])
     return repr(text)[1:-1] if text.strip() == "" else text
+
+
+def probability_text(p: float, decimals: int = 4) -> str:
+    """``decimals`` decimals, or two significant digits for the tiny ones (no 0.0000)."""
+    return num(float(p), decimals) if p >= 1e-3 else power_of_ten(float(p))
 
 
 def bars(model, dist, key: str) -> None:

@@ -14,7 +14,7 @@ from ui.kit.player import player
 from ui.kit.tables import table
 from ui.kit.url import keep_in_url
 from ui.room.connection import is_teacher
-from ui.views.generate.next_token import bars, label
+from ui.views.generate.next_token import bars, label, probability_text
 
 KEY = "gen_written"
 PUBLISH = "gen_publish"  # a teacher's Next, to publish with a whole run
@@ -87,7 +87,7 @@ def _text_so_far(model, prompt_ids, chosen) -> None:
         new[-1] = f'<b style="background:#fde68a">{new[-1]}</b>'
     st.markdown(t("generate.text_so_far", text=prompt + "".join(new)), unsafe_allow_html=True)
     if chosen.tokens:
-        token, p = chosen.tokens[-1], num(chosen.q[-1], 3)
+        token, p = chosen.tokens[-1], probability_text(chosen.q[-1], 3)
         shown = markdown_text(label(model, token))
         st.caption(t("generate.chosen", t=len(chosen.tokens), token=shown, p=p))
 
