@@ -17,6 +17,7 @@ The positions, RoPE's angles and the window's mask are a few small NumPy arrays 
 
 import math
 from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
 
 import numpy as np
 from array_api_compat import array_namespace
@@ -105,13 +106,23 @@ def rope(x, positions, base: float):
     ``positions`` [n] are NumPy's (the angles are made on the host, in float64)."""
     xp = array_namespace(x)
     d = x.shape[-1]
-    inverse = base ** (-np.arange(0, d, 2, dtype=np.float64) / d)  # [d/2]
-    angle = positions[:, None].astype(np.float64) * inverse  # [n, d/2]
-    cos = xp.asarray(np.concatenate([np.cos(angle)] * 2, axis=-1).astype(np.float32))  # [n, d]
-    sin = xp.asarray(np.concatenate([np.sin(angle)] * 2, axis=-1).astype(np.float32))
+    key = positions.astype(np.int64).tobytes()
+    cos, sin = (xp.asarray(table) for table in _rotation(key, base, d))
     half = d // 2
     rotated = xp.concat([-x[..., half:], x[..., :half]], axis=-1)  # rotate_half
     return x * cos + rotated * sin
+
+
+@lru_cache(maxsize=4)
+def _rotation(positions: bytes, base: float, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin [n, d] (float32) of the angles position / base^(2i/d), each half twice: made
+    once per pass and base, not once per layer (q and k of 18 layers share two of them)."""
+    inverse = base ** (-np.arange(0, d, 2, dtype=np.float64) / d)  # [d/2]
+    angle = np.frombuffer(positions, dtype=np.int64)[:, None].astype(np.float64) * inverse
+    cos = np.concatenate([np.cos(angle)] * 2, axis=-1).astype(np.float32)  # [n, d]
+    sin = np.concatenate([np.sin(angle)] * 2, axis=-1).astype(np.float32)
+    cos.flags.writeable = sin.flags.writeable = False  # shared between calls
+    return cos, sin
 
 
 def gelu_tanh(x):

@@ -46,8 +46,9 @@ def probability_text(p: float, decimals: int = 4) -> str:
     return num(float(p), decimals) if p >= 1e-3 else power_of_ten(float(p))
 
 
-def bars(model, dist, key: str) -> None:
-    """The ten most likely after ÷ T, grey where the rules cut them, then the arithmetic."""
+def bars(model, dist, key: str, arithmetic: bool = True) -> None:
+    """The ten most likely after ÷ T, grey where the rules cut them, then (``arithmetic``) the
+    table of how each got its p: left out while Play writes a token a second."""
     top = dist.order[:SHOWN]
     names = [f"{label(model, i)}" for i in top]
     fig = probability_bars(
@@ -57,6 +58,8 @@ def bars(model, dist, key: str) -> None:
     st.session_state[GEN_CANDIDATES] = (names[:4], [float(dist.q[i]) for i in top[:4]])
     vocab = dist.p.size
     st.caption(t("generate.kept", kept=int(dist.kept.sum()), vocab=vocab))
+    if not arithmetic:
+        return
     columns = {
         t("generate.col_token"): [markdown_text(n) for n in names],
         t("generate.col_logit"): [num(float(dist.logits[i]), 3) for i in top],

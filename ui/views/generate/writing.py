@@ -68,7 +68,7 @@ def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: i
         ids = (*prompt_ids, *chosen.tokens)
         _text_so_far(model, prompt_ids, chosen)
         step = step_of(ids, len(prompt_ids))
-        bars(model, distribution_at(ids, len(prompt_ids), rules), "gen_bars")
+        bars(model, distribution_at(ids, len(prompt_ids), rules), "gen_bars", not playing)
         if playing:  # a token a second: the text and the bars; the rest when it stops
             st.caption(t("generate.while_playing"))
             return
