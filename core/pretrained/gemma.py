@@ -23,6 +23,7 @@ import numpy as np
 from array_api_compat import array_namespace
 
 from core.backend import to_numpy
+from core.heads import merge_heads, split_heads
 from core.pretrained.bpe import BPETokenizer
 from core.pretrained.gguf_file import GGUFFile
 
@@ -142,13 +143,6 @@ def softmax_rows(S):
     return E / xp.sum(E, axis=-1, keepdims=True)
 
 
-def _heads(x, n_heads: int):
-    """[n, h · hd] → [h, n, hd]."""
-    xp = array_namespace(x)
-    n = x.shape[0]
-    return xp.permute_dims(xp.reshape(x, (n, n_heads, x.shape[1] // n_heads)), (1, 0, 2))
-
-
 class Gemma:
     """``encode``/``pieces``/``decode`` (the tokenizer) and ``forward(ids, cache)``."""
 
@@ -195,9 +189,9 @@ class Gemma:
         """q [h, n, hd], k and v [1, n, hd] of the rows x [n, d_model] at ``positions``: the
         projections, QK-norm, then RoPE."""
         c, w = self.config, self.layers[i]
-        q = _heads(x @ w.W_Q.T, c.n_heads)  # [h, n, hd]
-        k = _heads(x @ w.W_K.T, c.n_kv_heads)  # [1, n, hd]
-        v = _heads(x @ w.W_V.T, c.n_kv_heads)
+        q = split_heads(x @ w.W_Q.T, c.n_heads)  # [h, n, hd]
+        k = split_heads(x @ w.W_K.T, c.n_kv_heads)  # [1, n, hd]
+        v = split_heads(x @ w.W_V.T, c.n_kv_heads)
         base = LOCAL_ROPE_BASE if c.is_local(i) else c.rope_base
         q = rope(rms_norm(q, w.q_norm, c.eps), positions, base)
         k = rope(rms_norm(k, w.k_norm, c.eps), positions, base)
@@ -227,9 +221,7 @@ class Gemma:
             keep = np.ones(c.n_heads, dtype=np.float32)
             keep[sorted(off)] = 0.0
             O = O * xp.asarray(keep)[:, None, None]
-        n = O.shape[1]
-        side_by_side = xp.reshape(xp.permute_dims(O, (1, 0, 2)), (n, c.n_heads * c.head_dim))
-        return side_by_side @ self.layers[i].W_O.T
+        return merge_heads(O) @ self.layers[i].W_O.T
 
     def add_to_stream(self, i: int, h, out):
         """The rest of layer i after its attention's output ``out``: that through its post-norm
