@@ -59,6 +59,7 @@ SENTENCES = [
     "attention is all you need",
     "这 部 电影 很 好看",
 ]
+LOADING = ("Loading Gemma 3 270M", "正在加载 Gemma 3 270M")  # the model's progress bar
 FIT = re.compile(r"n\^([0-9.]+)")
 
 
@@ -101,17 +102,49 @@ async def everyone_reruns(learners) -> list[float]:
     return await asyncio.gather(*(learner.run() for learner in learners))
 
 
+async def redrawn_when_loaded(learners, first: list[float], opened_at: float) -> list[float]:
+    """What a browser does once the model has loaded: a page that opened on the model's progress
+    bar reruns that bar's fragment (its timer), which redraws the whole page; each page's
+    seconds from the class's arrival until it was drawn in full (the others' first render)."""
+    waiting = [
+        (i, learner)
+        for i, learner in enumerate(learners)
+        if any(text.startswith(LOADING) for text in learner.texts) and learner.fragments
+    ]
+
+    async def redraw(learner):
+        fragment = next(iter(learner.fragments))
+        await learner.run(fragment=fragment, timeout=300)
+        learner.fragments.pop(fragment, None)  # its timer gone with the bar
+        return time.perf_counter() - opened_at
+
+    drawn = await asyncio.gather(*(redraw(learner) for _, learner in waiting))
+    full = list(first)
+    for (i, _), seconds in zip(waiting, drawn, strict=True):
+        full[i] = seconds
+    return full
+
+
 async def scenario_open_and_rerun(port, pid, pages, query) -> dict:
+    """Open every learner at once; once serve.py's Gemma has loaded, the pages that waited on it
+    redraw (as the browser's timer makes them), and then everyone reruns at the same moment."""
     from contextlib import AsyncExitStack
 
     async with AsyncExitStack() as stack:
+        opened_at = time.perf_counter()
         learners, first = await open_learners(f"http://127.0.0.1:{port}", pages, query, stack)
         rss_first = rss_mb(pid)
         await generate_class.until_loaded(f"http://127.0.0.1:{port}")  # (serve.py's Gemma)
+        redraw_cpu = cpu_seconds(pid)
+        full = await redrawn_when_loaded(learners, first, opened_at)
+        redraw_cpu = cpu_seconds(pid) - redraw_cpu
         cpu = cpu_seconds(pid)
         rerun = await everyone_reruns(learners)
         return {
             "first": first,
+            "full": full,
+            "waited": sum(a != b for a, b in zip(first, full, strict=True)),
+            "redraw_cpu": redraw_cpu,
             "rerun": rerun,
             "server_cpu": cpu_seconds(pid) - cpu,
             "rss": max(rss_first, rss_mb(pid)),
@@ -284,6 +317,14 @@ def report_renders(first: list[float], rerun: list[float]) -> None:
 def report_open_and_rerun(title: str, sessions: int, results: dict, rss_limit: int) -> None:
     print(f"\n== {title}: {sessions} sessions on one server (loopback)")
     report_renders(results["first"], results["rerun"])
+    if results.get("waited"):
+        full = results["full"]
+        print(
+            f"pages drawn in full ({results['waited']} first showed the model's progress bar and"
+            f" redrew when it loaded, {results['redraw_cpu']:.1f} s of server CPU): max"
+            f" {max(full):.2f} s, p95 {percentile(full, 0.95):.2f} s from the class's arrival"
+            f" -> within 10 s {verdict(max(full) <= 10)}"
+        )
     print(
         f"server CPU during the reruns: {results['server_cpu']:.2f} s"
         f" ({results['server_cpu'] / sessions * 1e3:.0f} ms a rerun), on {os.cpu_count()} cores"

@@ -109,7 +109,7 @@ def test_a_repeated_random_sequence_and_its_loss(gemma):
     for t in (0, 5, k + 3):  # −log softmax by hand
         row = run.logits[t].astype(np.float64)
         expected = -(row[ids[t + 1]] - row.max() - math.log(np.exp(row - row.max()).sum()))
-        assert loss[t] == pytest.approx(expected, rel=1e-9)
+        assert loss[t] == pytest.approx(expected, rel=1e-9, abs=1e-7)  # (float32 exp)
     first, second = inside.copy_halves(loss)
     assert first == pytest.approx(loss[1:k].mean()) and second == pytest.approx(
         loss[k + 1 :].mean()
