@@ -3,8 +3,11 @@
 Four scenarios, each on a fresh server, each printing its figures against its targets:
 
 1. teacher's link: N sessions open the teacher's link at once, then all rerun at the same moment;
-2. every page: N sessions spread over all pages at once, then all rerun at the same moment
-   (first renders <= 10 s, reruns p95 < 2 s, server RSS < 500 MB plus the decoder's 1.2 GB);
+2. every page: N sessions spread over all pages at once on serve.py as it starts (Gemma loading
+   in the background); the pages that opened on the model's progress bar redraw when it has
+   loaded, as the browser's timer makes them; then all rerun at the same moment (first renders
+   <= 10 s, and the full draws beside them; reruns p95 < 2 s; server RSS < 1.6 GB, the
+   decoder's included);
 3. measure storm: 44 learners over every page; then 24 press Measure on the cost page at the same
    moment while the other 20 keep typing sentences on the walkthrough (every press back within
    90 s, walkthrough reruns p95 < 2 s, no crash; the attention-time exponent shown in 1.6-2.2,
