@@ -151,6 +151,7 @@ async def scenario_open_and_rerun(port, pid, pages, query) -> dict:
             "rerun": rerun,
             "server_cpu": cpu_seconds(pid) - cpu,
             "rss": max(rss_first, rss_mb(pid)),
+            "rss_seen": (rss_first, rss_mb(pid)),  # after the first renders, at the end
         }
 
 
@@ -336,6 +337,9 @@ def report_open_and_rerun(title: str, sessions: int, results: dict, rss_limit: i
         f"server memory (RSS): idle {results['idle']:.0f} MB, peak seen {results['rss']:.0f} MB"
         f" -> under {rss_limit} MB {verdict(results['rss'] < rss_limit)}"
     )
+    if "rss_seen" in results:
+        first, end = results["rss_seen"]
+        print(f"  (RSS after the first renders {first:.0f} MB, after the reruns {end:.0f} MB)")
 
 
 def main():

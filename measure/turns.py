@@ -12,7 +12,10 @@ for a turn first:
   token's time per slot;
 - a waiting job is told how many jobs wait before it, as often as ``POLL_S``, through ``show``.
 
-A job that already holds a turn runs the jobs it calls inside it without asking again. Who is
+A job that starts while another holds a turn runs inside ``together()`` if given (the app's: BLAS on
+one thread, so that two jobs on two cores do not each start two BLAS threads, whose spinning took
+a third of the CPU when a class opened /inside and /generate at once); a job alone keeps every
+core. A job that already holds a turn runs the jobs it calls inside it without asking again. Who is
 asking (the session) and how to show the wait are the caller's: ``who()`` and ``show()`` are set by
 the app (ui/kit/model_turns.py); without them a thread is its own session and waits silently.
 """
@@ -20,7 +23,7 @@ the app (ui/kit/model_turns.py); without them a thread is its own session and wa
 import threading
 import time
 from collections.abc import Callable
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 
 POLL_S = 0.25  # how often a waiting job says where it is (and a rerun can interrupt it)
@@ -34,10 +37,11 @@ class Ticket:
 
 
 class Turns:
-    def __init__(self, slots: int, who: Callable[[], str] | None = None, show=None):
+    def __init__(self, slots: int, who: Callable[[], str] | None = None, show=None, together=None):
         self.slots = max(1, slots)
         self.who = who or (lambda: f"thread-{threading.get_ident()}")
         self.show = show  # () -> an object with .wait(ahead) and .done(), or None
+        self.together = together  # () -> a context for a job that starts beside another, or None
         self._cond = threading.Condition()
         self._line: list[Ticket] = []  # waiting jobs, in order
         self._running = 0
@@ -85,12 +89,13 @@ class Turns:
             finally:
                 self._held.depth -= 1
             return
-        shown = self._wait(self._join_now())
+        shown, beside_another = self._wait(self._join_now())
         self._held.depth = 1
         try:  # from here the turn is held: whatever happens, it is given back
             if shown is not None:
                 shown.done()  # (may raise: a rerun asked for meanwhile)
-            yield
+            with self.together() if beside_another and self.together else nullcontext():
+                yield
         finally:
             self._held.depth = 0
             with self._cond:
@@ -104,7 +109,8 @@ class Turns:
             return ticket
 
     def _wait(self, ticket: Ticket):
-        """Wait until ``ticket`` may run, and count it as running; what showed the wait."""
+        """Wait until ``ticket`` may run, and count it as running: (what showed the wait, whether
+        another job was running when it started)."""
         shown = None
         try:
             while True:
@@ -115,6 +121,7 @@ class Turns:
                         self._line.remove(ticket)
                         self._running += 1
                         self.started += 1
+                        beside_another = self._running > 1
                         break
                     self._cond.wait(POLL_S)
                     if ticket not in self._line:
@@ -129,7 +136,7 @@ class Turns:
                     ticket.left = time.monotonic()
                 self._cond.notify_all()
             raise
-        return shown
+        return shown, beside_another
 
 
 class Replaced(Exception):

@@ -222,3 +222,38 @@ def test_a_rerun_just_as_the_turn_comes_gives_the_turn_back():
     assert pool.running() == 0  # both turns given back
     with pool.turn():  # and the model is free for the next job
         assert pool.running() == 1
+
+
+def test_a_job_that_starts_beside_another_runs_inside_together_and_a_lone_job_does_not():
+    """The app's ``together`` holds BLAS to one thread: two jobs on two cores, one BLAS thread
+    each; a job alone keeps both."""
+    me, inside = threading.local(), []
+
+    class Together:
+        def __enter__(self):
+            inside.append(me.name)
+
+        def __exit__(self, *_):
+            return False
+
+    pool = Turns(2, together=Together)
+    first_running, second_done = threading.Event(), threading.Event()
+
+    def first():
+        me.name = "first"
+        with pool.turn():
+            first_running.set()
+            assert second_done.wait(5)
+
+    def second():
+        me.name = "second"
+        assert first_running.wait(5)
+        with pool.turn():
+            pass
+        second_done.set()
+
+    join_all(start_all([first, second]))
+    me.name = "alone"
+    with pool.turn():
+        pass
+    assert inside == ["second"]

@@ -1,6 +1,6 @@
 """After Gemma's load the server hands the heap's freed pages back (ui/kit/model_load.py): a
 process that frees most of many mid-sized allocations, the rest kept between them, is resident
-by far less once ``_give_back_freed_memory`` has run. In a child process, whose heap is its own."""
+by far less once ``heap.give_back`` has run. In a child process, whose heap is its own."""
 
 import subprocess
 import sys
@@ -9,13 +9,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 CHILD = """
-from ui.kit import model_load
+from ui.kit import heap, model_load
 kept, freed = [], []
 for i in range(200_000):  # 2 kB each (malloc's, not Python's small-object arenas), 1 in 8 kept
     (kept if i % 8 == 0 else freed).append(bytes(2000) + bytes([i % 256]))
 freed.clear()  # ~340 MB freed, in holes between the kept ones: not at the heap's top
 before = model_load.rss()
-model_load._give_back_freed_memory()
+heap.give_back()
 print(before - model_load.rss())
 """
 

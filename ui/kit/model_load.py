@@ -6,8 +6,6 @@ it is. Without the server's start (a test's AppTest) the first visit loads it, a
 The load's time and the process's resident memory before and after it are kept for the bench.
 """
 
-import ctypes
-import ctypes.util
 import importlib.util
 import threading
 import time
@@ -16,6 +14,7 @@ from pathlib import Path
 
 import core
 from core.decoder import PACKAGE
+from ui.kit import heap
 
 USUAL_S = 6.0  # about how long the load takes on two cores (bench/results: 4-7 s)
 
@@ -42,23 +41,13 @@ def rss() -> int:
     return 0
 
 
-def _give_back_freed_memory() -> None:
-    """Hand the heap's freed pages back to the system (glibc's malloc_trim): the load's reading
-    of the GGUF leaves ~40 MB of them resident otherwise (bench/results/memory_issue42.txt)."""
-    name = ctypes.util.find_library("c")
-    try:
-        ctypes.CDLL(name).malloc_trim(0)
-    except (OSError, AttributeError, TypeError):  # not glibc: nothing to trim this way
-        pass
-
-
 def _load() -> None:
     LOAD.rss_before = rss()
     try:
         core.load_decoder()
     except Exception as error:  # the page says it (a missing package: InputError)
         LOAD.error = error
-    _give_back_freed_memory()
+    heap.give_back()  # the GGUF's reading leaves ~40 MB of freed pages resident otherwise
     LOAD.seconds = time.monotonic() - LOAD.started
     LOAD.rss_after = rss()
 

@@ -9,6 +9,7 @@ import threading
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from core.threads import blas_on_one_thread
 from measure.training import TrainingRuns
 from measure.turns import Turns
 from ui.kit.i18n import t
@@ -36,5 +37,5 @@ class _Line:
             self.slot.empty()
 
 
-TURNS = Turns(os.cpu_count() or 1, who=_session, show=_Line)
+TURNS = Turns(os.cpu_count() or 1, who=_session, show=_Line, together=blas_on_one_thread)
 RUNS = TrainingRuns(turns=TURNS)  # one per server process
