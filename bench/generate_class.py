@@ -171,11 +171,24 @@ def report(results: dict, percentile, verdict) -> None:
     print(f"server CPU {results['cpu']:.1f} s, RSS {results['rss']:.0f} MB")
 
 
+HERE = "room_pulse_here_listener"  # the listener inside /generate's player (ui/room/follow_here.py)
+
+
+async def changed(pupil, press: int) -> float:
+    """What a student's browser does when the room's pulse changes: trigger the listener inside
+    the player's fragment where the page drew one (a rerun of that fragment), else rerun the page
+    (the code before it)."""
+    if HERE in pupil.widgets:
+        return await pupil.run(pupil.trigger(HERE, "changed", f"press {press}"))
+    return await pupil.run()
+
+
 async def scenario_room(base: str, pid: int, rss_mb, cpu_seconds, students=60, presses=8) -> dict:
     """A teacher and ``students`` (half in Chinese) in one room; the teacher opens /generate,
     samples with seed 7 at T = 0.8 and presses Next ``presses`` times, 4 s apart. After each
-    press every student's page reruns at once (as the room's pulse makes it: the pulse's own
-    delay is the room scenario's) and is timed until it shows the teacher's new token. The
+    press every student's page reruns at once, its player's fragment or the whole page, as the
+    room's pulse makes it (the pulse's own delay is the room scenario's), and is timed until it
+    shows the teacher's new token. The
     server's passes are counted from before the teacher opened the page."""
     await until_loaded(base)
     async with AsyncExitStack() as stack:
@@ -191,7 +204,7 @@ async def scenario_room(base: str, pid: int, rss_mb, cpu_seconds, students=60, p
         cpu, views, shown = cpu_seconds(pid), [], []
         for press in range(1, presses + 1):
             await teacher.run(teacher.press("gen_next"))
-            views += await asyncio.gather(*(pupil.run() for pupil in pupils))
+            views += await asyncio.gather(*(changed(pupil, press) for pupil in pupils))
             shown.append(sum(steps_shown(p.texts) == press or f"第 {press} 步选了" in
                              " ".join(p.texts) for p in pupils))  # fmt: skip
             await asyncio.sleep(4)

@@ -238,3 +238,43 @@ def test_a_room_opened_from_the_lessons_page_is_the_teachers_before_its_page_is_
     assert f"room={code}" in teacher.page.url and key not in teacher.page.url
     assert key not in teacher.page.content()
     teacher.assert_healthy()
+
+
+@pytest.mark.e2e
+def test_a_following_students_generate_page_takes_the_teachers_next_in_its_player_alone(session):
+    """On /generate a following student's browser reruns only the player's fragment when the
+    teacher presses Next (one websocket message, naming the fragment): the new token shows in
+    the student's language, and a new prompt from the teacher still redraws the whole page."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    teacher, code, _, teachers_link = _open_room(session)
+    path = teachers_link.split(urlsplit(teacher.base).netloc, 1)[1]
+    teacher.open(f"{path}&lang=en")  # the teacher's cookie, then the teacher's /generate
+    _text(teacher, "you are the teacher")
+    teacher.open(f"/generate?room={code}&lang=en&gen_mode=sample&gen_seed=7")
+    teacher.wait_charts(3, timeout=90000)
+
+    student = session(locale="zh-CN", width=390, height=844)
+    sent = []
+    student.page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(frame)))
+    student.open(f"/?room={code}&lang=zh")
+    student.wait_charts(3, timeout=90000)  # on the teacher's /generate
+    student.wait_idle()
+    student.page.wait_for_timeout(1500)
+    sent.clear()
+
+    teacher.page.get_by_role("button", name="Next").first.click()
+    _text(teacher, "Step 1 chose")
+    _text(student, "第 1 步选了", timeout=5000)
+    student.wait_idle()
+    messages = [BackMsg.FromString(frame) for frame in sent if isinstance(frame, bytes)]
+    reruns = [m.rerun_script for m in messages if m.WhichOneof("type") == "rerun_script"]
+    assert len(reruns) == 1 and reruns[0].fragment_id, reruns  # the player's fragment alone
+    student.assert_healthy()
+    student.shot("room-zh-phone-generate-follow")
+
+    box = teacher.page.get_by_test_id("stTextArea").locator("textarea")
+    box.fill("Once upon a time")
+    box.press("Control+Enter")
+    _text(student, "目前的文字：Once upon a time", timeout=15000)  # the whole page, redrawn
+    student.assert_healthy()

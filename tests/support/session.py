@@ -5,6 +5,7 @@ script to finish, collecting the widgets' ids (by their keys) and the text it wa
 """
 
 import asyncio
+import json
 import re
 import time
 
@@ -124,6 +125,16 @@ class Learner:
             text = getattr(body, name, "")
             if isinstance(text, str) and text:
                 self.texts.append(text)
+
+    def trigger(self, key: str, event: str, value) -> WidgetState:
+        """A custom component's event (components v2), as its script's setTriggerValue sends it:
+        one payload on the component's trigger widget; in a fragment, it reruns that fragment."""
+        base = self.widgets[key]
+        trigger_id = f"$$STREAMLIT_INTERNAL_KEY_{base}__events"
+        if base in self.in_fragment:
+            self.in_fragment[trigger_id] = self.in_fragment[base]
+        payload = json.dumps([{"event": event, "value": value}])
+        return WidgetState(id=trigger_id, json_trigger_value=payload)
 
     def press(self, key: str) -> WidgetState:
         return WidgetState(id=self.widgets[key], trigger_value=True)

@@ -11,6 +11,7 @@ CELL = "_cell"  # the walkthrough's clicked cell: (step, row, column)
 PART = "_part"  # the chart a projector shows of a wide walkthrough step: (step, index)
 FOCUS_CHOSEN = "_focus_chosen"  # a lesson's link names the focus row
 ROOM_VIEW = "_room_view"  # a room's view to apply before the widgets are drawn
+ROOM_VIEW_TAKEN = "_room_view_taken"  # the room's view this session's widgets took last
 ROOM_PAGE = "_room_page"  # the room's page, where app.py goes after the navigation
 ROOM_FOCUS = "_room_focus"  # the room's focus row, which the walkthrough turns into its label
 ROOM_LOCKED = "_room_locked"  # the teacher has everyone following

@@ -8,7 +8,7 @@ import streamlit as st
 from classroom.rooms import RoomError, normal_code
 from ui.kit.browser import write_cookies
 from ui.kit.i18n import t
-from ui.kit.session import LEFT_ROOM, PAGE_SCRIPT, ROOM_PAGE, ROOM_VIEW
+from ui.kit.session import LEFT_ROOM, PAGE_SCRIPT, ROOM_PAGE, ROOM_VIEW, ROOM_VIEW_TAKEN
 from ui.kit.settings import FOLLOWED, SIDEBAR
 from ui.room import student, teacher
 from ui.room.connection import (
@@ -53,6 +53,7 @@ def join_from_url() -> None:
     view = state.pop(ROOM_VIEW, None)
     if view is not None:
         apply_view(view)
+        state[ROOM_VIEW_TAKEN] = view  # (a following student's fragment compares with it)
 
 
 def room_sets() -> tuple[tuple, str]:

@@ -18,10 +18,17 @@ from classroom import pulse as room_pulse
 # as soon as the answer comes: the server holds the question until the pulse changes, or for
 # HOLD_S seconds. A pulse that differs reruns the page, and its new run hands the script the new
 # pulse. An answer that came back at once without a change (a failing store, a closed room)
-# waits POLL_S before the next question: the page never asks in a tight loop.
+# waits POLL_S before the next question: the page never asks in a tight loop. Where the page
+# drew a second listener inside a fragment (``listen_here``: /generate's player, for a following
+# student), a change reruns that fragment alone, which takes the teacher's new token there or, if
+# more than that changed, reruns the page.
 LISTEN_JS = """
 export default function ({ data, setTriggerValue }) {
   const me = (window.__roomPulse = window.__roomPulse || {});
+  if (data.here) {  // a listener inside a fragment: a change reruns that fragment, not the page
+    const here = (me.here = { trigger: setTriggerValue });
+    return () => { if (me.here === here) me.here = null; };
+  }
   me.data = data;
   me.trigger = setTriggerValue;
   if (me.data.shown !== me.drawn) {  // a new run of the page: what it shows now
@@ -48,7 +55,7 @@ export default function ({ data, setTriggerValue }) {
         const changed = now && now !== me.data.shown && now !== me.sent;
         if (changed) {
           me.sent = now;
-          me.trigger("changed", now);
+          (me.here ? me.here.trigger : me.trigger)("changed", now);
         } else if (Date.now() - started < 200) {
           await new Promise((done) => setTimeout(done, me.data.every_ms));
         }
@@ -81,3 +88,12 @@ def listen(code: str, shown: str, away: bool) -> None:
             data={"url": url, "shown": shown, "every_ms": int(room_pulse.POLL_S * 1000)},
             on_changed_change=lambda: None,  # a new pulse: this rerun is all it needs
         )
+
+
+def listen_here(on_change) -> None:
+    """Inside a fragment: the room's changes rerun this fragment rather than the page (the
+    page's listener still asks the server; this one only takes its changes), calling
+    ``on_change`` first."""
+    with st.container(key="room_pulse_here"):  # takes no room (style.py)
+        _listener(key="room_pulse_here_listener", data={"here": True},
+                  on_changed_change=on_change)  # fmt: skip

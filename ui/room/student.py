@@ -34,7 +34,7 @@ def result_hidden() -> bool:
     return following() and bool(st.session_state.get(ROOM_QUESTION_OPEN))
 
 
-def _asking(room: dict) -> str | None:
+def asking(room: dict) -> str | None:
     """The id of the room's question while it takes answers (asked, not revealed), else None."""
     question = room["question"]
     return question["id"] if question and not question["revealed"] else None
@@ -50,7 +50,7 @@ def catch_up(code: str) -> None:
     except RoomError:
         return  # closed or expired: the band says so
     state[ROOM_LOCKED] = bool(room.get("locked"))
-    state[ROOM_QUESTION_OPEN] = _asking(room)
+    state[ROOM_QUESTION_OPEN] = asking(room)
     following = state.get("room_follow", True)
     if locked() or (following and room["version"] != state.get("room_version")):
         state["room_version"] = room["version"]
@@ -165,9 +165,9 @@ def _look(code: str) -> None:
     if away or state.get("_marked_exploring"):  # written while away, and once on coming back
         room_store.exploring(code, browser_id(), away)
         state["_marked_exploring"] = away
-    asking = _asking(room)
-    if asking != st.session_state.get(ROOM_QUESTION_OPEN):  # asked or revealed: the page redraws
-        st.session_state[ROOM_QUESTION_OPEN] = asking  # with the step's result hidden, or shown
+    open_question = asking(room)
+    if open_question != st.session_state.get(ROOM_QUESTION_OPEN):  # asked or revealed: redraw
+        st.session_state[ROOM_QUESTION_OPEN] = open_question  # the step's result hidden, or shown
         st.rerun()
     state["_room_pulse"] = pulse(room)  # what this run shows (the browser's pulse compares)
     with st.container(border=True):

@@ -13,6 +13,8 @@ FAVICON = "data:image/png;base64," + base64.b64encode(
     (Path(__file__).resolve().parents[2] / "assets" / "icon.png").read_bytes()
 ).decode("ascii")
 
+LISTENERS = ("room_pulse", "room_pulse_here")  # the room's pulse: the page's, a fragment's
+
 BASE_CSS = """
 <style>
 .block-container {padding-top: 3.2rem; padding-bottom: 2rem; max-width: 1400px;}
@@ -50,7 +52,7 @@ FOLDED {position: absolute; width: 0; height: 0; overflow: hidden;}
   [class*="st-key-screen_phone_"] {display: block;}
 }
 </style>
-""".replace("FOLDED", ", ".join(f".st-key-{key}" for key in (*PAGE_SCRIPTS, "room_pulse")))
+""".replace("FOLDED", ", ".join(f".st-key-{key}" for key in (*PAGE_SCRIPTS, *LISTENERS)))
 PRESENTATION_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] {font-size: 21px;}

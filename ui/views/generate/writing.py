@@ -14,6 +14,7 @@ from ui.kit.player import player
 from ui.kit.tables import table
 from ui.kit.url import keep_in_url
 from ui.room.connection import is_teacher
+from ui.room.follow_here import follow_here
 from ui.views.generate.next_token import bars, label, probability_text
 
 KEY = "gen_written"
@@ -29,7 +30,9 @@ def _next() -> None:
 def _next_button() -> None:
     """Next, inside the player's fragment: a press reruns the text, bars and cache below it, not
     the page (pieces, training, map), which do not change with it. A teacher's press in a room
-    reruns the page once more, whose end publishes the room's view."""
+    reruns the page once more, whose end publishes the room's view; a following student's page
+    takes it in this fragment alone."""
+    follow_here(KEY)  # a following student: the teacher's next token, in this fragment alone
     st.button(t("generate.next"), key="gen_next", on_click=_next, type="primary",
               disabled=st.session_state.get(KEY, 0) >= MAX_WRITTEN)  # fmt: skip
     if st.session_state.pop(PUBLISH, False):
