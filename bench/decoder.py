@@ -132,8 +132,11 @@ def main() -> list[str]:
 def page_reruns(say) -> None:
     """The generate page in AppTest: its first run, then reruns of the same view, which must not
     run the model again (every step and the prompt's pass are cached for the process)."""
-    from streamlit.testing.v1 import AppTest
-
+    try:
+        from streamlit.testing.v1 import AppTest
+    except ImportError:  # a GPU image without the app's packages: the decoder's rows stand alone
+        say("generate page: not run (no streamlit here)")
+        return
     from ui.shell.legacy_pages import past_the_first_visit
 
     root = Path(__file__).resolve().parents[1]

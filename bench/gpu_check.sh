@@ -11,6 +11,10 @@
 # requirements-gpu.txt (cupy-cuda12x). A machine without network access needs the pure-Python
 # packages the tests use carried along: make them here with  bash bench/gpu_check.sh --pack
 # (writes .gpu/site).
+# The model for --decoder (253 MB) is more than one call carries (64 MiB with the tree): on
+# 2026-12-04 its four part files went one per call (.gpu/c1 ... .gpu/c4, each moved to /tmp on
+# the warm machine), then the part packages' __init__.py with gguf and its dist-info (transformers
+# reads its version) in /tmp/site on PYTHONPATH; bench/results/decoder_gpu_issue42.txt.
 set -uo pipefail
 if [ "${1:-}" = "--pack" ]; then
   site=$(.venv/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")

@@ -64,11 +64,13 @@ def test_a_pass_with_residuals_and_heads_off_equals_numpys(gemma, on_device):
     np.testing.assert_allclose(there.logits, here.logits, atol=2e-3, rtol=0)
     for A, A_here in zip(there.A, here.A, strict=True):
         np.testing.assert_allclose(A, A_here, atol=1e-5)
+    # the stream's rows reach |x| ~ 500: float32 sums in another order (cuBLAS) move a small
+    # entry beside such large ones by ~1e-5 of the largest (H200: 0.0019 where |x| ~ 3)
     for H, H_here in zip(there.H, here.H, strict=True):
-        np.testing.assert_allclose(H, H_here, atol=1e-3, rtol=1e-4)
+        np.testing.assert_allclose(H, H_here, atol=1e-5 * np.abs(H_here).max(), rtol=1e-4)
     for (a, f), (a_here, f_here) in zip(there.added, here.added, strict=True):
-        np.testing.assert_allclose(a, a_here, atol=1e-3, rtol=1e-4)
-        np.testing.assert_allclose(f, f_here, atol=1e-3, rtol=1e-4)
+        np.testing.assert_allclose(a, a_here, atol=1e-5 * np.abs(a_here).max(), rtol=1e-4)
+        np.testing.assert_allclose(f, f_here, atol=1e-5 * np.abs(f_here).max(), rtol=1e-4)
     rows = here.H[9][-3:]  # host rows through the device's lens: the logit lens's own call
     np.testing.assert_allclose(on_device.lens(rows), gemma.lens(rows), atol=2e-3, rtol=0)
 
