@@ -244,7 +244,8 @@ def test_a_room_opened_from_the_lessons_page_is_the_teachers_before_its_page_is_
 def test_a_following_students_generate_page_takes_the_teachers_next_in_its_player_alone(session):
     """On /generate a following student's browser reruns only the player's fragment when the
     teacher presses Next (one websocket message, naming the fragment): the new token shows in
-    the student's language, and a new prompt from the teacher still redraws the whole page."""
+    the student's language; a new prompt from the teacher still redraws the whole page, and
+    when the teacher moves on to the walkthrough the student goes along, step by step."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
     teacher, code, _, teachers_link = _open_room(session)
@@ -277,4 +278,13 @@ def test_a_following_students_generate_page_takes_the_teachers_next_in_its_playe
     box.fill("Once upon a time")
     box.press("Control+Enter")
     _text(student, "目前的文字：Once upon a time", timeout=15000)  # the whole page, redrawn
+    student.assert_healthy()
+
+    # the teacher moves on to the walkthrough: the player's listener left with its page, and
+    # the page's own listener takes the student along, then to the teacher's next step
+    teacher.open(f"/?room={code}&lang=en&step=scores")
+    _text(student, "第 5 步", timeout=15000)
+    teacher.page.get_by_role("button", name="Next").first.click()
+    _text(teacher, "Step 6 of")
+    _text(student, "第 6 步", timeout=5000)
     student.assert_healthy()
