@@ -1,7 +1,8 @@
 """A following student's fragment that the room's changes rerun instead of the page: /generate's
 player, whose teacher's Next changes only the tokens written. Sixty phones rerunning their whole
-page after each of the teacher's presses cost the server ~30 ms each, one after another (the GIL);
-rerunning the player alone costs about a third of that.
+page after each of the teacher's presses cost the server ~30 ms each, one after another (the GIL):
+the last saw the new token 2.0-2.5 s after the press; rerunning the player alone, 0.8-1.0 s
+(bench/results/classroom_issue42_round3.txt).
 
 The page's own listener (ui/room/pulse.py) still asks the server; while this fragment's listener
 is on the page, a change reruns the fragment. The fragment then takes the room's new view here if
