@@ -25,6 +25,7 @@ from tests.support.session import connect, open_room
 from ui.kit import decoding
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
+from ui.room.pulse import HERE_KEY
 
 TOKENS = 32
 LABELS = ("**Text so far:**", "**目前的文字**")  # the text written, in either language
@@ -171,7 +172,7 @@ def report(results: dict, percentile, verdict) -> None:
     print(f"server CPU {results['cpu']:.1f} s, RSS {results['rss']:.0f} MB")
 
 
-HERE = "room_pulse_here_listener"  # the listener inside /generate's player (ui/room/follow_here.py)
+HERE = HERE_KEY  # the listener inside /generate's player (ui/room/follow_here.py)
 
 
 async def changed(pupil, press: int) -> float:

@@ -10,8 +10,9 @@ from tests.support.model_work import steps_shown, until_loaded
 from tests.support.servers import serving
 from tests.support.session import connect, open_room
 from ui.kit.i18n import t
+from ui.room.pulse import HERE_KEY
 
-HERE = "room_pulse_here_listener"
+HERE = HERE_KEY  # the listener inside the player's fragment
 
 
 async def _follow(port: int) -> dict:

@@ -12,7 +12,6 @@ lock, its question); anything else reruns the page, which takes the whole view a
 
 import streamlit as st
 
-from classroom.pulse import pulse
 from ui.kit.session import ROOM_LOCKED, ROOM_QUESTION_OPEN, ROOM_VIEW_TAKEN
 from ui.room import pulse as room_pulse
 from ui.room.connection import fragment_guarded, rooms
@@ -46,7 +45,6 @@ def _take(field: str) -> None:
         st.rerun()
     state["room_version"], state[ROOM_VIEW_TAKEN] = room["version"], view
     state[field] = view[field]
-    state["_room_pulse"] = pulse(room)
 
 
 def follow_here(field: str) -> None:

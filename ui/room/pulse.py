@@ -71,6 +71,7 @@ export default function ({ data, setTriggerValue }) {
 """
 
 _listener = st.components.v2.component("room_pulse", js=LISTEN_JS)
+HERE_KEY = "room_pulse_here_listener"  # the listener inside a fragment (``listen_here``)
 
 
 def served() -> bool:
@@ -95,5 +96,5 @@ def listen_here(on_change) -> None:
     page's listener still asks the server; this one only takes its changes), calling
     ``on_change`` first."""
     with st.container(key="room_pulse_here"):  # takes no room (style.py)
-        _listener(key="room_pulse_here_listener", data={"here": True},
+        _listener(key=HERE_KEY, data={"here": True},
                   on_changed_change=on_change)  # fmt: skip
