@@ -16,9 +16,17 @@ works without the store). `streamlit run app.py` runs the same app without these
 (a student's page then looks at its room with a fragment every second instead).
 """
 
+import os
+
+# OpenBLAS's threads, once a product is done, spin for 2^28 cycles (about 0.1 s) waiting for the
+# next one before they sleep: between a class's passes they took a core from the pages being drawn.
+# 2^18 cycles (about 0.1 ms) still covers the gaps inside one pass. A class on /generate (60
+# students, bench/results/) used 86-88 CPU-s without this and 57-60 with it, and a written token
+# alone took 55 ms instead of 63. OpenBLAS reads it once, as NumPy loads it: so before any import.
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "18")
+
 import asyncio
 import gc
-import os
 import sys
 from contextlib import asynccontextmanager
 from importlib import import_module
@@ -89,7 +97,8 @@ async def teach(request) -> RedirectResponse:
 async def model_work(_request) -> JSONResponse:
     """Counts of Gemma's work in this process (no text of anyone's): the passes that have had
     their turn, those running and waiting, the longest line, the written steps kept and their
-    bound, and the model's load. For the class benches (bench/classroom.py)."""
+    bound, the jobs read ahead (and whether one waits or runs), and the model's load. For the
+    class benches (bench/classroom.py)."""
     turns = import_module("ui.kit.model_turns").TURNS
     decoding, load = import_module("ui.kit.decoding"), import_module("ui.kit.model_load")
     inside = import_module("ui.kit.inside_passes")
@@ -102,6 +111,10 @@ async def model_work(_request) -> JSONResponse:
         "longest_line": turns.most_waiting,
         "batches": decoding.ONE_TOKEN.batches,
         "batched_tokens": decoding.ONE_TOKEN.items,
+        "read_ahead": decoding.AHEAD.done,
+        "distributions": decoding._distribution.builds,
+        "candidates": decoding._candidates.builds,
+        "ahead_busy": not decoding.AHEAD.idle(0),
         "steps_kept": decoding._step.cache_len(),
         "steps_bound": decoding.KEEP_STEPS,
         "loaded": load.LOAD.seconds is not None and load.LOAD.error is None,

@@ -20,7 +20,7 @@ import re
 import time
 from contextlib import AsyncExitStack
 
-from tests.support.model_work import steps_shown, until_loaded, work
+from tests.support.model_work import steps_shown, until_loaded, when_settled, work
 from tests.support.session import connect, open_room
 from ui.kit import decoding
 from ui.kit.escape import markdown_text
@@ -90,13 +90,19 @@ async def scenario(base: str, pid: int, rss_mb, cpu_seconds, players=20, presser
         plays = await asyncio.gather(*(play(learner) for learner in learners[:players]))
         done.set()
         pressed = await asyncio.gather(*nexts)
-        after = await work(base)
+        after = await when_settled(base)
         return {
             "load_s": loaded.get("load_s"),
             "first": [seconds for _, seconds in class_],
             "plays": plays,
             "nexts": pressed,
             "passes": after["passes"] - before["passes"] if after else None,
+            "batches": after["batches"] - before["batches"]
+            if after and "batches" in after
+            else None,
+            "batched": after["batched_tokens"] - before["batched_tokens"]
+            if after and "batches" in after
+            else None,
             "longest_line": after.get("longest_line"),
             "steps_kept": after.get("steps_kept"),
             "steps_bound": after.get("steps_bound"),
@@ -110,16 +116,18 @@ async def scenario(base: str, pid: int, rss_mb, cpu_seconds, players=20, presser
 def expected(seeds: list[int], counts: list[int]) -> tuple[list[str], int]:
     """What each seed writes alone, in this process (the server gone): the text shown after
     ``count`` tokens, and the passes the class needed: the prompt's, and one per distinct
-    sequence a step was asked after (the prompt's own step comes with its pass)."""
+    sequence a step was asked after (the prompt's own step comes with its pass), the one read
+    ahead after each student's last token included (ui/kit/decoding.py ``read_ahead``)."""
     model = decoding.decoder()
     prompt = tuple(model.encode(t("generate.example", "en")))
     texts, steps = [], set()
     for seed, count in zip(seeds, counts, strict=True):
         rules = decoding.Rules(1.0, 0, 1.0, True, seed)
-        chosen = decoding.written(prompt, rules, count)
+        ahead = min(count + 1, TOKENS) if hasattr(decoding, "read_ahead") else count
+        chosen = decoding.written(prompt, rules, ahead)
         chosen = getattr(chosen, "tokens", None) or [token for _, token in chosen]  # (or before)
-        steps.update((*prompt, *chosen[:j]) for j in range(1, count + 1))
-        words = [markdown_text(model.decode([token])) for token in chosen]
+        steps.update((*prompt, *chosen[:j]) for j in range(1, ahead + 1))
+        words = [markdown_text(model.decode([token])) for token in chosen[:count]]
         texts.append(markdown_text(model.decode(list(prompt[1:]))) + "".join(words))
     return texts, 1 + len(steps)
 
@@ -169,6 +177,9 @@ def report(results: dict, percentile, verdict) -> None:
               f" {needed} -> each once {verdict(results['passes'] == needed)}; longest line"
               f" {results['longest_line']}; written steps kept {results['steps_kept']} of at"
               f" most {results['steps_bound']}")  # fmt: skip
+    if results.get("batches"):
+        print(f"batched steps: {results['batched']} tokens in {results['batches']} batches"
+              f" ({results['batched'] / results['batches']:.1f} a batch)")  # fmt: skip
     print(f"server CPU {results['cpu']:.1f} s, RSS {results['rss']:.0f} MB")
 
 
@@ -209,11 +220,12 @@ async def scenario_room(base: str, pid: int, rss_mb, cpu_seconds, students=60, p
             shown.append(sum(steps_shown(p.texts) == press or f"第 {press} 步选了" in
                              " ".join(p.texts) for p in pupils))  # fmt: skip
             await asyncio.sleep(4)
-        after = await work(base)
+        after = await when_settled(base)
         return {
             "students": students, "presses": presses, "opened": opened, "views": views,
             "shown": shown, "passes": after["passes"] - before["passes"] if after else None,
             "cpu": cpu_seconds(pid) - cpu, "rss": rss_mb(pid),
+            **({"read_ahead": after["read_ahead"]} if "read_ahead" in after else {}),
         }  # fmt: skip
 
 
@@ -226,11 +238,13 @@ def report_room(results: dict, percentile, verdict) -> None:
     p95 = percentile(views, 0.95)
     print(f"students' views after a press: p95 {p95:.2f} s, max {max(views):.2f} s -> within 2 s"
           f" {verdict(p95 <= 2 and all(s == n for s in results['shown']))}")  # fmt: skip
-    expected = 1 + presses  # the prompt's pass, then one per token written
+    ahead = int("read_ahead" in results)  # the token after the last, read ahead (this code's)
+    expected = 1 + presses + ahead  # the prompt's pass, then one per token written
     if results["passes"] is None:
         print("passes not counted (no /model/work in this code)")
     else:
         one = verdict(results["passes"] == expected)
         print(f"passes run by the server for the whole room: {results['passes']} (the prompt's,"
-              f" then one per token: {expected}) -> one generation {one}")  # fmt: skip
+              f" then one per token{', and the one read ahead' if ahead else ''}: {expected}) ->"
+              f" one generation {one}")  # fmt: skip
     print(f"server CPU {results['cpu']:.1f} s over the presses, RSS {results['rss']:.0f} MB")

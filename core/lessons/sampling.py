@@ -22,6 +22,29 @@ class NextToken:
     q: np.ndarray  # [vocab] p renormalised over the kept tokens (0 elsewhere)
 
 
+@dataclass(frozen=True)
+class Candidates:
+    """The few most likely of a NextToken, what a page shows of it (a few hundred bytes where the
+    whole distribution is six arrays of the vocabulary's size): each one's id, logit, logit ÷ T,
+    p, whether the rules kept it and q; and how many the rules kept of how many."""
+
+    ids: np.ndarray
+    logits: np.ndarray
+    scaled: np.ndarray
+    p: np.ndarray
+    kept: np.ndarray
+    q: np.ndarray
+    kept_count: int
+    vocab: int
+
+
+def candidates(dist: NextToken, count: int) -> Candidates:
+    """``dist``'s ``count`` most likely, in order."""
+    ids = dist.order[:count].copy()
+    rows = (dist.logits[ids], dist.scaled[ids], dist.p[ids], dist.kept[ids], dist.q[ids])
+    return Candidates(ids, *rows, int(dist.kept.sum()), int(dist.p.size))
+
+
 def next_token(logits, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0) -> NextToken:
     """The distribution the next token is drawn from. ``temperature`` 0 keeps only the argmax;
     ``top_k`` 0 keeps every token; ``top_p`` 1 keeps every token."""

@@ -409,6 +409,7 @@ def test_a_room_follows_the_teacher_onto_generate_and_writes_one_generation(gemm
     assert view["page"] == "generate" and view["gen_prompt"] == "Once upon a time"
     assert (view["gen_mode"], view["gen_seed"], view["gen_t"], view["gen_written"]) == (
         "sample", 42, 0.7, 3)  # fmt: skip
+    assert decoding.AHEAD.idle(60)  # the teacher's next token, read ahead, is done
     steps_before = decoding._step.builds
     students = [run_app(room=code, lang=lang) for lang in ("zh", "en", "zh")]
     prompt = gemma.encode("Once upon a time")
@@ -421,6 +422,7 @@ def test_a_room_follows_the_teacher_onto_generate_and_writes_one_generation(gemm
         assert not student.exception
         assert student.session_state["gen_prompt"] == "Once upon a time"
         assert _text_so_far(student) == "Once upon a time" + gemma.decode(written)
+    assert decoding.AHEAD.idle(60)  # and what their pages read ahead: the teacher's, kept
     assert decoding._step.builds == steps_before  # the students wrote nothing again
 
 

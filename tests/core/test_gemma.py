@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.lessons.sampling import most_likely, next_token, pick
+from core.lessons.sampling import candidates, most_likely, next_token, pick
 from core.pretrained.gemma import Gemma, allowed, rms_norm, rope
 
 REFERENCE = json.loads(
@@ -195,6 +195,22 @@ def test_putting_only_the_most_likely_in_order_changes_nothing(temperature, top_
     kept[full[:count]] = True
     assert (dist.kept == kept).all()
     np.testing.assert_allclose(dist.q, np.where(kept, p, 0) / p[kept].sum(), rtol=1e-12)
+
+
+def test_the_candidates_are_the_distributions_most_likely_with_their_numbers():
+    """What the bars keep of a distribution, by hand on five logits: top-k 2 of them, T = 2."""
+    logits = np.log(np.array([0.05, 0.4, 0.3, 0.15, 0.1]))
+    dist = next_token(logits, 2.0, top_k=2)
+    top = candidates(dist, 3)
+    assert top.ids.tolist() == [1, 2, 3] and top.kept.tolist() == [True, True, False]
+    np.testing.assert_allclose(top.logits, np.log([0.4, 0.3, 0.15]))
+    np.testing.assert_allclose(top.scaled, np.log([0.4, 0.3, 0.15]) / 2)
+    root = np.sqrt([0.05, 0.4, 0.3, 0.15, 0.1])  # softmax of log(p) / 2
+    np.testing.assert_allclose(top.p, root[[1, 2, 3]] / root.sum())
+    np.testing.assert_allclose(
+        top.q, [root[1] / (root[1] + root[2]), root[2] / (root[1] + root[2]), 0]
+    )
+    assert (top.kept_count, top.vocab) == (2, 5)
 
 
 def test_temperature_reshapes_and_zero_is_the_argmax():

@@ -91,3 +91,32 @@ def test_the_room_page_loads_and_says_why_in_both_languages(tmp_path):
     finally:
         process.terminate()
         process.wait(timeout=20)
+
+
+WATCH_NUMPY = """
+import os, runpy, sys
+
+class Watch:  # says what OpenBLAS will read, as NumPy is first imported
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy" and not hasattr(self, "seen"):
+            self.seen = True
+            spin = os.environ.get("OPENBLAS_THREAD_TIMEOUT")
+            print("OPENBLAS_THREAD_TIMEOUT at NumPy's import:", spin)
+
+sys.meta_path.insert(0, Watch())
+runpy.run_path("serve.py", run_name="serve")
+import preload  # every page's imports, as serve.py's start makes them
+"""
+
+
+def test_openblas_is_told_how_long_to_spin_before_numpy_loads_it():
+    """serve.py sets OPENBLAS_THREAD_TIMEOUT before anything imports NumPy (OpenBLAS reads it
+    once, as it loads), unless the environment already says it."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    run = subprocess.run([sys.executable, "-c", WATCH_NUMPY], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert "OPENBLAS_THREAD_TIMEOUT at NumPy's import: 18" in run.stdout, run.stdout + run.stderr
+    env["OPENBLAS_THREAD_TIMEOUT"] = "24"
+    run = subprocess.run([sys.executable, "-c", WATCH_NUMPY], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert "OPENBLAS_THREAD_TIMEOUT at NumPy's import: 24" in run.stdout, run.stdout + run.stderr

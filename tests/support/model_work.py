@@ -29,5 +29,13 @@ async def until_loaded(base: str, limit_s: float = 120) -> dict:
     return now
 
 
+async def when_settled(base: str, limit_s: float = 30) -> dict:
+    """/model/work once no job read ahead waits or runs (each press's next step done)."""
+    deadline = time.monotonic() + limit_s
+    while (now := await work(base)).get("ahead_busy", False) and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    return now
+
+
 def steps_shown(texts: list[str]) -> int:
     return max((int(m.group(1)) for text in texts if (m := STEP.match(text))), default=0)

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from core.lessons.sampling import NextToken, next_token, pick
+from core.lessons.sampling import Candidates, NextToken, candidates, next_token, pick
+from measure.ahead import Ahead
 from measure.batches import Batcher
 from ui.kit import model_load
 from ui.kit.model_turns import TURNS
@@ -124,23 +125,40 @@ class Rules:
     sample: bool
     seed: int
 
-    def distribution(self, logits) -> NextToken:
-        return next_token(logits, self.temperature, self.top_k, self.top_p)
+    @property
+    def shape(self) -> tuple:
+        """What shapes the distribution (T, top-k, top-p); the mode and the seed only pick from
+        it, so students sampling with their own seeds share each distribution they meet."""
+        return (self.temperature, self.top_k, self.top_p)
 
 
-KEEP_DISTRIBUTIONS = 8  # each holds six arrays of 262 144 numbers (about 10 MB): the bars'
+KEEP_DISTRIBUTIONS = 8  # each holds six arrays of 262 144 numbers (about 9 MB): a pick's, a while
+KEEP_CANDIDATES = 4096  # the bars' few numbers each: every step a class is looking at
 KEEP_WRITINGS = 4096  # a few ints each: every (prompt, rules, count) a class has written
+SHOWN = 10  # candidates the bars show
 
 
 @shared(max_entries=KEEP_DISTRIBUTIONS)
-def _distribution(ids: tuple, start: int, rules: Rules) -> NextToken:
-    return rules.distribution(step_of(ids, start).logits)
+def _distribution(ids: tuple, start: int, shape: tuple) -> NextToken:
+    return next_token(step_of(ids, start).logits, *shape)
 
 
 def distribution_at(ids: tuple, start: int, rules: Rules) -> NextToken:
-    """The next token's distribution after ``ids`` (the first ``start`` the prompt) under
-    ``rules``, kept a while (its 262 144 probabilities are a rerun's one cost otherwise)."""
-    return _distribution(tuple(ids), int(start), rules)
+    """The next token's whole distribution after ``ids`` (the first ``start`` the prompt) under
+    ``rules``, kept a short while: what a pick draws from (its 262 144 probabilities cost a
+    few ms to make, and 9 MB to keep)."""
+    return _distribution(tuple(ids), int(start), rules.shape)
+
+
+@shared(max_entries=KEEP_CANDIDATES)
+def _candidates(ids: tuple, start: int, shape: tuple) -> Candidates:
+    return candidates(_distribution(ids, start, shape), SHOWN)
+
+
+def candidates_at(ids: tuple, start: int, rules: Rules) -> Candidates:
+    """The SHOWN most likely next tokens after ``ids`` under ``rules``, and their numbers: what
+    the bars draw, kept for every step a class is on (a rerun makes no distribution again)."""
+    return _candidates(tuple(ids), int(start), rules.shape)
 
 
 @dataclass(frozen=True)
@@ -167,6 +185,27 @@ def _writing(prompt: tuple, rules: Rules, count: int) -> Writing:
     token = pick(dist, rng)
     state = rng.bit_generator.state if rng else None
     return Writing((*before.tokens, token), (*before.q, float(dist.q[token])), state)
+
+
+AHEAD = Ahead(workers=32)  # as many as a batch takes, so that their passes go out together
+
+
+def read_ahead(prompt_ids: tuple, rules: Rules, count: int) -> None:
+    """After ``count`` tokens were drawn: the next Next's work, in the background (the token, its
+    step and its bars, and the token after it, which needs no pass), so that the press, or a
+    Play's next tick, finds it done and each whole distribution is made once. One such job waits
+    per session (measure/ahead.py); none past MAX_WRITTEN."""
+    if count >= MAX_WRITTEN:
+        return
+    prompt_ids, count = tuple(prompt_ids), int(count)
+
+    def job() -> None:
+        chosen = written(prompt_ids, rules, count + 1)  # the token (from a kept distribution)
+        candidates_at((*prompt_ids, *chosen.tokens), len(prompt_ids), rules)  # its pass, its bars
+        if count + 2 <= MAX_WRITTEN:  # and the pick after it, while its distribution is kept
+            written(prompt_ids, rules, count + 2)
+
+    AHEAD.submit(TURNS.who(), job)
 
 
 def written(prompt_ids: tuple, rules: Rules, count: int) -> Writing:

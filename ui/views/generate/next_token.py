@@ -14,7 +14,6 @@ from ui.kit.tables import table
 from ui.kit.url import url_choice
 
 BIND = {"bind": "query-params"}
-SHOWN = 10
 
 
 def rules() -> Rules:
@@ -46,27 +45,24 @@ def probability_text(p: float, decimals: int = 4) -> str:
     return num(float(p), decimals) if p >= 1e-3 else power_of_ten(float(p))
 
 
-def bars(model, dist, key: str, arithmetic: bool = True) -> None:
-    """The ten most likely after ÷ T, grey where the rules cut them, then (``arithmetic``) the
-    table of how each got its p: left out while Play writes a token a second."""
-    top = dist.order[:SHOWN]
-    names = [f"{label(model, i)}" for i in top]
-    fig = probability_bars(
-        names, dist.p[top], dist.kept[top], t("generate.bars_title"), t("generate.bars_y")
-    )
+def bars(model, top, key: str, arithmetic: bool = True) -> None:
+    """The most likely after ÷ T (``top``, core.lessons.sampling.Candidates), grey where
+    the rules cut them, then (``arithmetic``) the table of how each got its p: left out while
+    Play writes a token a second."""
+    names = [f"{label(model, i)}" for i in top.ids]
+    fig = probability_bars(names, top.p, top.kept, t("generate.bars_title"), t("generate.bars_y"))
     plot(fig, key)
-    st.session_state[GEN_CANDIDATES] = (names[:4], [float(dist.q[i]) for i in top[:4]])
-    vocab = dist.p.size
-    st.caption(t("generate.kept", kept=int(dist.kept.sum()), vocab=vocab))
+    st.session_state[GEN_CANDIDATES] = (names[:4], [float(q) for q in top.q[:4]])
+    st.caption(t("generate.kept", kept=top.kept_count, vocab=top.vocab))
     if not arithmetic:
         return
     columns = {
         t("generate.col_token"): [markdown_text(n) for n in names],
-        t("generate.col_logit"): [num(float(dist.logits[i]), 3) for i in top],
-        t("generate.col_scaled"): [num(float(dist.scaled[i]), 3) for i in top],
-        t("generate.col_p"): [num(float(dist.p[i]), 4) for i in top],
-        t("generate.col_kept"): ["✓" if dist.kept[i] else "—" for i in top],
-        t("generate.col_q"): [num(float(dist.q[i]), 4) for i in top],
+        t("generate.col_logit"): [num(float(x), 3) for x in top.logits],
+        t("generate.col_scaled"): [num(float(x), 3) for x in top.scaled],
+        t("generate.col_p"): [num(float(x), 4) for x in top.p],
+        t("generate.col_kept"): ["✓" if keep else "—" for keep in top.kept],
+        t("generate.col_q"): [num(float(x), 4) for x in top.q],
     }  # fmt: skip
-    with st.expander(t("generate.next_text", vocab=f"{vocab:,}"), icon=":material/calculate:"):
+    with st.expander(t("generate.next_text", vocab=f"{top.vocab:,}"), icon=":material/calculate:"):
         table(columns)

@@ -6,7 +6,14 @@ import streamlit as st
 from core import to_numpy
 from ui.figures.charts import heatmap
 from ui.figures.place import plot
-from ui.kit.decoding import MAX_WRITTEN, distribution_at, prompt_pass, step_of, written
+from ui.kit.decoding import (
+    MAX_WRITTEN,
+    candidates_at,
+    prompt_pass,
+    read_ahead,
+    step_of,
+    written,
+)
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, shown_index
@@ -71,7 +78,8 @@ def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: i
         ids = (*prompt_ids, *chosen.tokens)
         _text_so_far(model, prompt_ids, chosen)
         step = step_of(ids, len(prompt_ids))
-        bars(model, distribution_at(ids, len(prompt_ids), rules), "gen_bars", not playing)
+        bars(model, candidates_at(ids, len(prompt_ids), rules), "gen_bars", not playing)
+        read_ahead(prompt_ids, rules, count)  # the next token's pass, before Next asks for it
         if playing:  # a token a second: the text and the bars; the rest when it stops
             st.caption(t("generate.while_playing"))
             return
