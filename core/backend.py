@@ -1,6 +1,7 @@
 """Which array library computes the numbers: NumPy, or CuPy when a GPU is usable."""
 
 import os
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -93,10 +94,25 @@ def same_library(array, reference) -> bool:
     return type(array).__module__.partition(".")[0] == type(reference).__module__.partition(".")[0]
 
 
+PINNED_FROM = 1 << 26  # bytes: a larger device array comes to the host through pinned memory
+
+
+def _through_pinned(array) -> np.ndarray:
+    """A large CuPy array on the host at the bus's speed: copied into page-locked memory from
+    CuPy's pool (which keeps it for the next such copy once the NumPy array returned, its only
+    holder, is gone), instead of through pageable memory touched for the first time. Gemma's
+    logits for a prompt of 512 tokens are 0.5 GB."""
+    cupy = sys.modules[type(array).__module__.split(".")[0]]
+    memory = cupy.cuda.alloc_pinned_memory(array.nbytes)
+    host = np.frombuffer(memory, dtype=array.dtype, count=array.size).reshape(array.shape)
+    array.get(out=host)
+    return host
+
+
 def to_numpy(array) -> np.ndarray:
     """Bring an array of any backend (NumPy, CuPy, array-api-strict) to the host as NumPy."""
     if array is None or isinstance(array, np.ndarray):
         return array
     if hasattr(array, "get") and type(array).__module__.startswith("cupy"):
-        return array.get()
+        return _through_pinned(array) if array.nbytes >= PINNED_FROM else array.get()
     return np.from_dlpack(array) if hasattr(array, "__dlpack__") else np.asarray(array)

@@ -107,8 +107,7 @@ def rope(x, positions, base: float):
     ``positions`` [n] are NumPy's (the angles are made on the host, in float64)."""
     xp = array_namespace(x)
     d = x.shape[-1]
-    key = positions.astype(np.int64).tobytes()
-    cos, sin = (xp.asarray(table) for table in _rotation(key, base, d))
+    cos, sin = _rotation_in(xp, positions.astype(np.int64).tobytes(), base, d)
     half = d // 2
     rotated = xp.concat([-x[..., half:], x[..., :half]], axis=-1)  # rotate_half
     return x * cos + rotated * sin
@@ -124,6 +123,21 @@ def _rotation(positions: bytes, base: float, d: int) -> tuple[np.ndarray, np.nda
     sin = np.concatenate([np.sin(angle)] * 2, axis=-1).astype(np.float32)
     cos.flags.writeable = sin.flags.writeable = False  # shared between calls
     return cos, sin
+
+
+@lru_cache(maxsize=8)
+def _rotation_in(xp, positions: bytes, base: float, d: int) -> tuple:
+    """_rotation's tables where the arithmetic runs (``xp``): copied to a GPU once per pass, not
+    twice a layer, each copy a wait for the device."""
+    return tuple(xp.asarray(table) for table in _rotation(positions, base, d))
+
+
+@lru_cache(maxsize=128)
+def _allowed_in(xp, q_positions: bytes, keys: int, window: int | None):
+    """``allowed`` for the queries at ``q_positions`` over keys 0 … keys − 1, where the arithmetic
+    runs: made once per pass and kind of layer (local or global), not once a layer."""
+    q = np.frombuffer(q_positions, dtype=np.int64)
+    return xp.asarray(allowed(q, np.arange(keys), window))
 
 
 def gelu_tanh(x):
@@ -209,9 +223,9 @@ class Gemma:
             cache.V.append(v)
         K, V = cache.K[i], cache.V[i]  # [1, t, hd]: every query head reads the one K/V head
         S = q @ xp.matrix_transpose(K) / math.sqrt(c.head_dim)  # [h, n, t]
-        keys = np.arange(K.shape[1])
-        mask = allowed(positions, keys, c.window if c.is_local(i) else None)  # [n, t], host
-        A = softmax_rows(xp.where(xp.asarray(mask), S, -math.inf))  # [h, n, t]
+        window = c.window if c.is_local(i) else None
+        mask = _allowed_in(xp, positions.astype(np.int64).tobytes(), K.shape[1], window)  # [n, t]
+        A = softmax_rows(xp.where(mask, S, -math.inf))  # [h, n, t]
         return A @ V, A  # O [h, n, hd]
 
     def output(self, i: int, O, off=()):
@@ -251,16 +265,19 @@ class Gemma:
         cache = KVCache() if cache is None else KVCache(list(cache.K), list(cache.V))
         positions = np.arange(cache.length, cache.length + len(ids))
         h = self.embed(ids)  # [n, d_model]
-        weights, H, added = [], [to_numpy(h)], []
+        weights, H, added = [], [h], []  # where the arithmetic runs, until the pass is queued
         for i, w in enumerate(self.layers):
             heads_off = {head for layer, head in off if layer == i}
             out, A = self.attend(i, rms_norm(h, w.attn_norm, c.eps), positions, cache, heads_off)
             h, attention, ff = self.add_to_stream(i, h, out)
-            weights.append(to_numpy(A))
+            weights.append(A)
             if residuals:
-                H.append(to_numpy(h))
-                added.append((to_numpy(attention), to_numpy(ff)))
-        logits = self.lens(h)  # [n, vocab]
+                H.append(h)
+                added.append((attention, ff))
+        logits = self.lens(h)  # [n, vocab], on the host: on a GPU, the wait for the whole pass
+        weights = [to_numpy(A) for A in weights]  # then no wait a layer, only copies
+        H = [to_numpy(x) for x in H]
+        added = [(to_numpy(attention), to_numpy(ff)) for attention, ff in added]
         if not residuals:
             return DecoderTrace(tuple(ids), positions, logits, weights, cache)
         return DecoderTrace(tuple(ids), positions, logits, weights, cache, H, added)
@@ -285,8 +302,9 @@ class Gemma:
             ]  # fmt: skip
             O = self.xp.concat([O_b for O_b, _ in read], axis=1)  # [h, B, hd]
             h, _, _ = self.add_to_stream(i, h, self.output(i, O))
-            weights.append([to_numpy(A_b) for _, A_b in read])
-        logits = self.lens(h)  # [B, vocab]
+            weights.append([A_b for _, A_b in read])
+        logits = self.lens(h)  # [B, vocab], on the host (a GPU's one wait for the pass)
+        weights = [[to_numpy(A_b) for A_b in layer] for layer in weights]
         return [
             DecoderTrace((int(token),), positions[b : b + 1], logits[b : b + 1],
                          [layer[b] for layer in weights], caches[b])

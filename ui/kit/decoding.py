@@ -60,7 +60,10 @@ KEEP_STEPS = 256  # steps kept: each holds its logits (1 MB) and K/V cache (37 k
 
 
 def _from_trace(ids: tuple, trace) -> Step:
-    return Step(ids, trace.logits[-1], tuple(A[:, -1] for A in trace.A), trace.cache)
+    """The trace's last position, copied out: a view would keep the pass's whole logits (a batch's,
+    or a prompt's [n, vocab]) for as long as the step is kept."""
+    A = tuple(np.array(A[:, -1]) for A in trace.A)
+    return Step(ids, np.array(trace.logits[-1]), A, trace.cache)
 
 
 def _steps(items: list) -> list:
