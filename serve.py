@@ -21,8 +21,9 @@ import os
 # OpenBLAS's threads, once a product is done, spin for 2^28 cycles (about 0.1 s) waiting for the
 # next one before they sleep: between a class's passes they took a core from the pages being drawn.
 # 2^18 cycles (about 0.1 ms) still covers the gaps inside one pass. A class on /generate (60
-# students, bench/results/) used 86-88 CPU-s without this and 57-60 with it, and a written token
-# alone took 55 ms instead of 63. OpenBLAS reads it once, as NumPy loads it: so before any import.
+# students) used 86-89 CPU-s without it and 60 with it (the same code; 67 at 2^4, where waking the
+# threads costs), and one token alone took 55 ms instead of 63 (classroom_issue42_round4.txt in
+# bench/results/). OpenBLAS reads it once, as NumPy loads it: so before any import.
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "18")
 
 import asyncio
