@@ -37,15 +37,26 @@ def text_shown(texts: list[str]) -> str:
     return TAGS.sub("", body.removeprefix("**Text so far:**").strip())
 
 
+TICKER = "gen_written_tick_timer"  # the timer inside a playing player (ui/kit/ticker.py tick_key)
+
+
 async def play(learner) -> tuple[float, str, int]:
     """Press Play, then rerun the player's fragment as the browser's timer does until the 32nd
-    token shows: (seconds from the press, the text shown, fragment reruns)."""
+    token shows: (seconds from the press, the text shown, fragment reruns). This code's timer is
+    drawn inside the fragment and fires a second after each run; the code before it had the
+    fragment's own timer (``run_every``), a second from one start to the next."""
     start = time.perf_counter()
     await learner.run(learner.press("gen_written_button"), timeout=300)
+    ticks = 0
+    if TICKER in learner.widgets:
+        while steps_shown(learner.texts) < TOKENS:
+            await asyncio.sleep(1.0)
+            await learner.run(learner.trigger(TICKER, "tick", ticks), timeout=300)
+            ticks += 1
+        return time.perf_counter() - start, text_shown(learner.texts), ticks
     if not learner.fragments:
         raise RuntimeError(f"Play started no timer: {learner.exceptions} {learner.texts[-8:]}")
     fragment, interval = next(iter(learner.fragments.items()))
-    ticks = 0
     while steps_shown(learner.texts) < TOKENS:
         took = await learner.run(fragment=fragment, timeout=300)
         ticks += 1

@@ -1,9 +1,9 @@
 """A step-through widget: a slider that opens at its first position, with Play and Pause.
 
 While it plays, a fragment reruns about once a second and moves the slider one step, then stops
-at the last position. Only the fragment (the slider and what ``draw`` puts on the page) reruns;
-pressing Play or Pause, and reaching the end, rerun the page once to start or stop the timer.
-A widget ``above`` draws inside the fragment (a Next button) reruns the fragment alone too.
+at the last position. Only the fragment (the slider and what ``draw`` puts on the page) reruns,
+Play and Pause included: the timer is drawn inside it while it plays (ui/kit/ticker.py). A widget
+``above`` draws inside the fragment (a Next button) reruns the fragment alone too.
 """
 
 import time
@@ -11,6 +11,7 @@ import time
 import streamlit as st
 
 from ui.kit.i18n import t
+from ui.kit.ticker import tick
 
 ICONS = {True: ":material/pause:", False: ":material/play_arrow:"}  # (no ⏸ in the fonts)
 INTERVAL_S = 1.0  # one step a second: slow enough to read each step
@@ -50,17 +51,14 @@ def player(label: str, count: int, key: str, draw, first: int = 0, help: str | N
     inside the same fragment so that it follows the slider; ``above()``, if given, draws first,
     inside it too."""
     last = first + count - 1
-    playing_key, tick_key = f"{key}_playing", f"{key}_tick"
+    playing_key, tick_key, runs_key = f"{key}_playing", f"{key}_tick", f"{key}_runs"
     position = st.session_state.get(key, first)
     if not first <= position <= last:  # a shorter range than before (fewer tokens or steps)
         st.session_state[key], st.session_state[playing_key] = first, False
-    playing_now = st.session_state.get(playing_key, False)
 
-    @st.fragment(run_every=INTERVAL_S if playing_now else None)
+    @st.fragment
     def step():
         playing = st.session_state.get(playing_key, False)
-        if playing != playing_now:  # Play or Pause was pressed: the page starts or stops the timer
-            st.rerun()
         if playing:
             now = clock()
             position, playing = advance(
@@ -71,10 +69,11 @@ def player(label: str, count: int, key: str, draw, first: int = 0, help: str | N
             )
             if position != st.session_state.get(key, first):
                 st.session_state[key], st.session_state[tick_key] = position, now
-            if not playing:
-                st.session_state[playing_key] = False
-                st.rerun()  # the end: stop the timer
+            st.session_state[playing_key] = playing  # at the end it stops: no timer drawn
         st.session_state.setdefault(key, first)
+        if playing:  # the next tick, a second after this run
+            st.session_state[runs_key] = st.session_state.get(runs_key, 0) + 1
+            tick(key, INTERVAL_S, st.session_state[runs_key])
         if above is not None:
             above()
         slider_column, button_column = st.columns([5, 1], vertical_alignment="bottom")

@@ -14,6 +14,7 @@ FAVICON = "data:image/png;base64," + base64.b64encode(
 ).decode("ascii")
 
 LISTENERS = ("room_pulse", "room_pulse_here")  # the room's pulse: the page's, a fragment's
+TICKERS = '[class*="st-key-ticker_"]'  # a playing player's timer (ui/kit/ticker.py)
 
 BASE_CSS = """
 <style>
@@ -52,7 +53,10 @@ FOLDED {position: absolute; width: 0; height: 0; overflow: hidden;}
   [class*="st-key-screen_phone_"] {display: block;}
 }
 </style>
-""".replace("FOLDED", ", ".join(f".st-key-{key}" for key in (*PAGE_SCRIPTS, *LISTENERS)))
+""".replace(
+    "FOLDED",
+    ", ".join([*(f".st-key-{key}" for key in (*PAGE_SCRIPTS, *LISTENERS)), TICKERS]),
+)
 PRESENTATION_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] {font-size: 21px;}
