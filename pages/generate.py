@@ -4,6 +4,7 @@ how the real layer differs from the walkthrough's. The view lives in the URL."""
 
 import streamlit as st
 
+from ui.kit.decoding import prompt_pass
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.shell.page_header import page_header
@@ -16,6 +17,7 @@ page_header()
 model = prompt.model_or_stop()
 text = prompt.prompt_box(settings.lang)
 ids = prompt.prompt_ids_or_stop(model, text)
+prompt_pass(ids)  # first: a learner whose pass waits its turn sees the line under the box
 st.subheader(t("generate.pieces_title"))
 st.caption(markdown_text(t("generate.pieces_text")))
 prompt.pieces_table(model, ids)

@@ -30,7 +30,8 @@ class _Line:
 
     def wait(self, ahead: int) -> None:
         if self.slot is not None:  # an element sent: a rerun asked for meanwhile stops the wait
-            self.slot.info(t("shell.model_waiting", k=ahead), icon=":material/hourglass_top:")
+            said = t("shell.model_waiting", k=ahead) if ahead else t("shell.model_next")
+            self.slot.info(said, icon=":material/hourglass_top:")
 
     def done(self) -> None:
         if self.slot is not None:
