@@ -23,6 +23,8 @@ BASE_CSS = """
 /* the language switch sits in the top bar, left of the menu, on every page and screen */
 .st-key-lang_band {position: fixed; top: 0.55rem; right: 3.4rem; z-index: 999990; width: auto;}
 .st-key-lang_band button {min-height: 1.9rem; padding: 0 0.6rem;}
+/* while a page runs, Streamlit's running indicator (and its Stop) steps left of the switch */
+[data-testid="stStatusWidget"] {margin-right: 8.4rem;}
 /* the walkthrough: after step 1 the app's title gives way to the step's own; the step's lead is
    a tinted line under its title; the page's scripts (and the pulse's listener) take no space */
 .st-key-page_title_small h1 {font-size: 1.25rem !important; padding: 0 !important; color: #555;}
