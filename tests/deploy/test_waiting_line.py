@@ -16,10 +16,12 @@ from ui.kit.i18n import t
 
 LEARNERS = 6
 SENTENCE = "The small cat sat on the warm mat and looked at the door. "  # 13 pieces
-PLACE = {
-    "en": re.compile(r"^Waiting, (\d+) ahead"),
-    "zh": re.compile(r"^排队中：前面还有 (\d+) 个"),
-}
+
+
+def _place(lang: str) -> re.Pattern:
+    """The waiting line's wording in ``lang`` (its string, not a copy of it), k read back."""
+    before, after = t("shell.model_waiting", lang, k="\0").split("\0")
+    return re.compile(re.escape(before) + r"(\d+)" + re.escape(after))
 
 
 def _query(i: int, lang: str) -> str:
@@ -29,11 +31,11 @@ def _query(i: int, lang: str) -> str:
 
 def _line(texts: list[str], lang: str) -> list:
     """What the learner was told while waiting, in order: each place (k ahead), or "next"."""
-    next_up = t("shell.model_next", lang)
+    next_up, place = t("shell.model_next", lang), _place(lang)
     told = []
     for text in texts:
-        place = PLACE[lang].match(text)
-        told += [int(place.group(1))] if place else ["next"] if text == next_up else []
+        at = place.fullmatch(text)
+        told += [int(at.group(1))] if at else ["next"] if text == next_up else []
     return told
 
 
