@@ -17,7 +17,7 @@ from ui.room.hooks import (
     room_panel,
     room_sets,
 )
-from ui.shell.registry import PAGES, by_url
+from ui.shell.registry import PAGES, by_url, script_path
 from ui.shell.sidebar import language, sidebar
 from ui.shell.style import FAVICON, apply_style
 
@@ -44,7 +44,7 @@ def session_pages(lang: str) -> dict:
         for page in PAGES:
             sections.setdefault(t(page.section), []).append(
                 st.Page(
-                    HERE / "pages" / f"{page.script}.py",
+                    HERE / script_path(page.script),
                     title=t(page.nav_key),
                     icon=page.icon,
                     url_path=page.url or None,

@@ -22,9 +22,6 @@ def sentences(count: int, n: int = 12) -> list[str]:
 def apptest_reruns(count: int = 20) -> list[float]:
     from streamlit.testing.v1 import AppTest
 
-    from ui.shell.legacy_pages import past_the_first_visit
-
-    past_the_first_visit().__enter__()  # as a running server is (for this process's lifetime)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.query_params["step"] = "softmax"
     at.run()

@@ -1,18 +1,10 @@
-"""AppTest runs past a server's first visit (see ui/shell/legacy_pages.py); the e2e tests cover the
-first visit itself."""
+"""The app's tests in AppTest: each test's own room store and clocks."""
 
 import pytest
 
 import classroom.clock
 import ui.kit.player
 from tests.support.clock import Clock
-from ui.shell.legacy_pages import past_the_first_visit
-
-
-@pytest.fixture(autouse=True)
-def past_the_first_visit_always():
-    with past_the_first_visit():
-        yield
 
 
 @pytest.fixture

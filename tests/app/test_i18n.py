@@ -10,10 +10,11 @@ from core.errors import MESSAGES
 from tests.support import ROOT
 from tests.support.app import PAGE_FILES, run_app
 from ui.kit.i18n import ERRORS, LANGS, STRINGS, pick, t
+from ui.shell.registry import SCRIPTS
 
 SOURCES = [
     ROOT / "app.py",
-    *sorted((ROOT / "pages").glob("*.py")),
+    *sorted((ROOT / SCRIPTS).glob("*.py")),
     *sorted((ROOT / "ui").rglob("*.py")),
 ]
 

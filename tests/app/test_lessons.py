@@ -17,6 +17,7 @@ from tests.support.numbers import app_oracle, assert_cells, assert_printed, char
 from tests.support.oracles import by_hand
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
+from ui.shell.registry import script_path
 
 BAND = {
     "en": "**Lesson {lesson} · item {item} / {n}**",
@@ -131,7 +132,7 @@ def test_the_t4_item_numbers_from_one_with_d_k_64():
 
 def test_an_item_after_the_t4_one_goes_back_to_the_default_layer():
     at = open_item("en", 3, 2)
-    at.switch_page("pages/lessons.py").run()
+    at.switch_page(script_path("lessons")).run()
     at.button(key="go_matrices_1").click().run()
     assert at.session_state["d_model"] == 8 and at.session_state["base_toggle"] is False
 

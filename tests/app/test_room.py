@@ -6,6 +6,7 @@ from classroom.rooms import ROOM_TTL, UNTAUGHT_TTL
 from tests.support.app import charts, decode, page_text, room_opened, run_app
 from ui.kit.i18n import t
 from ui.room import connection as room
+from ui.shell.registry import script_path
 
 
 def test_opening_a_room_shows_both_links_and_a_qr_code():
@@ -188,7 +189,7 @@ def test_the_browser_that_opens_a_room_keeps_its_key_at_once_and_its_desk_moves_
     teacher = run_app(room=code, lang="en", step="softmax")  # teaching: the class sees softmax
     assert room.rooms().get(code)["view"]["page"] == "walkthrough"
     version = room.rooms().get(code)["version"]
-    teacher.switch_page("pages/room.py").run()  # back at the desk, to show the QR code
+    teacher.switch_page(script_path("room")).run()  # back at the desk, to show the QR code
     assert not teacher.exception and teacher.session_state["_page_script"] == "room"
     assert room.rooms().get(code)["version"] == version  # nobody is sent to the room page
     monkeypatch.setattr(ui.kit.browser, "_cookie", lambda name: "")  # a student's browser

@@ -7,7 +7,7 @@ import pytest
 from tests.support.app import run_app
 from ui.kit.i18n import t
 from ui.kit.settings import BY_URL, LAYER, SIDEBAR
-from ui.shell.registry import PAGES, by_script
+from ui.shell.registry import PAGES, by_script, script_path
 
 KINDS = ("text_input", "selectbox", "number_input", "toggle", "radio", "slider")
 FOLD = {"en": "this page does not use", "zh": "本页不用的"}
@@ -51,10 +51,10 @@ def test_a_folded_setting_keeps_its_value_for_the_other_pages():
     at = run_app(lang="en")
     at.text_input(key="sentence").input("the cat sat").run()
     at.selectbox(key="d_model").set_value(16).run()
-    at.switch_page("pages/hand-check.py").run()
+    at.switch_page(script_path("hand-check")).run()
     (fold,) = at.sidebar.expander
     assert fold.text_input(key="sentence").value == "the cat sat"
-    at.switch_page("pages/walkthrough.py").run()
+    at.switch_page(script_path("walkthrough")).run()
     assert at.text_input(key="sentence").value == "the cat sat"
     assert at.selectbox(key="d_model").value == 16
 

@@ -9,8 +9,9 @@ from streamlit.testing.v1 import AppTest
 
 from tests.support import ROOT
 from ui.shell.registry import PAGES as REGISTRY
+from ui.shell.registry import script_path
 
-PAGE_FILES = {page.script: f"pages/{page.script}.py" for page in REGISTRY}
+PAGE_FILES = {page.script: script_path(page.script) for page in REGISTRY}
 
 
 def run_app(page: str = "walkthrough", **query) -> AppTest:

@@ -67,6 +67,7 @@ class Learner:
         self.fragments: dict[str, float] = {}  # fragment id -> seconds between auto reruns
         self.exceptions: list[str] = []  # Streamlit's exception elements: type and message
         self.options: dict[str, list[str]] = {}  # a choice widget's key -> its shown options
+        self.config = None  # the server's settings its session was opened with (NewSession)
 
     @property
     def page(self) -> str:
@@ -99,6 +100,8 @@ class Learner:
             reply = ForwardMsg()
             reply.ParseFromString(await asyncio.wait_for(self.ws.recv(), timeout=timeout))
             kind = reply.WhichOneof("type")
+            if kind == "new_session":
+                self.config = reply.new_session.config
             if kind == "navigation":  # the page st.navigation ran: a browser keeps its hash
                 self.page_hash = reply.navigation.page_script_hash
             if kind == "script_finished" and reply.script_finished != EARLY_FOR_RERUN:

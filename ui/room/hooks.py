@@ -23,7 +23,7 @@ from ui.room.connection import (
     take_room_view,
     teacher_cookie,
 )
-from ui.shell.registry import by_script
+from ui.shell.registry import by_script, script_path
 
 ROOM_SETS = tuple(s for s in FOLLOWED if s in SIDEBAR)  # the sidebar's rows a room's view sets
 
@@ -104,7 +104,7 @@ def follow_page(script: str) -> None:
     if wanted and wanted != script and st.session_state.get("room"):
         if is_teacher() or st.session_state.get("room_follow", True):
             keep = {k: st.query_params[k] for k in ("lang", "room") if k in st.query_params}
-            st.switch_page(f"pages/{wanted}.py", query_params=keep)
+            st.switch_page(script_path(wanted), query_params=keep)
 
 
 @guarded

@@ -10,6 +10,7 @@ from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.session import FOCUS_CHOSEN
 from ui.kit.settings import BY_URL, SETTINGS
+from ui.shell.registry import script_path
 
 GOTO = "_lesson_goto"  # the (lesson, index) a button asked for: opened by the next run's page
 ARRIVED = "_lesson_at"  # the URL's (lesson, item) whose page state this session has set
@@ -64,7 +65,7 @@ def open_if_asked(lang: str) -> None:
         query.update(where(lesson, index))
         if st.session_state.get("room"):
             query["room"] = st.session_state["room"]
-        st.switch_page(f"pages/{item.page}.py", query_params=query)
+        st.switch_page(script_path(item.page), query_params=query)
 
 
 def _arrive(lesson: Lesson, index: int) -> None:
@@ -117,4 +118,6 @@ def band(lang: str) -> None:
         st.markdown(f"**{place}** · {markdown_text(_title(lesson, index))}", width="stretch")
         _step("lessons.band_previous", lesson, index - 1, "lesson_previous")
         _step("lessons.band_next", lesson, index + 1, "lesson_next")
-        st.page_link("pages/lessons.py", label=t("lessons.band_all"), icon=":material/menu_book:")
+        st.page_link(
+            script_path("lessons"), label=t("lessons.band_all"), icon=":material/menu_book:"
+        )

@@ -1,16 +1,26 @@
 """The app's pages: the one table that app.py, the AppTests, the e2e tests and the benchmarks read.
 
-Adding a page means one row here, its script in pages/, and its strings.
+Adding a page means one row here, its script in page_scripts/, and its strings.
 """
 
 from dataclasses import dataclass
 
 from ui.kit.settings import LAYER
 
+# The page scripts' folder, beside app.py. Not "pages/": Streamlit keeps its first multipage mode
+# for a folder of that name, in which a fresh server's first sessions ran a page's script alone,
+# before app.py and its imports (issue 54: 30-50 of 60 first runs failed on `streamlit run app.py`).
+SCRIPTS = "page_scripts"
+
+
+def script_path(script: str) -> str:
+    """A page's script, relative to app.py, as st.switch_page and st.page_link take it."""
+    return f"{SCRIPTS}/{script}.py"
+
 
 @dataclass(frozen=True)
 class PageEntry:
-    script: str  # pages/<script>.py
+    script: str  # page_scripts/<script>.py
     url: str  # the address path; "" is the home page at "/"
     nav_key: str  # its name in the navigation (a string key)
     title_key: str  # its heading on the page

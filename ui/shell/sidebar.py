@@ -8,7 +8,6 @@ from ui.kit.i18n import DEFAULT_SENTENCE, LANG_NAMES, LANGS, labeller, settle_la
 from ui.kit.session import SETTINGS_DRAWN
 from ui.kit.settings import SIDEBAR, Setting, Settings, settings_from
 from ui.kit.url import check_url, coded_choice, keep_in_url, url_choice
-from ui.shell.legacy_pages import leave_legacy_mode
 from ui.shell.lesson_band import band
 
 BIND = {"bind": "query-params"}
@@ -154,11 +153,6 @@ def sidebar(lang: str | None = None, unused: tuple = (), room_sets=((), "")) -> 
 def current() -> Settings:
     """The settings app.py drew in this run (each run's page takes them once). Every page starts
     here: an item a lesson's button asked for opens, and a lesson's item shows its band."""
-    settings = st.session_state.pop(SETTINGS_DRAWN, None)
-    if settings is None:
-        # Streamlit ran this page script without app.py (ui/shell/legacy_pages.py says why):
-        # switch that mode off and rerun, so app.py draws the sidebar and routes to this page
-        leave_legacy_mode()
-        st.rerun()
+    settings = st.session_state.pop(SETTINGS_DRAWN)
     band(settings.lang)  # a lesson's item: where the learner is in it, and its neighbours
     return settings

@@ -18,6 +18,7 @@ from ui.room.connection import (
     store_problem,
 )
 from ui.room.invite import base_url, qr_png
+from ui.shell.registry import script_path
 
 
 def store_notice() -> bool:
@@ -69,7 +70,7 @@ def open_a_room() -> None:
                 "room": code,
                 **({"lang": st.query_params["lang"]} if "lang" in st.query_params else {}),
             }
-            st.switch_page("pages/walkthrough.py", query_params=keep)
+            st.switch_page(script_path("walkthrough"), query_params=keep)
     with right:
         st.image(qr_png(students), caption=t("room.qr"), width=260)
 
@@ -88,4 +89,4 @@ def join_a_room() -> None:
             return
         join_failed(success=True)
         enter(normal_code(code))
-        st.switch_page("pages/walkthrough.py")
+        st.switch_page(script_path("walkthrough"))

@@ -17,6 +17,7 @@ from ui.kit.model_turns import RUNS
 from ui.kit.number_text import num, power_of_ten
 from ui.kit.session import anonymous_id
 from ui.kit.tables import table
+from ui.shell.registry import script_path
 
 D_HEAD, STEPS = 128, 300  # one head this wide, trained this long
 PAIR = "tr_scale_runs"
@@ -67,7 +68,7 @@ def section(settings: Settings) -> None:
         **{name: [num(first[0], 3), power_of_ten(first[1], 3), num(run.steps[-1][2], 3)]
            for name, first, run in zip(names, firsts, runs, strict=True)},
     })  # fmt: skip
-    st.page_link("pages/scaling.py", label=t("train.scale_link"), icon=":material/expand:")
+    st.page_link(script_path("scaling"), label=t("train.scale_link"), icon=":material/expand:")
 
 
 def _waiting(runs) -> None:

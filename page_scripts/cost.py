@@ -8,6 +8,7 @@ from ui.kit.errors import trace_or_stop
 from ui.kit.i18n import t
 from ui.kit.measure_panel import measured
 from ui.shell.page_header import page_header
+from ui.shell.registry import script_path
 from ui.shell.sidebar import current
 from ui.views.cost import charts as cost
 from ui.views.cost.paths import paths
@@ -38,4 +39,4 @@ st.caption(t("shell.own_mask_note"))
 training(data, settings)
 st.subheader(t("cost.gen_title"))
 generation(data, settings)
-st.page_link("pages/generate.py", label=t("cost.to_generate"), icon=":material/history_edu:")
+st.page_link(script_path("generate"), label=t("cost.to_generate"), icon=":material/history_edu:")
