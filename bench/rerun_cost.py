@@ -27,8 +27,6 @@ from bench.classroom import PAGES, cpu_seconds  # noqa: E402
 from tests.support.servers import serving  # noqa: E402
 from tests.support.session import EARLY_FOR_RERUN, connect, open_room  # noqa: E402
 
-OPTIONS = ("--server.enableXsrfProtection=false", "--server.fileWatcherType=none")
-
 
 async def cpu_ms(pid: int, work, times: int = 1) -> float:
     """Server CPU, in ms, of ``work()`` awaited ``times`` times, per time."""
@@ -91,7 +89,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reruns", type=int, default=15)
     reruns = parser.parse_args().reruns
-    with serving(*OPTIONS, script="serve.py") as (port, server):
+    with serving(script="serve.py") as (port, server):
         base = f"http://127.0.0.1:{port}"
         started = time.perf_counter()
         asyncio.run(every_page(base, server.pid, reruns))

@@ -69,9 +69,10 @@ echo "redis-server on 127.0.0.1:$redis_port, AOF in $redis_data${auth:+, with a 
 upstreams=""
 for i in $(seq "$replicas"); do
   replica_port=$(free_port)
-  "$python" -m streamlit run "$root/serve.py" --server.headless=true --server.port="$replica_port" \
-    --server.address=127.0.0.1 --browser.gatherUsageStats=false --server.fileWatcherType=none \
-    --server.enableXsrfProtection=false > "$run/replica-$i.log" 2>&1 &
+  # the README's server, started where the README starts it (the repository, whose
+  # .streamlit/config.toml holds the production settings); each on its own loopback port
+  (cd "$root" && exec "$python" -m streamlit run serve.py --server.port="$replica_port" \
+    --server.address=127.0.0.1) > "$run/replica-$i.log" 2>&1 &
   pids+=($!)
   echo "replica $i: pid $! on 127.0.0.1:$replica_port"
   upstreams+="        server 127.0.0.1:$replica_port max_fails=1 fail_timeout=5s;"$'\n'

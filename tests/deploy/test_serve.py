@@ -27,8 +27,9 @@ def _get(url: str) -> tuple[int, str]:
 def _serve(store: str):
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"),
-         f"--server.port={port}", "--server.address=127.0.0.1", "--server.headless=true"],
+        # the README's command, on a free loopback port (not its 8501, which may be taken)
+        [sys.executable, "-m", "streamlit", "run", "serve.py",
+         f"--server.port={port}", "--server.address=127.0.0.1"],
         cwd=ROOT, env={**os.environ, "ROOM_STORE": store},
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip

@@ -35,12 +35,9 @@ def app_url(tmp_path_factory):
             "-m",
             "streamlit",
             "run",
-            str(ROOT / "serve.py"),  # the app with its store check, as the README starts it
-            "--server.headless=true",
-            f"--server.port={port}",
-            "--server.address=127.0.0.1",
-            "--browser.gatherUsageStats=false",
-            "--server.fileWatcherType=none",
+            "serve.py",  # the app with its store check, as the README starts it
+            f"--server.port={port}",  # a free port, not the README's 8501, which may be taken
+            "--server.address=127.0.0.1",  # loopback only
         ],
         cwd=ROOT,
         stdout=log,

@@ -25,8 +25,7 @@ async def _class(base: str) -> tuple[str, list[str]]:
 
 def test_a_class_leaves_nothing_on_the_servers_console_but_its_start(tmp_path):
     log = tmp_path / "console.txt"
-    options = ("--server.fileWatcherType=none", "--server.enableXsrfProtection=false")
-    with serving(*options, script="serve.py", log=log) as (port, _):
+    with serving(script="serve.py", log=log) as (port, _):
         code, (zh, en) = asyncio.run(asyncio.wait_for(_class(f"http://127.0.0.1:{port}"), 240))
     assert f"课堂 {code} · 正在跟着老师" in zh and "第 8 步，共 11 步" in zh  # the teacher's step
     assert f"Room {code} · following the teacher" in en and "Step 8 of 11" in en

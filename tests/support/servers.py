@@ -25,10 +25,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(*options: str, script: str = "app.py", log: Path | None = None):
+def serving(*options: str, script: str = "app.py", log: Path | None = None, root: Path = ROOT):
     """Yield (port, process) of `streamlit run app.py` (or ``script``: serve.py, the README's, with
     its /healthz and its rooms' pulse) on 127.0.0.1, once it answers /health; its console goes to
-    the file ``log`` if given."""
+    the file ``log`` if given. ``root``: the checkout to run (a bench's other version of the app);
+    it yields the moment /_stcore/health first answers, when a class's browsers can connect."""
     port = free_port()
     console = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 (closed below)
     server = subprocess.Popen(
@@ -37,23 +38,22 @@ def serving(*options: str, script: str = "app.py", log: Path | None = None):
             "-m",
             "streamlit",
             "run",
-            str(ROOT / script),
-            f"--server.port={port}",
-            "--server.address=127.0.0.1",
-            "--server.headless=true",
+            script,  # as the README's command: from the repository, its config.toml read there
+            f"--server.port={port}",  # a free port, not the README's 8501, which may be taken
+            "--server.address=127.0.0.1",  # loopback only
             *options,
         ],
-        cwd=ROOT,
+        cwd=root,
         stdout=console,
         stderr=subprocess.STDOUT if log else subprocess.DEVNULL,
     )
     try:
-        for _ in range(200):
+        for _ in range(1200):
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
                 break
             except OSError:
-                time.sleep(0.2)
+                time.sleep(0.05)
         yield port, server
     finally:
         server.terminate()
@@ -63,7 +63,7 @@ def serving(*options: str, script: str = "app.py", log: Path | None = None):
 
 
 @contextmanager
-def deployed(replicas: int, env: dict | None = None):
+def deployed(replicas: int, env: dict | None = None, root: Path = ROOT):
     """Yield (base URL, {replica address: pid}, redis port) of ``deploy/local.sh replicas``:
     redis-server, the app replicas and nginx in front, on free loopback ports; all stopped after
     (SIGTERM to the script, which stops what it started)."""
@@ -72,7 +72,7 @@ def deployed(replicas: int, env: dict | None = None):
             pytest.fail(f"{tool} is not installed (apt-get install -y redis-server nginx)")
     port = free_port()
     process = subprocess.Popen(
-        ["bash", str(ROOT / "deploy" / "local.sh"), str(replicas), str(port)],
+        ["bash", str(root / "deploy" / "local.sh"), str(replicas), str(port)],
         env={**os.environ, **(env or {})},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -1,0 +1,247 @@
+"""The first minute of a class, as the README starts the server: this checkout beside another
+version of the app (``--against``, a git ref: by default the code before issue 54), alternated,
+each scenario on a fresh server, loopback only.
+
+Scenarios (issue 54's targets):
+
+- pages-serve / pages-app: N learners spread over every page (the model's among them) open
+  ``streamlit run serve.py`` / ``streamlit run app.py`` the moment /_stcore/health first answers.
+  Failed first runs (an exception, or the app's apology) 0; every first render <= 5 s (the
+  maximum over all learners, from the class's arrival); the pages that opened on the model's
+  progress bar rerun its fragment at the browser's pace until they draw in full, <= 12 s from the
+  arrival; then everyone reruns at once, p95 < 2 s; the server's peak memory, the high-water mark
+  (VmHWM) of it and its children, <= 1.6 GB.
+- walkthrough-app: N learners on the teacher's walkthrough link, on app.py: VmHWM <= 400 MB.
+- replicas: 2N learners through deploy/local.sh's three replicas behind nginx (half on the
+  walkthrough, half over every page): simultaneous reruns p95 < 2 s.
+
+Both versions are started by the same command, with the same flags: the README's, on a free
+loopback port. The other version runs from a git worktree in a temporary folder, on this
+checkout's Python and packages.
+
+Run: python bench/first_minute.py [scenario ...] [--against REF] [--rounds R] [--sessions N]
+Stops by itself.
+"""
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from contextlib import AsyncExitStack, contextmanager
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.classroom import LINK, LOADING, PAGES, percentile, verdict  # noqa: E402
+from tests.support.servers import deployed, serving  # noqa: E402
+from tests.support.session import connect  # noqa: E402
+from ui.kit.i18n import LANGS, t  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+BEFORE = "1783411"  # the last commit before issue 54's changes
+SCENARIOS = ("pages-serve", "pages-app", "walkthrough-app", "replicas")
+APOLOGY = {t("shell.unexpected_error", lang) for lang in LANGS}
+MODEL_PAGES = {"generate", "inside"}
+
+
+class PeakMemory:
+    """The high-water mark (VmHWM) of a process and of every child it starts, each child's last
+    reading kept after it ends: summed, the most they can have held at once."""
+
+    def __init__(self, pids):
+        self.roots, self.marks, self.done = list(pids), {}, threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+        self.thread.start()
+
+    def _watch(self):
+        while not self.done.wait(0.25):
+            self.read()
+
+    def read(self):
+        for pid in self.roots + [p for root in self.roots for p in descendants(root)]:
+            mark = vm_hwm_mb(pid)
+            if mark:
+                self.marks[pid] = max(self.marks.get(pid, 0.0), mark)
+
+    def stop(self) -> tuple[float, float]:
+        """(the sum of every mark, the roots' own part of it)."""
+        self.read()
+        self.done.set()
+        return sum(self.marks.values()), sum(self.marks.get(pid, 0.0) for pid in self.roots)
+
+
+def vm_hwm_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:  # ended
+        pass
+    return 0.0
+
+
+def descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
+        except OSError:
+            continue
+        found += [int(c) for c in children]
+        todo += [int(c) for c in children]
+    return found
+
+
+def failures(learner) -> list[str]:
+    shown = [text for text in learner.texts if text in APOLOGY or "Traceback" in text]
+    return learner.exceptions + shown
+
+
+async def drawn_in_full(learner, opened_at: float) -> float:
+    """A page on the model's progress bar: its fragment reruns at the browser's pace until the
+    page is drawn (the bar gone); seconds from the class's arrival."""
+    while learner.fragments and any(text.startswith(LOADING) for text in learner.texts):
+        fragment, interval = next(iter(learner.fragments.items()))
+        await asyncio.sleep(interval)
+        await learner.run(fragment=fragment, timeout=300)
+    return time.perf_counter() - opened_at
+
+
+async def a_class(base: str, pages: list[str], query: str) -> dict:
+    async with AsyncExitStack() as stack:
+        opened_at = time.perf_counter()
+
+        async def one(i, page):
+            lang = query or f"lang={'zh' if i % 2 else 'en'}"
+            learner = await connect(base, page, lang, None, stack)
+            return learner, time.perf_counter() - opened_at
+
+        opened = await asyncio.gather(*(one(i, page) for i, page in enumerate(pages)))
+        learners = [learner for learner, _ in opened]
+        first = [seconds for _, seconds in opened]
+        failed = sum(bool(failures(learner)) for learner in learners)
+        model = [
+            learner for learner, page in zip(learners, pages, strict=True) if page in MODEL_PAGES
+        ]
+        full = await asyncio.gather(*(drawn_in_full(learner, opened_at) for learner in model))
+        rerun = await asyncio.gather(*(learner.run(timeout=300) for learner in learners))
+        failed += sum(bool(failures(learner)) for learner in learners)
+        return {"first": first, "full": full, "rerun": rerun, "failed": failed}
+
+
+def on_one_server(root: Path, script: str, pages: list[str], query: str = "") -> dict:
+    with serving(script=script, root=root) as (port, server):
+        peak = PeakMemory([server.pid])
+        try:
+            result = asyncio.run(
+                asyncio.wait_for(a_class(f"http://127.0.0.1:{port}", pages, query), 600)
+            )
+        finally:
+            result_peak, own = peak.stop()
+        crashed = server.poll() is not None
+    return {**result, "peak": result_peak, "own": own, "crashed": crashed}
+
+
+def through_replicas(root: Path, sessions: int) -> dict:
+    pages = [PAGES[i % len(PAGES)] if i % 2 else "" for i in range(sessions)]  # half on /
+    with deployed(3, root=root) as (base, pids, _redis):
+        peak = PeakMemory(list(pids.values()))
+        try:
+            result = asyncio.run(asyncio.wait_for(a_class(base, pages, "lang=en"), 600))
+        finally:
+            result_peak, own = peak.stop()
+    return {**result, "peak": result_peak, "own": own, "crashed": False}
+
+
+@contextmanager
+def checkout(ref: str):
+    """A worktree of ``ref`` in a temporary folder, removed after."""
+    folder = Path(tempfile.mkdtemp(prefix="first-minute-"))
+    subprocess.run(
+        ["git", "worktree", "add", "--detach", str(folder / "app"), ref],
+        cwd=ROOT, check=True, capture_output=True,
+    )  # fmt: skip
+    try:
+        yield folder / "app"
+    finally:
+        subprocess.run(
+            ["git", "worktree", "remove", "--force", str(folder / "app")], cwd=ROOT, check=False
+        )
+
+
+def run(scenario: str, root: Path, sessions: int) -> dict:
+    spread = [PAGES[i % len(PAGES)] for i in range(sessions)]
+    if scenario == "pages-serve":
+        return on_one_server(root, "serve.py", spread)
+    if scenario == "pages-app":
+        return on_one_server(root, "app.py", spread)
+    if scenario == "walkthrough-app":
+        return on_one_server(root, "app.py", [""] * sessions, LINK)
+    return through_replicas(root, 2 * sessions)
+
+
+def line(name: str, result: dict) -> str:
+    first, rerun, full = result["first"], result["rerun"], result["full"]
+    drawn = f"{max(full):5.2f} s" if full else "   -   "
+    return (
+        f"  {name:<8} failed {result['failed']:2d} of {len(first)}"
+        f" | first render max {max(first):5.2f} s"
+        f" | model pages drawn {drawn}"
+        f" | reruns p95 {percentile(rerun, 0.95):5.2f} s"
+        f" | peak (VmHWM) {result['peak']:6.0f} MB ({result['own']:.0f} the server's)"
+        f"{' | CRASHED' if result['crashed'] else ''}"
+    )
+
+
+def targets(scenario: str, result: dict) -> str:
+    first, rerun, full = result["first"], result["rerun"], result["full"]
+    checks = [f"0 failed {verdict(result['failed'] == 0 and not result['crashed'])}"]
+    if scenario.startswith("pages"):
+        checks += [
+            f"first renders <= 5 s {verdict(max(first) <= 5)}",
+            f"model pages <= 12 s {verdict(bool(full) and max(full) <= 12)}",
+            f"peak <= 1600 MB {verdict(result['peak'] <= 1600)}",
+        ]
+    if scenario == "walkthrough-app":
+        checks.append(f"peak <= 400 MB {verdict(result['peak'] <= 400)}")
+    checks.append(f"reruns p95 < 2 s {verdict(percentile(rerun, 0.95) < 2)}")
+    return "  targets (this checkout): " + ", ".join(checks)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("scenarios", nargs="*", default=list(SCENARIOS))
+    parser.add_argument("--against", default=BEFORE, help="the other version: a git ref")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--sessions", type=int, default=60)
+    args = parser.parse_args()
+    head = subprocess.run(
+        ["git", "log", "-1", "--format=%h %s"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()[:70]
+    print(f"this checkout: {head}{' (with uncommitted changes)' if dirty() else ''}")
+    print(f"against: {args.against}; {os.cpu_count()} cores; {args.sessions} learners a class")
+    with checkout(args.against) as other:
+        for scenario in args.scenarios:
+            print(f"\n== {scenario}")
+            for round_ in range(args.rounds):  # alternated: the other version first, then this
+                before = run(scenario, other, args.sessions)
+                print(line(f"before/{round_ + 1}", before), flush=True)
+                now = run(scenario, ROOT, args.sessions)
+                print(line(f"now/{round_ + 1}", now), flush=True)
+            print(targets(scenario, now), flush=True)
+
+
+def dirty() -> bool:
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    return bool(status.stdout.strip())
+
+
+if __name__ == "__main__":
+    main()
