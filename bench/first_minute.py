@@ -29,13 +29,12 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.classroom import LINK, LOADING, PAGES, percentile, verdict  # noqa: E402
+from bench.classroom import LINK, LOADING, PAGES, PeakMemory, percentile, verdict  # noqa: E402
 from tests.support.servers import deployed, serving  # noqa: E402
 from tests.support.session import connect  # noqa: E402
 from ui.kit.i18n import LANGS, t  # noqa: E402
@@ -45,55 +44,6 @@ BEFORE = "1783411"  # the last commit before issue 54's changes
 SCENARIOS = ("pages-serve", "pages-app", "walkthrough-app", "replicas")
 APOLOGY = {t("shell.unexpected_error", lang) for lang in LANGS}
 MODEL_PAGES = {"generate", "inside"}
-
-
-class PeakMemory:
-    """The high-water mark (VmHWM) of a process and of every child it starts, each child's last
-    reading kept after it ends: summed, the most they can have held at once."""
-
-    def __init__(self, pids):
-        self.roots, self.marks, self.done = list(pids), {}, threading.Event()
-        self.thread = threading.Thread(target=self._watch, daemon=True)
-        self.thread.start()
-
-    def _watch(self):
-        while not self.done.wait(0.25):
-            self.read()
-
-    def read(self):
-        for pid in self.roots + [p for root in self.roots for p in descendants(root)]:
-            mark = vm_hwm_mb(pid)
-            if mark:
-                self.marks[pid] = max(self.marks.get(pid, 0.0), mark)
-
-    def stop(self) -> tuple[float, float]:
-        """(the sum of every mark, the roots' own part of it)."""
-        self.read()
-        self.done.set()
-        return sum(self.marks.values()), sum(self.marks.get(pid, 0.0) for pid in self.roots)
-
-
-def vm_hwm_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:  # ended
-        pass
-    return 0.0
-
-
-def descendants(pid: int) -> list[int]:
-    found, todo = [], [pid]
-    while todo:
-        parent = todo.pop()
-        try:
-            children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
-        except OSError:
-            continue
-        found += [int(c) for c in children]
-        todo += [int(c) for c in children]
-    return found
 
 
 def failures(learner) -> list[str]:

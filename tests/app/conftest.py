@@ -7,6 +7,17 @@ import ui.kit.player
 from tests.support.clock import Clock
 
 
+@pytest.fixture(scope="session", autouse=True)
+def the_model_loaded():
+    """Gemma loaded before any AppTest run, as on a server that has been up a while: a model
+    page's first visit starts its load in the background and shows the wait, which AppTest, with no
+    browser's timer, would not rerun (tests/deploy/test_model_load.py follows that wait)."""
+    from ui.kit import model_load
+
+    if model_load.start():
+        model_load.model()
+
+
 @pytest.fixture
 def gpu_app(gpu_stand_in):
     """The stand-in GPU for a whole app run, with the process-wide trace cache emptied before and

@@ -1,6 +1,7 @@
 """Gemma loads in the background from the server's start (ui/kit/model_load.py): a learner who
-opens /generate before it is ready sees how long it has been loading, not a frozen page, with a
-fragment that looks again every half second, and the page once it is ready. (In a browser that
+opens /generate before it is ready (or starts it, on `streamlit run app.py`) sees how long it
+has been loading, not a frozen page, with a fragment that looks again every half second, and
+the page once it is ready. (In a browser that
 fragment reruns the page by itself: seen in Playwright, 7.8 s after the server answered.)"""
 
 import asyncio
@@ -8,6 +9,7 @@ import time
 from contextlib import AsyncExitStack
 
 import numpy as np
+import pytest
 
 from tests.support.model_work import steps_shown, until_loaded, when_settled
 from tests.support.servers import serving
@@ -30,8 +32,10 @@ async def _arrive_early(port: int) -> tuple[list[str], list[str], float]:
         return first, learner.texts, time.monotonic() - started
 
 
-def test_a_learner_before_the_model_is_ready_sees_it_loading_then_the_page():
-    with serving(script="serve.py") as (port, _server):
+@pytest.mark.parametrize("script", ["serve.py", "app.py"])
+def test_a_learner_before_the_model_is_ready_sees_it_loading_then_the_page(script):
+    """serve.py starts the load with the server; on app.py this first visit starts it."""
+    with serving(script=script) as (port, _server):
         first, later, waited = asyncio.run(_arrive_early(port))
     assert any(text.startswith("Loading Gemma 3 270M, once for this server") for text in first)
     assert not any("Next token" in text for text in first)

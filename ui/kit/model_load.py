@@ -1,7 +1,8 @@
 """Gemma 3 270M loaded once per process, in the background from the server's start (serve.py),
 so that the first class to open /generate or /inside does not wait on a frozen page: a visitor
 who comes before it is ready sees how long it has been loading, and the page draws itself when
-it is. Without the server's start (a test's AppTest) the first visit loads it, as before.
+it is. Without the server's start (`streamlit run app.py`) the first visit to a model page starts
+it the same way; a class that never opens one never loads it.
 
 The load's time and the process's resident memory before and after it are kept for the bench.
 """

@@ -18,8 +18,11 @@ MARKERS = re.compile(r"<(bos|eos|pad|unk|mask|start_of_turn|end_of_turn)>")
 
 
 def model_or_stop():
-    """The shared model, loaded on the first visit; a missing package is said, not raised. While
-    the server's background load runs, how long it has taken, and the page once it is done."""
+    """The shared model; a missing package is said, not raised. The first to ask starts its load
+    in the background (serve.py starts it with the server); while it runs, how long it has taken,
+    and the page once it is done. (Loaded in the visitor's own run, a first visit on `streamlit
+    run app.py` drew nothing for 10-13 s while a class arrived, issue 54.)"""
+    model_load.start()
     if model_load.loading():
         _wait_for_the_model()
         st.stop()
