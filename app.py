@@ -5,7 +5,7 @@ from pathlib import Path
 import streamlit as st
 
 import preload  # noqa: F401 (first: a page's lazy imports done before any page runs; preload.py)
-from ui.kit import emoji_check
+from ui.kit import emoji_check, model_load
 from ui.kit.errors import show_unexpected_error
 from ui.kit.i18n import t
 from ui.kit.session import PAGE_SCRIPT, SETTINGS_DRAWN
@@ -59,6 +59,8 @@ def session_pages(lang: str) -> dict:
 # "View N more" button, which Streamlit writes in English whatever the page's language
 page = st.navigation(session_pages(lang), position="top", expanded=True)
 here = by_url(page.url_path)
+if here.model:  # begun before the sidebar and the page draw (a no-op once begun, or on serve.py)
+    model_load.start()
 st.session_state[PAGE_SCRIPT] = here.script
 follow_page(here.script)
 settings = sidebar(lang, unused=here.unused, room_sets=room_sets())

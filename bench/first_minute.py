@@ -38,12 +38,13 @@ from bench.classroom import LINK, LOADING, PAGES, PeakMemory, percentile, verdic
 from tests.support.servers import deployed, serving  # noqa: E402
 from tests.support.session import connect  # noqa: E402
 from ui.kit.i18n import LANGS, t  # noqa: E402
+from ui.shell.registry import PAGES as REGISTRY  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BEFORE = "1783411"  # the last commit before issue 54's changes
 SCENARIOS = ("pages-serve", "pages-app", "walkthrough-app", "replicas")
 APOLOGY = {t("shell.unexpected_error", lang) for lang in LANGS}
-MODEL_PAGES = {"generate", "inside"}
+MODEL_PAGES = {page.url for page in REGISTRY if page.model}
 
 
 def failures(learner) -> list[str]:

@@ -19,16 +19,9 @@ from core.pretrained.bpe import NORMAL
 TOP = 5  # pieces shown per layer
 MAP_POSITIONS = 6  # the lens map's last positions: each of its 19 rows reads the whole vocabulary
 # (6 keep the page under 1.5 s: 114 rows through the 262 144-piece head take about 0.6 s here)
-LENS_ROWS = 80  # rows read through the head at once: [80, 262 144] float32 is 84 MB
+LENS_ROWS = 32  # rows read through the head at once: [32, 262 144] float32 is 34 MB
 REPEAT_LENGTH = 40  # random tokens, then the same again
 LOCAL = 4  # "local": the weight within the last LOCAL keys, the query's own included
-
-
-def probabilities(logits) -> np.ndarray:
-    """softmax over the last axis, in float64."""
-    z = np.asarray(logits, dtype=np.float64)
-    e = np.exp(z - z.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
 
 
 @dataclass(frozen=True)
@@ -67,19 +60,32 @@ def logit_lens(model, H, positions: int = MAP_POSITIONS, answer: int | None = No
     last = np.stack(last_logits)  # [L + 1, vocab]
     top_ids = np.argpartition(-last, TOP, axis=-1)[:, :TOP]
     top_ids = np.take_along_axis(top_ids, np.argsort(-np.take_along_axis(last, top_ids, -1)), -1)
-    probs = probabilities(last)
     answer = int(top_ids[-1, 0]) if answer is None else answer
     rank = (last > last[:, answer : answer + 1]).sum(axis=-1) + 1
+    # each row's softmax in float64 at the few pieces shown, a row at a time (not the whole
+    # [L + 1, vocab] in float64: 40 MB and its copies, in the first class's peak)
+    total = np.array([_log_total(row) for row in last])  # [L + 1]
+
+    def p_of(ids):
+        return np.exp(np.take_along_axis(last, ids, axis=-1).astype(np.float64) - total[:, None])
+
     return Lens(
         top_ids,
-        np.take_along_axis(probs, top_ids, axis=-1),
+        p_of(top_ids),
         answer,
         rank,
-        probs[:, answer],
+        p_of(np.full((len(last), 1), answer))[:, 0],
         map_ids,
         map_p,
         n - m,
     )
+
+
+def _log_total(row) -> float:
+    """log Σ exp(row), in float64."""
+    z = np.asarray(row, dtype=np.float64)
+    top = z.max()
+    return float(top + np.log(np.exp(z - top).sum()))
 
 
 @dataclass(frozen=True)
@@ -137,12 +143,31 @@ def repeated_tokens(model, seed: int, length: int = REPEAT_LENGTH) -> tuple:
 
 def losses(logits, ids) -> np.ndarray:
     """[n − 1] −log p of each next piece: position t predicting ids[t + 1], in nats."""
-    logits = np.asarray(logits)[:-1]
+    return _nats(np.asarray(logits)[:-1], np.asarray(ids[1:]))
+
+
+def losses_of(model, h, ids) -> np.ndarray:
+    """``losses`` of the last residual rows ``h`` [n, d_model], read through the model's head
+    LENS_ROWS rows at a time: never the whole [n, vocab] of logits at once."""
+    n = len(ids) - 1
+    return np.concatenate(
+        [
+            _nats(
+                model.lens(h[start : min(start + LENS_ROWS, n)]),
+                np.asarray(ids[start + 1 : min(start + LENS_ROWS, n) + 1]),
+            )
+            for start in range(0, n, LENS_ROWS)
+        ]  # fmt: skip
+    )
+
+
+def _nats(logits, targets) -> np.ndarray:
+    """−log softmax(logits)[row, target] of each row."""
     top = logits.max(axis=-1)
     shifted = logits - top[:, None]  # the exponentials in the logits' own float32, summed in
     np.exp(shifted, out=shifted)  # float64: within 1e-7 nats of float64 throughout, 20x faster
     log_total = top.astype(np.float64) + np.log(shifted.sum(axis=-1, dtype=np.float64))
-    return log_total - logits[np.arange(len(logits)), np.asarray(ids[1:])]
+    return log_total - logits[np.arange(len(logits)), targets]
 
 
 def copy_halves(loss, length: int = REPEAT_LENGTH) -> tuple[float, float]:

@@ -17,6 +17,7 @@ _SCALARS = {  # value type -> struct format
     0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d",
 }  # fmt: skip
 _STRING, _ARRAY = 8, 9
+_LENGTH = struct.Struct("<Q")
 _NUMPY = {0: np.uint8, 1: np.int8, 2: np.uint16, 3: np.int16, 4: np.uint32, 5: np.int32,
           6: np.float32, 7: np.bool_, 10: np.uint64, 11: np.int64, 12: np.float64}  # fmt: skip
 
@@ -59,11 +60,29 @@ class _Cursor:
         self.buffer = parts.read(0, min(first, parts.size)).tobytes()
 
     def take(self, size: int) -> bytes:
-        while self.at + size > len(self.buffer):
-            grown = min(2 * len(self.buffer), self.parts.size)
-            self.buffer = self.parts.read(0, grown).tobytes()
+        self._have(size)
         out = self.buffer[self.at : self.at + size]
         self.at += size
+        return out
+
+    def _have(self, size: int) -> None:
+        while self.at + size > len(self.buffer):
+            grown = min(2 * len(self.buffer), self.parts.size)
+            if grown == len(self.buffer):
+                raise ValueError("the GGUF header runs past the file's end")
+            self.buffer = self.parts.read(0, grown).tobytes()
+
+    def strings(self, count: int) -> list[str]:
+        """``count`` strings (u64 length, UTF-8 bytes) in one tight loop: Gemma's 262 144 pieces
+        took 0.44 s with the GIL held as ``string()`` calls, while a class's pages drew."""
+        out, length = [], _LENGTH.unpack_from
+        for _ in range(count):
+            self._have(8)
+            (size,) = length(self.buffer, self.at)
+            self._have(8 + size)
+            start = self.at + 8
+            out.append(self.buffer[start : start + size].decode("utf-8", errors="replace"))
+            self.at = start + size
         return out
 
     def scalar(self, kind: int):
@@ -81,6 +100,8 @@ class _Cursor:
             if item in _NUMPY:  # numbers: one read for the whole array
                 dtype = np.dtype(_NUMPY[item]).newbyteorder("<")
                 return np.frombuffer(self.take(count * dtype.itemsize), dtype=dtype).copy()
+            if item == _STRING:
+                return self.strings(count)
             return [self.value(item) for _ in range(count)]
         return self.scalar(kind)
 

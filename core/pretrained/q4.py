@@ -4,11 +4,14 @@ The file holds a header (sizes), the SentencePiece vocabulary with its scores an
 map, then a directory of tensors: float32 ones (biases, LayerNorms, position table) and Q4_0 ones.
 A Q4_0 row is cut into blocks of 32 weights, each stored as one float16 scale d and 32 4-bit codes
 q in 0..15, meaning w = (q - 8) d; byte j holds weight j in its low half and weight j + 16 in its
-high half. Layer weights are dequantised once; the 250,037-row word table only row by row.
+high half. A layer's weights are dequantised each time a pass reads them, and the 250,037-row word
+table only row by row: the model keeps its 4-bit blocks (12 MB), not 85 MB of float32, which a
+class on every page, with Gemma loaded, could not spare (issue 54); a pass takes about 40 ms more.
 """
 
 import mmap
 import struct
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -62,6 +65,24 @@ def _normalisation(raw: bytes, count: int) -> dict[str, str]:
         table[chr(cp)] = "".join(map(chr, out))
         at += 5 + 4 * n
     return table
+
+
+class Dequantised(Mapping):
+    """Tensors by name: the float32 ones as they are, a Q4_0 one ``(blocks, n_in)`` dequantised
+    on each access."""
+
+    def __init__(self, tensors: dict):
+        self._tensors = tensors
+
+    def __getitem__(self, name):
+        tensor = self._tensors[name]
+        return dequantise(*tensor) if isinstance(tensor, tuple) else tensor
+
+    def __iter__(self):
+        return iter(self._tensors)
+
+    def __len__(self):
+        return len(self._tensors)
 
 
 class WordTable:
@@ -118,14 +139,14 @@ def read_e5(path: Path, name: str) -> BertModel:
         p = f"encoder.layer.{layer}."
         for short, long in LINEAR.items():
             n_in = d_ff if short == "fo" else d_model
-            tensors[p + long + ".weight"] = dequantise(raw[f"l{layer}.{short}.w"], n_in)
+            tensors[p + long + ".weight"] = (raw[f"l{layer}.{short}.w"], n_in)
             tensors[p + long + ".bias"] = raw[f"l{layer}.{short}.b"]
         for short, long in NORMS.items():
             tensors[p + long + ".weight"] = raw[f"l{layer}.{short}.w"]
             tensors[p + long + ".bias"] = raw[f"l{layer}.{short}.b"]
     return BertModel(
         name,
-        tensors,
+        Dequantised(tensors),
         tokenizer,
         n_layers,
         n_heads,

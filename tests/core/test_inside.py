@@ -110,6 +110,11 @@ def test_a_repeated_random_sequence_and_its_loss(gemma):
         row = run.logits[t].astype(np.float64)
         expected = -(row[ids[t + 1]] - row.max() - math.log(np.exp(row - row.max()).sum()))
         assert loss[t] == pytest.approx(expected, rel=1e-9, abs=1e-7)  # (float32 exp)
+    # the same losses read from the last residual a few rows at a time, with no logits kept
+    light = gemma.forward(ids, residuals=True, rows=0)
+    assert light.logits.shape == (0, run.logits.shape[1])
+    np.testing.assert_allclose(inside.losses_of(gemma, light.H[-1], ids), loss, atol=1e-4)
+    np.testing.assert_allclose(gemma.forward(ids, rows=1).logits, run.logits[-1:], atol=1e-4)
     first, second = inside.copy_halves(loss)
     assert first == pytest.approx(loss[1:k].mean()) and second == pytest.approx(
         loss[k + 1 :].mean()

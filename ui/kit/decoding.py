@@ -94,6 +94,13 @@ def step_of(ids: tuple, start: int) -> Step:
     return _step(tuple(ids), int(start))
 
 
+def _target_p(logits: np.ndarray, target: int) -> float:
+    """softmax(logits)[target], in float64, for one row: a row at a time, so the prompt's 24 rows
+    never stand as [24, 262 144] float64 arrays (about 250 MB of copies in the first class)."""
+    row = logits.astype(np.float64)
+    return float(np.exp(row[target] - np.logaddexp.reduce(row)))
+
+
 @shared(max_entries=16, turns=TURNS)
 def prompt_pass(ids: tuple) -> Prompt:
     """One causal pass over the prompt, and its first rows again one position at a time."""
@@ -101,20 +108,15 @@ def prompt_pass(ids: tuple) -> Prompt:
     whole = model.forward(list(ids))
     step = _step.put(_from_trace(ids, whole), ids, len(ids))
     rows = min(TRAINING_ROWS, len(ids) - 1)
-    logits = whole.logits[:rows].astype(np.float64)
-    log_p = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
-    target = np.asarray(ids[1 : rows + 1])
-    cached, one = [], None
+    target_p, target_p_cached, max_diff, one = [], [], 0.0, None
     for i in range(rows):
         one = model.forward([ids[i]], None if one is None else one.cache)
-        cached.append(one.logits[0])
-    cached = np.asarray(cached, dtype=np.float64).reshape(rows, -1)
-    cached_log_p = cached - np.logaddexp.reduce(cached, axis=1, keepdims=True)
-    take = np.arange(rows)
+        target_p.append(_target_p(whole.logits[i], ids[i + 1]))
+        target_p_cached.append(_target_p(one.logits[0], ids[i + 1]))
+        diff = np.abs(one.logits[0].astype(np.float64) - whole.logits[i]).max()
+        max_diff = max(max_diff, float(diff))
     return Prompt(
-        step, tuple(whole.A),
-        np.exp(log_p[take, target]), np.exp(cached_log_p[take, target]),
-        float(np.abs(cached - logits).max()) if rows else 0.0,
+        step, tuple(whole.A), np.array(target_p), np.array(target_p_cached), max_diff
     )  # fmt: skip
 
 

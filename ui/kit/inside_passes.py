@@ -28,7 +28,9 @@ class Repeat:
 
 @shared(max_entries=KEEP, turns=TURNS)
 def _prompt_pass(ids: tuple, off: frozenset):
-    return decoder().forward(ids, residuals=True, off=off)
+    """Kept with its last position's logits only, the one row the page reads: the whole [n,
+    vocab] is 1 MB a piece, for as long as the pass is kept."""
+    return decoder().forward(ids, residuals=True, off=off, rows=1)
 
 
 @shared(max_entries=KEEP, turns=TURNS)
@@ -45,8 +47,8 @@ def _parts(ids: tuple) -> inside.ResidualParts:
 def _repeat(seed: int, off: frozenset) -> Repeat:
     model = decoder()
     ids = inside.repeated_tokens(model, seed)
-    run = model.forward(ids, off=off)
-    loss = inside.losses(run.logits, ids)
+    run = model.forward(ids, off=off, residuals=True, rows=0)  # the loss reads H[-1] in parts
+    loss = inside.losses_of(model, run.H[-1], ids)
     return Repeat(ids, run.A, loss, *inside.copy_halves(loss))
 
 

@@ -31,6 +31,7 @@ class PageEntry:
     unused: tuple = ()  # sidebar settings (URL keys) this page does not read: set aside there
     intro: bool = True  # under its heading, its introduction (the title's key, _title -> _intro)
     class_view: bool = True  # a teacher here shows it to the class (the room page: their desk)
+    model: bool = False  # it runs Gemma: a visit starts the model's load (ui/kit/model_load.py)
 
     @property
     def intro_key(self) -> str | None:
@@ -49,8 +50,8 @@ PAGES = (
     PageEntry("positional-encoding", "positional-encoding", "shell.page_pe", "positional_encoding.title", ":material/timeline:", "shell.section_deeper", 2, unused=("sentence", "mode", "pe", "mask")),
     PageEntry("cost", "cost", "shell.page_cost", "cost.title", ":material/speed:", "shell.section_deeper", 3),
     PageEntry("flash", "flash", "shell.page_flash", "flash.title", ":material/grid_view:", "shell.section_deeper", 4),
-    PageEntry("generate", "generate", "generate.page_generate", "generate.title", ":material/history_edu:", "shell.section_deeper", 3, unused=LAYER),
-    PageEntry("inside", "inside", "inside.page_inside", "inside.title", ":material/neurology:", "shell.section_deeper", 9, unused=LAYER),
+    PageEntry("generate", "generate", "generate.page_generate", "generate.title", ":material/history_edu:", "shell.section_deeper", 3, unused=LAYER, model=True),
+    PageEntry("inside", "inside", "inside.page_inside", "inside.title", ":material/neurology:", "shell.section_deeper", 9, unused=LAYER, model=True),
     PageEntry("train", "train", "train.page_train", "train.title", ":material/model_training:", "shell.section_deeper", 7, unused=LAYER),
     PageEntry("trained", "trained", "shell.page_trained", "trained.title", ":material/school:", "shell.section_deeper", 9, unused=LAYER),
     PageEntry("lessons", "lessons", "lessons.page_lessons", "lessons.lessons_title", ":material/menu_book:", "room.section_class", 0, unused=LAYER, intro=False),
