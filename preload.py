@@ -16,6 +16,10 @@ page's first run still imports for the first time.
 import importlib
 import pkgutil
 
+from ui.kit import process
+
+process.tune()  # the process's settings, before NumPy's import (ui/kit/process.py): for app.py
+
 # The app's own packages, every module of them: what app.py and the pages import at their top.
 APP_PACKAGES = ("core", "measure", "classroom", "ui")
 

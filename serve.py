@@ -16,19 +16,12 @@ works without the store). `streamlit run app.py` runs the same app without these
 (a student's page then looks at its room with a fragment every second instead).
 """
 
-import os
+from ui.kit import process
 
-# OpenBLAS's threads, once a product is done, spin for 2^28 cycles (about 0.1 s) waiting for the
-# next one before they sleep: between a class's passes they took a core from the pages being drawn.
-# 2^18 cycles (about 0.1 ms) still covers the gaps inside one pass. A class on /generate (60
-# students) used 86-89 CPU-s without it and 60 with it (the same code; 67 at 2^4, where waking the
-# threads costs), and one token alone took 55 ms instead of 63 (classroom_issue42_round4.txt in
-# bench/results/). OpenBLAS reads it once, as NumPy loads it: so before any import.
-os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "18")
+process.tune()  # before NumPy's import: OpenBLAS's wait, the collector, thread switches, arenas
 
 import asyncio
-import gc
-import sys
+import os
 from contextlib import asynccontextmanager
 from importlib import import_module
 from pathlib import Path
@@ -39,27 +32,11 @@ from starlette.routing import Route
 
 from classroom import pulse, teach_link
 from classroom.store import shared_problem as store_problem
-from ui.kit import heap
 from ui.kit.browser import BROWSER_COOKIE
 from ui.room.connection import TEACHER_COOKIE
 
 HERE = Path(__file__).parent
 PULSE = pulse.Pulse()
-# A class's burst (every student's page rerun at once after a teacher's change) makes many
-# short-lived objects. Collected at Python's default 700 young objects, enough of them outlived a
-# collection to reach the old generation, whose full collections (75-100 ms each: the tokenizer's
-# dictionary, Plotly, the models) came three times in one room bench. From 20 000, such a run spent
-# 0.14-0.29 CPU s collecting instead of 0.60, no full collection (bench/results/, issue 24 round 7).
-gc.set_threshold(20_000, 10, 10)
-# In that burst 60 script threads take turns holding the GIL. At Python's default 5 ms each run of
-# ~25 ms is cut about five times, each cut a thread switch with a cold cache and a chance to stall
-# others on Streamlit's config lock (asked on every element). Cut every 50 ms, the room bench's p95
-# over 8 alternated runs was 1.41-2.23 s (median 1.77, 5 met) against 1.45-2.24 s (median 2.14, 3
-# met); every-page reruns and the measure storm held (bench/results/, issue 24 round 8).
-sys.setswitchinterval(0.05)
-# Those 60 threads, each allocating on its own, would spread the C heap over up to 16 arenas on
-# two cores, each keeping what was freed in it resident (ui/kit/heap.py).
-heap.limit_arenas(2)
 os.environ[pulse.ENV] = pulse.PATH  # the pages know that this process answers it
 
 

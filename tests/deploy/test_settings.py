@@ -125,3 +125,29 @@ def test_the_watcher_check_sees_a_watcher_when_one_runs():
     command = readme_start_command() + " --server.fileWatcherType=auto"
     _pid, _config, watches = opened(command)
     assert watches >= 1
+
+
+@pytest.mark.parametrize("entry", ["import preload", "import serve"])
+def test_the_process_settings_come_before_numpy_on_both_entry_points(entry):
+    """serve.py and preload.py (app.py's first import) set the process's settings (ui/kit/
+    process.py) before NumPy loads, where OpenBLAS reads its spin-wait: checked in a fresh
+    interpreter, as a server's first session finds it."""
+    probe = (
+        "import sys, os, gc\n"
+        "import builtins\n"
+        "real = builtins.__import__\n"
+        "seen = {}\n"
+        "def watch(name, *a, **k):\n"
+        "    if name == 'numpy' and 'numpy' not in sys.modules and 'first' not in seen:\n"
+        "        seen['first'] = os.environ.get('OPENBLAS_THREAD_TIMEOUT')\n"
+        "    return real(name, *a, **k)\n"
+        "builtins.__import__ = watch\n"
+        f"{entry}\n"
+        "print(seen.get('first'), sys.getswitchinterval(), gc.get_threshold()[0])\n"
+    )
+    out = subprocess.run(
+        [os.sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    spin, switch, young = out.stdout.split()[-3:]
+    assert (spin, round(float(switch), 6), young) == ("18", 0.05, "20000")
