@@ -15,6 +15,7 @@ logits, A and residuals come back to the host as NumPy; the cache stays where th
 The positions, RoPE's angles and the window's mask are a few small NumPy arrays made on the host.
 """
 
+import array
 import math
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
@@ -356,8 +357,10 @@ def read_gemma(paths) -> Gemma:
         for i in range(config.n_layers)
     ]
     tokenizer = BPETokenizer(
-        list(m["tokenizer.ggml.tokens"]), m["tokenizer.ggml.scores"].tolist(),
-        m["tokenizer.ggml.token_type"].tolist(), int(m["tokenizer.ggml.bos_token_id"]),
+        list(m["tokenizer.ggml.tokens"]),
+        array.array("f", m["tokenizer.ggml.scores"].tolist()),  # packed: a list of 262 144
+        array.array("i", m["tokenizer.ggml.token_type"].tolist()),  # Python floats was 8 MB
+        int(m["tokenizer.ggml.bos_token_id"]),
         int(m["tokenizer.ggml.eos_token_id"]),
     )  # fmt: skip
     embedding = f.tensor("token_embd.weight")

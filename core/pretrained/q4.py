@@ -9,6 +9,7 @@ table only row by row: the model keeps its 4-bit blocks (12 MB), not 85 MB of fl
 class on every page, with Gemma loaded, could not spare (issue 54); a pass takes about 40 ms more.
 """
 
+import array
 import mmap
 import struct
 from collections.abc import Mapping
@@ -114,7 +115,8 @@ def read_e5(path: Path, name: str) -> BertModel:
     vocabulary = [blob[a:b].decode("utf-8") for a, b in zip(offsets[:-1], offsets[1:])]
     n_norm, norm_size = r.take("iI")
     normalisation = _normalisation(r.array("u1", norm_size).tobytes(), n_norm)
-    tokenizer = UnigramTokenizer(vocabulary, scores.tolist(), normalisation, bos, eos, unk)
+    packed = array.array("f", scores.tolist())  # (a list of Python floats: 8 MB)
+    tokenizer = UnigramTokenizer(vocabulary, packed, normalisation, bos, eos, unk)
 
     raw = {}
     (count,) = r.take("i")
