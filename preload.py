@@ -124,8 +124,20 @@ def preload() -> list[str]:
     import core
 
     core.active_backend()  # NumPy's, or CuPy's where a GPU is usable
-    core.tokenize("预热一下", mode="jieba")  # jieba's dictionary, loaded once (about 1 s)
+    core.tokenize("预热一下", mode="jieba")  # jieba's dictionary (kept arrays: milliseconds)
+    _streamlit_once()
     return done
+
+
+def _streamlit_once() -> None:
+    """Streamlit asks once per process, at the first element a page draws, whether it runs in a
+    Python prompt: inspect.stack() reads the source of every frame, 0.16 s with the interpreter
+    held, in the middle of a class's first pages. Asked here instead (in a server: it prints
+    nothing there)."""
+    from streamlit import delta_generator, runtime
+
+    if runtime.exists():
+        delta_generator._maybe_print_use_warning()
 
 
 preload()

@@ -9,6 +9,8 @@ import heapq
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 META = "\u2581"  # ▁, SentencePiece's visible space
 NORMAL, UNKNOWN, CONTROL, USER, UNUSED, BYTE = 1, 2, 3, 4, 5, 6  # GGUF token types
 
@@ -25,10 +27,16 @@ class BPETokenizer:
     _whole: re.Pattern = field(init=False, repr=False)
 
     def __post_init__(self):
-        kinds = list(enumerate(self.vocabulary))
-        self._ids = {t: i for i, t in kinds if self.types[i] in (NORMAL, USER)}
-        self._bytes = {int(t[3:5], 16): i for i, t in kinds if self.types[i] == BYTE}
-        whole = sorted((t for i, t in enumerate(self.vocabulary) if self.types[i] == USER), key=len)
+        """The lookups, by type picked with NumPy: a Python test per piece of 262 144 took 0.15-0.2
+        s with the interpreter held, while a class's first pages drew (issue 54)."""
+        types, text = np.asarray(self.types), self.vocabulary.__getitem__
+
+        def of(*kinds) -> list[int]:
+            return np.flatnonzero(np.isin(types, kinds)).tolist()
+
+        self._ids = dict(zip(map(text, of(NORMAL, USER)), of(NORMAL, USER), strict=True))
+        self._bytes = {int(text(i)[3:5], 16): i for i in of(BYTE)}
+        whole = sorted(map(text, of(USER)), key=len)
         self._whole = re.compile("|".join(re.escape(t) for t in reversed(whole)))
 
     def _merge(self, text: str) -> list[int]:
