@@ -7,7 +7,8 @@ sessions and the model's passes leave it spread over many. Elsewhere (not glibc)
 import ctypes
 import ctypes.util
 
-M_ARENA_MAX = -8  # mallopt's parameter (malloc.h)
+M_ARENA_MAX = -8  # mallopt's parameters (malloc.h)
+M_MMAP_THRESHOLD = -3
 
 
 def _libc():
@@ -24,6 +25,14 @@ LIBC = _libc()
 def limit_arenas(most: int) -> bool:
     """At most ``most`` arenas from now on (before the threads start allocating); True if set."""
     return bool(LIBC is not None and LIBC.mallopt(M_ARENA_MAX, most))
+
+
+def map_from(size: int) -> bool:
+    """Every allocation of ``size`` bytes or more mapped on its own, and unmapped when freed; True
+    if set. glibc's default raises this bar to the largest block freed so far (up to 32 MB), so
+    after a model's first [32, 262 144] logits, the next ones came from the heap, and what was
+    freed there stayed resident under the next pass's arrays."""
+    return bool(LIBC is not None and LIBC.mallopt(M_MMAP_THRESHOLD, size))
 
 
 def give_back() -> None:
