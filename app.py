@@ -1,13 +1,10 @@
 """Self-Attention, Step by Step: page setup, the shared sidebar, and the pages."""
 
-from pathlib import Path
-
 import streamlit as st
 
 import preload  # noqa: F401 (first: a page's lazy imports done before any page runs; preload.py)
 from ui.kit import emoji_check, model_load
 from ui.kit.errors import show_unexpected_error
-from ui.kit.i18n import t
 from ui.kit.session import PAGE_SCRIPT, SETTINGS_DRAWN
 from ui.room.hooks import (
     follow_page,
@@ -17,11 +14,11 @@ from ui.room.hooks import (
     room_panel,
     room_sets,
 )
-from ui.shell.registry import PAGES, by_url, script_path
+from ui.shell.navigation import session_pages
+from ui.shell.registry import by_url
 from ui.shell.sidebar import language, sidebar
 from ui.shell.style import FAVICON, apply_style
 
-HERE = Path(__file__).parent
 emoji_check.remember()  # Streamlit's emoji check, once per label (ui/kit/emoji_check.py)
 
 st.set_page_config(
@@ -33,26 +30,6 @@ st.set_page_config(
 )
 join_from_url()  # a room in the URL, and the teacher's latest view, before any widget is drawn
 lang = language()
-
-
-def session_pages(lang: str) -> dict:
-    """The navigation's pages in ``lang``, made once per session and language: building a page
-    resolves its file on disk, which every rerun of every session would otherwise repeat."""
-    made = st.session_state.setdefault("_pages", {})
-    if lang not in made:
-        sections = {}
-        for page in PAGES:
-            sections.setdefault(t(page.section), []).append(
-                st.Page(
-                    HERE / script_path(page.script),
-                    title=t(page.nav_key),
-                    icon=page.icon,
-                    url_path=page.url or None,
-                    default=not page.url,
-                )
-            )
-        made[lang] = sections
-    return made[lang]
 
 
 # expanded: every page listed where the navigation folds into the sidebar (a phone), with no
