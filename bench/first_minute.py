@@ -99,7 +99,8 @@ def on_one_server(root: Path, script: str, pages: list[str], query: str = "") ->
 
 def through_replicas(root: Path, sessions: int) -> dict:
     pages = [PAGES[i % len(PAGES)] if i % 2 else "" for i in range(sessions)]  # half on /
-    with deployed(3, root=root) as (base, pids, _redis):
+    python = {"PYTHON": sys.executable}  # this checkout's packages (another has no .venv)
+    with deployed(3, env=python, root=root) as (base, pids, _redis):
         peak = PeakMemory(list(pids.values()))
         try:
             result = asyncio.run(asyncio.wait_for(a_class(base, pages, "lang=en"), 600))

@@ -24,11 +24,14 @@ class UnigramTokenizer:
     _ids: dict = field(init=False, repr=False)
 
     def __post_init__(self):
-        self._ids = {}
-        for i, text in enumerate(self.vocabulary):
-            if text and i != self.unk:
-                self._ids.setdefault(text, i)
-        self._longest = max(len(text) for text in self.vocabulary)
+        """Each text's first id (<unk>'s own text and the empty text left out), built from the
+        last id to the first so that the first one stays: in C, not a Python loop over 250 037
+        pieces (0.1 s with the interpreter held, while a class's first pages drew)."""
+        texts = list(self.vocabulary)
+        texts[self.unk] = ""
+        self._ids = dict(zip(reversed(texts), range(len(texts) - 1, -1, -1)))
+        self._ids.pop("", None)
+        self._longest = max(map(len, self.vocabulary))
         self._unk_score = min(self.scores) - 10.0
 
     def normalise(self, text: str) -> str:
