@@ -13,23 +13,26 @@ from ui.views.generate import inside, next_token, prompt, writing
 
 settings = current()
 base, decimals = settings.base, settings.decimals
-page_header()
+page_header(folded=settings.presentation)
 model = prompt.model_or_stop()
 text = prompt.prompt_box(settings.lang)
 ids = prompt.prompt_ids_or_stop(model, text)
 prompt_pass(ids)  # first: a learner whose pass waits its turn sees the line under the box
-st.subheader(t("generate.pieces_title"))
-st.caption(markdown_text(t("generate.pieces_text")))
-prompt.pieces_table(model, ids)
 
+# the first screen: the prompt, then Next and the bars, with the rules and the layer and head
+# (on a projector the rules fold away, and the bars come within the first screen)
 st.subheader(t("generate.next_title"))
 st.info(t("generate.think"), icon=":material/psychology:")
-rules = next_token.rules()
-st.subheader(t("generate.write_title"))
-st.caption(t("generate.write_text"))
-view = writing.layer_and_head(model, base)
+with st.expander(t("generate.rules_fold")) if settings.presentation else st.container():
+    row = st.columns([*next_token.COLUMNS, 1, 1], vertical_alignment="bottom")
+    rules = next_token.rules(row[:5])
+    view = writing.layer_and_head(model, base, row[5:])
 writing.section(model, ids, rules, view, base, decimals)
+st.caption(t("generate.write_text"))
 
+st.subheader(t("generate.pieces_title"))
+st.caption(markdown_text(t("generate.pieces_text")))
+prompt.pieces_table(model, ids, base)
 st.subheader(t("generate.train_title"))
 inside.training(model, ids, decimals, base)
 inside.attention_map(model, ids, view, decimals, base)

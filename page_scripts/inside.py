@@ -10,24 +10,29 @@ from ui.shell.sidebar import current
 from ui.views.generate import prompt
 from ui.views.inside import gallery, heads_off, lens, residual
 
-current()  # the sidebar's settings taken (this page reads none of the layer's)
-page_header()
+settings = current()  # the numbering and the language (none of the layer's settings)
+base = settings.base
+page_header(folded=settings.presentation)
 model = prompt.model_or_stop()
-text = lens.prompt_box()
+text = lens.prompt_box(settings.lang)
 ids = prompt.prompt_ids_or_stop(model, text)
 
 st.subheader(t("inside.lens_title"))
 st.info(t("inside.think"), icon=":material/psychology:")
-st.caption(t("inside.lens_text"))
-found = lens.section(model, ids)
+with st.spinner(t("inside.working_lens")):  # the top bar shows no running indicator
+    found = lens.section(model, ids, base)
+st.caption(t("inside.lens_text"))  # (after the table: a projector's first screen holds it)
 
 st.subheader(t("inside.sum_title"))
-residual.section(model, ids, found.answer)
+with st.spinner(t("inside.working_sum")):
+    residual.section(model, ids, found.answer, base)
 
 st.subheader(t("inside.gallery_title"))
 st.caption(t("inside.gallery_text"))
-gallery.section(model, ids)
+with st.spinner(t("inside.working_heads", heads=model.config.n_layers * model.config.n_heads)):
+    gallery.section(model, ids, base)
 
 st.subheader(t("inside.off_title"))
 st.caption(t("inside.off_text"))
-heads_off.section(model, ids, found.answer)
+with st.spinner(t("inside.working_off")):
+    heads_off.section(model, ids, found.answer, base)

@@ -10,4 +10,4 @@ from ui.views import lessons
 settings = current()
 page_header()
 st.caption(t("lessons.lessons_intro"))
-lessons.show(settings.lang)
+lessons.show(settings.lang, settings.base)

@@ -12,10 +12,11 @@ from ui.shell.sidebar import current
 from ui.views.train import backward, curves, live, maps, scaling
 from ui.views.train.settings import settings as chosen
 
-current()  # the sidebar's settings taken (this page reads none of the layer's)
-page_header()
+drawn = current()  # the numbering and the projector (this page reads none of the layer's)
+base = drawn.base
+page_header(folded=drawn.presentation)
 st.info(t("train.think"), icon=":material/psychology:")
-settings = chosen()
+settings = chosen(drawn.presentation)
 if settings is None:
     st.stop()
 st.session_state[TRAIN_SETTINGS] = settings  # a room asks when its induction head forms
@@ -23,14 +24,14 @@ followed = live.followed(settings)
 if followed is not None:
     run, seconds = followed
     _, snapshots = run.until(seconds)
-    curves.when(run, seconds)
+    curves.when(run, seconds, base)
     st.subheader(t("train.maps_title"))
-    maps.section(snapshots)
+    maps.section(snapshots, base)
     st.subheader(t("train.scores_title"))
     st.caption(t("train.scores_text"))
-    curves.scores_chart(snapshots)
+    curves.scores_chart(snapshots, base)
 
 st.subheader(t("train.backward_title"))
-backward.section(settings)
+backward.section(settings, base)
 st.subheader(t("train.scale_title"))
 scaling.section(settings)

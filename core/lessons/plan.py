@@ -8,7 +8,7 @@ item that shows it, and what a lesson never shows comes from an earlier lesson. 
 lesson: its ``base`` (rows from 0, or from 1) goes into every item's settings.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 LIKE = "我 喜欢 学习 语言"  # 第二篇's four positions, looking at 学习
 MOVIE = "这 部 电影 很 好看"  # 第三篇's example: 好看 attends to 电影
@@ -46,7 +46,6 @@ class Item:
 class Lesson:
     key: str  # lesson_<key>_title / _intro / _source in lessons.toml
     items: tuple
-    base: int = 0  # its rows, tokens and heads are numbered from 0, or from 1
 
 
 def walk(key: str, shows: tuple | None = None, uses: tuple = (), **params) -> Item:
@@ -61,12 +60,10 @@ def page(key: str, script: str, *params, shows: tuple = (), uses: tuple = (), st
     return Item(key, script, tuple(params), shows, uses, tuple(state))
 
 
-def lesson(key: str, *items: Item, base: int = 0) -> Lesson:
-    """A lesson numbered from ``base``: every item carries it (base=1), or puts it back to the
-    default (no base in the URL)."""
-    if base:
-        items = tuple(replace(item, params=(*item.params, ("base", "1"))) for item in items)
-    return Lesson(key, tuple(items), base)
+def lesson(key: str, *items: Item) -> Lesson:
+    """A lesson: its items in order. Its links leave the numbering alone (the learner's own, or
+    the room's: ui/kit/settings.py's base)."""
+    return Lesson(key, tuple(items))
 
 
 PIPELINE = ("qkv", "scores", "scaled", "softmax", "av")  # a page that runs the whole layer
@@ -124,7 +121,6 @@ LESSONS = (
         walk("love_back_pe", shows=(), uses=("pe", "word_order"), sentence="你喜欢我",
              mode="char", pe="true", step="av"),
         page("flash", "flash", shows=("flash",), uses=("scores", "softmax", "av")),
-        base=1,
     ),
     lesson("writes",
         walk("causal_train", shows=CAUSAL, step="softmax", mask="causal"),
@@ -143,7 +139,7 @@ LESSONS = (
     lesson("inside",
         page("inside_lens", "inside", ("in_prompt", TRANSLATION), shows=("lens",),
              uses=("next_token",)),
-        page("inside_fact", "inside", ("in_prompt", "中国的首都是"), shows=("residual_sum",),
+        page("inside_fact", "inside", ("in_prompt", "太阳系有八大"), shows=("residual_sum",),
              uses=("lens",)),
         page("inside_induction", "inside", ("in_on", "repeat"), ("in_sort", "induction"),
              shows=("induction",), uses=("heads", "softmax")),

@@ -1,5 +1,5 @@
 """The README's first command, typed as written, runs the production settings of
-.streamlit/config.toml: no file watcher, no run on save, the viewer's toolbar, no usage stats.
+.streamlit/config.toml: no file watcher, no run on save, the minimal toolbar (no menu, no running indicator), no usage stats.
 
 Issue 54: every bench and server test passed --server.fileWatcherType=none while the README's
 command did not, and a class's first renders took 19-21 s on what users run against 3.8 s on what
@@ -116,7 +116,7 @@ def test_the_readme_command_as_written_runs_production_settings(script):
     assert watches == 0, "Streamlit's file watcher is on"
     assert config.allow_run_on_save is False
     assert config.gather_usage_stats is False
-    assert config.toolbar_mode == Config.ToolbarMode.VIEWER
+    assert config.toolbar_mode == Config.ToolbarMode.MINIMAL  # no English menu, no "Stop"
 
 
 def test_the_watcher_check_sees_a_watcher_when_one_runs():

@@ -1,6 +1,6 @@
 """The lessons' table (core/lessons/plan.py): every item names a page and valid settings, its link
 carries the same settings and its place in the lesson, nothing is used before it is shown, and
-each lesson keeps one numbering."""
+no item changes the learner's numbering."""
 
 from dataclasses import replace
 
@@ -8,7 +8,10 @@ import pytest
 
 from core.lessons.plan import LESSONS, LIKE, MOVIE, NEEDS, position, used_too_early
 from core.tokens import tokenize
+from ui.kit.i18n import t
+from ui.kit.number_text import numbered
 from ui.kit.settings import BY_URL
+from ui.shell.lesson_band import item_title
 from ui.shell.registry import PAGES
 from ui.views.lessons import url
 from ui.views.walkthrough.steps import NAMES
@@ -38,7 +41,7 @@ def test_the_issues_examples_are_all_there():
     like = next(p for p in params if p.get("sentence") == LIKE)
     assert tokenize(LIKE)[int(like["focus"])] == "学习"
     t4 = next(p for p in params if p.get("d_model") == "64")
-    assert len(tokenize(t4["sentence"])) == 4 and t4["n_heads"] == "1" and t4["base"] == "1"
+    assert len(tokenize(t4["sentence"])) == 4 and t4["n_heads"] == "1"
     loves = {
         (p["sentence"], p["pe"]) for p in params if p.get("sentence") in ("我喜欢你", "你喜欢我")
     }
@@ -96,11 +99,17 @@ def test_a_walkthrough_step_needs_only_steps_before_it():
                 assert set(NEEDS[dict(item.params)["step"]]) <= set(item.uses), item.key
 
 
-def test_each_lesson_has_one_numbering():
-    for lesson in LESSONS:
-        bases = {dict(item.params).get("base", "0") for item in lesson.items}
-        assert bases == {str(lesson.base)}, lesson.key
-    assert [lesson.base for lesson in LESSONS] == [0, 0, 1, 0, 0, 0]  # the third: q₁ … q₄
+def test_no_item_sets_the_numbering_and_its_title_follows_the_learners():
+    """One numbering for the app: a lesson's link leaves the learner's (or the room's) as it is,
+    and its titles number rows and layers as the pages do."""
+    assert not [item.key for lesson in LESSONS for item in lesson.items
+                if "base" in dict(item.params)]  # fmt: skip
+    t4 = next(item for lesson in LESSONS for item in lesson.items if item.key == "t4_scores")
+    lens = next(item for lesson in LESSONS for item in lesson.items if item.key == "inside_lens")
+    assert "q₁·k₁ … q₄·k₄" in item_title(t4, 1) and "q₀·k₀ … q₃·k₃" in item_title(t4, 0)
+    assert "13–16" in item_title(lens, 1) and "17" in item_title(lens, 1)
+    assert "12–15" in item_title(lens, 0) and "16" in item_title(lens, 0)
+    assert "从层 17 开始" in t("lessons.item_inside_lens", "zh", **numbered(1))
 
 
 @pytest.mark.parametrize(

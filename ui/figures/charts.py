@@ -669,9 +669,11 @@ def line_chart(
     tick_every_x: bool = True,
     y_range=None,
     marks=(),
+    x_labels=None,
 ):
-    """Lines over xs, one per named series (log-log by default; ``log_y`` overrides the y axis).
-    ``colours``: one per series (e.g. from SERIES), else LINE_COLOURS in order; ``dashes``: one
+    """Lines over xs, one per named series (log-log by default; ``log_y`` overrides the y axis;
+    ``x_labels``: one tick label per x, in place of the numbers). ``colours``: one per series
+    (e.g. from SERIES), else LINE_COLOURS in order; ``dashes``: one
     per series ("solid", "dash"); ``marks``: (x, label) pairs, each a dotted vertical line with
     its label at the top. Shared between sessions: never change the figure returned."""
     log_y = log if log_y is None else log_y
@@ -688,7 +690,7 @@ def line_chart(
         xaxis={
             "title": x_title,
             "type": "log" if log else "linear",
-            **({"tickvals": xs} if tick_every_x else {}),
+            **_x_ticks(xs, tick_every_x, x_labels),
         },
         yaxis={
             "title": y_title,
@@ -703,6 +705,13 @@ def line_chart(
         fig.add_vline(x=x, line_dash="dot", line_color="#888", annotation_text=plotly_text(label),
                       annotation_position="top right")  # fmt: skip
     return fig
+
+
+def _x_ticks(xs: list, every: bool, labels) -> dict:
+    """Every x ticked (with its label in place of the number, given ``labels``), or Plotly's."""
+    if labels:
+        return {"tickvals": xs, "ticktext": list(labels)}
+    return {"tickvals": xs} if every else {}
 
 
 def _line(xs, ys, name: str, colour: str, dash: str, marker_size: int | None) -> go.Scatter:

@@ -4,6 +4,7 @@ The strings live in assets/strings/ as data (README: "Translating"); t() looks t
 """
 
 import math
+import re
 import threading
 import tomllib
 from pathlib import Path
@@ -75,10 +76,29 @@ def pick(entry: dict, lang: str, params: dict) -> str:
     return text
 
 
+HAN = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # Chinese characters and full-width punctuation
+# a space between Chinese and a placeholder ("直到 {top1} 之后"), kept before a number or a Latin
+# word ("层 17"), dropped where the value begins (or ends) in Chinese too ("直到层 17 之后")
+_SPACE_BEFORE = re.compile(f"(?<=[{HAN}]) (\\{{(\\w+)\\}})")
+_SPACE_AFTER = re.compile(f"(\\{{(\\w+)\\}}) (?=[{HAN}])")
+
+
+def _tight(text: str, params: dict) -> str:
+    """``text`` without the spaces that would stand between two Chinese characters once its
+    placeholders are filled in."""
+
+    def han(name: str, end: int) -> bool:
+        value = str(params.get(name, ""))
+        return bool(value) and re.match(f"[{HAN}]", value[end]) is not None
+
+    text = _SPACE_BEFORE.sub(lambda m: m[1] if han(m[2], 0) else m[0], text)
+    return _SPACE_AFTER.sub(lambda m: m[1] if han(m[2], -1) else m[0], text)
+
+
 def t(key: str, lang: str | None = None, **params) -> str:
     """The string ``key`` in ``lang`` (default: the session's language), formatted with params."""
     text = pick(STRINGS[key], lang or current_lang(), params)
-    return text.format(**params) if params else text
+    return _tight(text, params).format(**params) if params else text
 
 
 def error_text(error, lang: str | None = None) -> str:

@@ -4,7 +4,7 @@ subscripts, tiny numbers as powers of ten, brackets in products, positions from 
 from core.lessons.number_text import num, power_of_ten, sub
 
 __all__ = ["num", "sub", "power_of_ten", "factor", "sum_notes", "shown_index", "row_label",
-           "indices"]  # fmt: skip
+           "indices", "numbered"]  # fmt: skip
 
 
 def factor(value: float, decimals: int) -> str:
@@ -26,6 +26,14 @@ def shown_index(i: int, base: int) -> str:
 def row_label(i: int, token: str, base: int) -> str:
     """'2 · 电影': a row's number and its token, as pickers and tables show them."""
     return f"{i + base} · {token}"
+
+
+def numbered(base: int, up_to: int = 32) -> dict:
+    """A text's code indices as the page numbers them: a string writes index k (counted from 0)
+    as {ik}, or as a subscript {sk}; e.g. "layer {i16}" says "layer 17" from 1, "q{s0}" q₁."""
+    return {f"i{k}": k + base for k in range(up_to)} | {
+        f"s{k}": sub(k + base) for k in range(up_to)
+    }
 
 
 def indices(count: int, base: int) -> list[str]:

@@ -1,5 +1,5 @@
 """The session-state keys that cross modules, named once, and the two facts of this session that
-every layer asks: its first index (0, or 1 with URL base=1) and its browser's anonymous id."""
+every layer asks: its first index (1, or 0 with URL base=0) and its browser's anonymous id."""
 
 import streamlit as st
 
@@ -22,9 +22,25 @@ GEN_CANDIDATES = "_gen_candidates"  # the generate page's next-token candidates,
 LEFT_ROOM = "_left_room"  # a teacher left: the browser's key is no longer taken back
 
 
+# the pickers whose choices print a number that follows the numbering: a browser keeps showing a
+# picked choice's old label until its value is set again, so switching the numbering sets them
+NUMBERED_PICKERS = (
+    "head", "focus", "pj_head", "pj_q", "batch_sentence", "answer_row", "tr_bw_head", "in_off",
+    "gen_layer", "gen_head", "tr_layer", "tr_head", "tr_focus", "tr_key",
+)  # fmt: skip
+
+
+def relabel_pickers() -> None:
+    """The numbering switched: each numbered picker's value set again (the same value), so that
+    the browser draws it with its new label."""
+    for key in NUMBERED_PICKERS:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
 def base() -> int:
-    """The first index of rows, columns, heads and steps in this session: 0, or 1 (URL base=1)."""
-    return 1 if st.session_state.get("base_toggle") else 0
+    """The first index of rows, columns, heads and steps in this session: 1, or 0 (URL base=0)."""
+    return 1 if st.session_state.get("base_toggle", True) else 0
 
 
 def anonymous_id() -> str:

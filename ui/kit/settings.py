@@ -76,8 +76,10 @@ SETTINGS = (
     Setting("decimals", int, "slider", "shell.decimals", 2, tuple(range(5)), int, bound=True, at=(0, 4)),
     Setting("presentation", bool, "toggle", "shell.presentation", False, (True, False),
             _flag("true", "false"), url="big", bound=True),
-    Setting("base", int, "coded_toggle", "shell.number_from_one", False, (True, False),
-            _flag("1", "0"), key="base_toggle", help="shell.number_from_one_help", reset=True),
+    # one numbering for every page (rows, tokens, layers, heads), kept by a lesson's links and
+    # followed by a room; from 1 unless the learner asks for Python's 0 (base=0 in the URL)
+    Setting("base", int, "coded_toggle", "shell.number_from_one", True, (True, False),
+            _flag("1", "0"), key="base_toggle", help="shell.number_from_one_help", followed=True),
     # the walkthrough's own, in its URL and a room's view (its choices are its steps and rows)
     Setting("step", str, "page", "step", "tokens", followed=True, reset=True),
     Setting("head", int, "page", "walkthrough.head", 0, parse=int, followed=True, reset=True),

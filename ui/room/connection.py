@@ -231,6 +231,8 @@ def current_view(settings) -> dict:
     view = {"page": state.get(PAGE_SCRIPT, "walkthrough")}
     for s in FOLLOWED:
         value = getattr(settings, s.name) if s.widget != "page" else state.get(s.state_key)
+        if s.widget == "coded_toggle":  # the switch's own value (the numbering: 1 -> True)
+            value = bool(value)
         if value is not None and (s.type is not int or isinstance(value, int)):
             view[s.state_key] = value
     return view

@@ -8,6 +8,7 @@ import streamlit as st
 from core.lessons.plan import LESSONS, Lesson, position
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
+from ui.kit.number_text import numbered
 from ui.kit.session import FOCUS_CHOSEN
 from ui.kit.settings import BY_URL, SETTINGS
 from ui.shell.registry import script_path
@@ -81,11 +82,16 @@ def _arrive(lesson: Lesson, index: int) -> None:
             st.html(TO_TOP.replace("{place}", "/".join(place)), unsafe_allow_javascript=True)
 
 
-def _title(lesson: Lesson, index: int) -> str:
-    return t(f"lessons.item_{lesson.items[index].key}")
+def item_title(item, base: int) -> str:
+    """An item's title, its numbers (rows, layers, heads) as the page numbers them."""
+    return t(f"lessons.item_{item.key}", **numbered(base))
 
 
-def _step(label: str, lesson: Lesson, index: int, key: str) -> None:
+def _title(lesson: Lesson, index: int, base: int) -> str:
+    return item_title(lesson.items[index], base)
+
+
+def _step(label: str, lesson: Lesson, index: int, key: str, base: int) -> None:
     """The previous or next item's button; greyed out past either end of the lesson."""
     inside = 0 <= index < len(lesson.items)
     st.button(
@@ -94,14 +100,14 @@ def _step(label: str, lesson: Lesson, index: int, key: str) -> None:
         on_click=go,
         args=(lesson, index),
         disabled=not inside,
-        help=t("lessons.band_goes_to", nth=index + 1, title=_title(lesson, index))
+        help=t("lessons.band_goes_to", nth=index + 1, title=_title(lesson, index, base))
         if inside
         else None,
         type="tertiary",
     )
 
 
-def band(lang: str) -> None:
+def band(lang: str, base: int) -> None:
     """Open the item a button asked for; else, where the URL names a lesson's item, the band
     with the lesson's number, the item's, its title and the buttons to its neighbours."""
     open_if_asked(lang)
@@ -115,9 +121,9 @@ def band(lang: str) -> None:
     with st.container(key="lesson_band", horizontal=True, vertical_alignment="center"):
         place = t("lessons.band_position", nth=here["lesson"], item=here["item"],
                   n=len(lesson.items))  # fmt: skip
-        st.markdown(f"**{place}** · {markdown_text(_title(lesson, index))}", width="stretch")
-        _step("lessons.band_previous", lesson, index - 1, "lesson_previous")
-        _step("lessons.band_next", lesson, index + 1, "lesson_next")
+        st.markdown(f"**{place}** · {markdown_text(_title(lesson, index, base))}", width="stretch")
+        _step("lessons.band_previous", lesson, index - 1, "lesson_previous", base)
+        _step("lessons.band_next", lesson, index + 1, "lesson_next", base)
         st.page_link(
             script_path("lessons"), label=t("lessons.band_all"), icon=":material/menu_book:"
         )

@@ -5,7 +5,8 @@ import streamlit as st
 
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import DEFAULT_SENTENCE, LANG_NAMES, LANGS, labeller, settle_lang, t
-from ui.kit.session import SETTINGS_DRAWN
+from ui.kit.number_box import number_box
+from ui.kit.session import SETTINGS_DRAWN, relabel_pickers
 from ui.kit.settings import SIDEBAR, Setting, Settings, settings_from
 from ui.kit.url import check_url, coded_choice, keep_in_url, url_choice
 from ui.shell.lesson_band import band
@@ -51,7 +52,7 @@ def _select(s: Setting, lang: str, **kw):
 
 def _number(s: Setting, lang: str, **kw):
     low, high = s.at
-    return st.number_input(t(s.label), low, high, s.default, step=1, key=s.state_key, **kw, **BIND)
+    return number_box(st, t(s.label), low, high, s.default, s.state_key, **kw, **BIND)
 
 
 def _slider(s: Setting, lang: str, **kw):
@@ -66,7 +67,7 @@ def _toggle(s: Setting, lang: str, **kw):
 def _coded(widget):
     def draw(s: Setting, lang: str, **kw):
         codes = s.choices
-        return url_choice(widget, t(s.label), codes, s.in_url, s.default,
+        return url_choice(widget, t(s.label), codes, s.in_url, s.default, tell=False,
                           format_func=labeller(s.coded), **kw)  # fmt: skip
 
     return draw
@@ -76,7 +77,7 @@ def _coded_toggle(s: Setting, lang: str, **kw):
     """A switch whose URL keeps its code (base=1) only when it is not the default."""
     codes = {True: "1", False: "0"}  # the row's parse reads them back
     on = coded_choice(s.in_url, tuple(codes.values()), codes[s.default]) == codes[True]
-    value = st.toggle(t(s.label), value=on, key=s.state_key, **kw)
+    value = st.toggle(t(s.label), value=on, key=s.state_key, on_change=relabel_pickers, **kw)
     keep_in_url(s.in_url, codes[value], codes[s.default])
     return value
 
@@ -154,5 +155,7 @@ def current() -> Settings:
     """The settings app.py drew in this run (each run's page takes them once). Every page starts
     here: an item a lesson's button asked for opens, and a lesson's item shows its band."""
     settings = st.session_state.pop(SETTINGS_DRAWN)
-    band(settings.lang)  # a lesson's item: where the learner is in it, and its neighbours
+    band(
+        settings.lang, settings.base
+    )  # a lesson's item: where the learner is in it, and its neighbours
     return settings

@@ -20,11 +20,18 @@ BASE_CSS = """
 <style>
 .block-container {padding-top: 3.2rem; padding-bottom: 2rem; max-width: 1400px;}
 [data-testid="stSidebar"] h3 {margin-top: 0.6rem;}
-/* the language switch sits in the top bar, left of the menu, on every page and screen */
-.st-key-lang_band {position: fixed; top: 0.55rem; right: 3.4rem; z-index: 999990; width: auto;}
+/* the language switch sits in the top bar's right corner, on every page and screen (the bar has
+   no menu and no running indicator: .streamlit/config.toml's toolbarMode, both in English) */
+.st-key-lang_band {position: fixed; top: 0.55rem; right: 1rem; z-index: 999990; width: auto;}
 .st-key-lang_band button {min-height: 1.9rem; padding: 0 0.6rem;}
-/* while a page runs, Streamlit's running indicator (and its Stop) steps left of the switch */
-[data-testid="stStatusWidget"] {margin-right: 8.4rem;}
+/* Streamlit's own words, in English whatever the page's language, where no setting removes
+   them: "Press Enter to apply" under a box; a data grid's toolbar ("Download as CSV", "Search")
+   and its column menu; a filtered list's "No results" */
+[data-testid="InputInstructions"], [data-testid="stDataFrame"] [data-testid="stElementToolbar"],
+[data-testid="stDataFrameColumnMenu"],
+[data-testid="stMultiSelectDropdown"]:has([role="listbox"][data-empty="true"]),
+[data-testid="stSelectboxVirtualDropdown"]:has([role="listbox"][data-empty="true"])
+{display: none !important;}
 /* the walkthrough: after step 1 the app's title gives way to the step's own; the step's lead is
    a tinted line under its title; the page's scripts (and the pulse's listener) take no space */
 .st-key-page_title_small h1 {font-size: 1.25rem !important; padding: 0 !important; color: #555;}
@@ -63,6 +70,11 @@ PRESENTATION_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] {font-size: 21px;}
 .stMarkdown p, .stMarkdown li, .stCaption {font-size: 1.15rem !important;}
+.st-key-page_title_small h1 {line-height: 1.5 !important; margin-bottom: 0.3rem;}
+/* tables and the widgets' labels at the captions' size, for the back row; a data grid (drawn on
+   a canvas at 13 px) enlarged as a whole */
+[data-testid="stTable"] table, [data-testid="stWidgetLabel"] p {font-size: 1.1rem !important;}
+[data-testid="stDataFrame"] {zoom: 1.45;}
 .block-container {padding: 4.2rem 1.3rem 1rem 1.3rem; max-width: 1800px;}
 /* the lead's text inside its box (Streamlit's −1rem under a paragraph that has no margin here) */
 .st-key-step_lead [data-testid="stMarkdownContainer"] {margin-bottom: 0;}

@@ -13,8 +13,9 @@ from classroom.store import StoreError
 from core.lessons.plan import LESSONS, LIKE, Item, Lesson
 from ui.kit.browser import browser_id
 from ui.kit.i18n import t
+from ui.kit.number_text import numbered
 from ui.room.connection import enter, rooms
-from ui.shell.lesson_band import go, where
+from ui.shell.lesson_band import go, item_title, where
 
 __all__ = ["LESSONS", "LIKE", "links_html", "show", "url"]
 
@@ -51,22 +52,22 @@ def _open_room(lesson: Lesson) -> None:
     go(lesson, 0)
 
 
-def links_html(lesson: Lesson, lang: str) -> str:
+def links_html(lesson: Lesson, lang: str, base: int) -> str:
     """Each item's address as a link to copy or share (one element for the whole lesson)."""
     rows = "".join(
         f'<li><a href="{html.escape(url(item, lang, lesson))}" target="_blank">'
-        f"{html.escape(t(f'lessons.item_{item.key}'))}</a></li>"
+        f"{html.escape(item_title(item, base))}</a></li>"
         for item in lesson.items
     )
     return f'<ol style="margin:0;padding-left:1.4rem;line-height:1.7">{rows}</ol>'
 
 
-def _items(lesson: Lesson) -> None:
+def _items(lesson: Lesson, base: int) -> None:
     """The lesson's items, numbered from 1, each a link-like button that opens it."""
     with st.container(key=f"items_{lesson.key}"):
         for index, item in enumerate(lesson.items):
             st.button(
-                f"{index + 1}. {t(f'lessons.item_{item.key}')}",
+                f"{index + 1}. {item_title(item, base)}",
                 key=f"go_{lesson.key}_{index + 1}",
                 on_click=go,
                 args=(lesson, index),
@@ -75,7 +76,7 @@ def _items(lesson: Lesson) -> None:
             )
 
 
-def show(lang: str) -> None:
+def show(lang: str, base: int) -> None:
     failed = st.session_state.pop("_lesson_room_failed", None)
     if failed:
         st.warning(t(failed))
@@ -84,11 +85,11 @@ def show(lang: str) -> None:
         with st.container(border=True, key=f"lesson_{lesson.key}"):
             st.subheader(t(f"lessons.lesson_{lesson.key}_title"))
             source = t(f"lessons.lesson_{lesson.key}_source")
-            st.caption(f"{source} · {t(f'lessons.numbered_from_{lesson.base}')}")
-            st.markdown(t(f"lessons.lesson_{lesson.key}_intro"))
-            _items(lesson)
+            st.caption(f"{source} · {t(f'lessons.numbered_from_{base}')}")
+            st.markdown(t(f"lessons.lesson_{lesson.key}_intro", **numbered(base)))
+            _items(lesson, base)
             with st.expander(t("lessons.lesson_links")):
-                st.html(links_html(lesson, lang))
+                st.html(links_html(lesson, lang, base))
             in_room = bool(st.session_state.get("room"))
             st.button(
                 t("lessons.lesson_open_room"),

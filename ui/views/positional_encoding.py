@@ -13,6 +13,7 @@ from ui.figures.charts import heatmap, line_chart
 from ui.figures.place import plot
 from ui.kit.errors import show_input_error
 from ui.kit.i18n import current_lang, t
+from ui.kit.number_box import number_box
 from ui.kit.number_text import indices, num, shown_index
 from ui.kit.traces import TraceKey, sentence_trace
 from ui.kit.url import url_choice
@@ -126,8 +127,8 @@ def one_entry(n: int, d: int, decimals: int) -> None:
     """The formula evaluated at a (pos, i) the learner picks (both counted from 0, as it reads)."""
     st.subheader(t("positional_encoding.eval_title"))
     a, b = st.columns(2)
-    pos = a.number_input("pos", 0, n - 1, min(3, n - 1), key="pe_pos")
-    i = b.number_input("i", 0, d // 2 - 1, min(2, d // 2 - 1), key="pe_i")
+    pos = number_box(a, "pos", 0, n - 1, min(3, n - 1), "pe_pos")
+    i = number_box(b, "i", 0, d // 2 - 1, min(2, d // 2 - 1), "pe_i")
     angle = pos / 10000 ** (2 * i / d)
     text = t(
         "positional_encoding.eval",

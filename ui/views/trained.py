@@ -29,7 +29,7 @@ from ui.kit.i18n import labeller, t
 from ui.kit.number_text import indices, num, row_label, shown_index
 from ui.kit.tables import table
 from ui.kit.traces import ModelTraces, model_traces
-from ui.kit.url import keep_in_url, url_choice
+from ui.kit.url import keep_in_url, told, url_choice, whole
 
 
 @dataclass(frozen=True)
@@ -187,6 +187,11 @@ def view_controls(data: ModelTraces, example: Example, base: int, sentence: str)
     )
     layer, head = np.unravel_index(data.A[:, :, q, k].argmax(), (n_layers, n_heads))
     defaults = {LAYER: int(layer), HEAD: int(head), FOCUS: q, KEY: k}  # the link's strongest head
+    if from_url:  # a number out of range, or a piece the sentence lacks, is said
+        told(LAYER, whole(base, n_layers - 1 + base))
+        told(HEAD, whole(base, n_heads - 1 + base))
+        for key in (FOCUS, KEY):
+            told(key, lambda text: find_piece(pieces, text, base) is not None)
     seeds = {
         LAYER: _number_from_url(LAYER, n_layers, base),
         HEAD: _number_from_url(HEAD, n_heads, base),

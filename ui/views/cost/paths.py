@@ -8,6 +8,7 @@ from core.lessons.paths import attention_steps, cnn_layers, rnn_steps
 from ui.figures.charts import line_chart
 from ui.figures.place import plot
 from ui.kit.i18n import t
+from ui.kit.number_box import number_box
 
 MAX_N = 100_000
 
@@ -47,11 +48,8 @@ def paths(n_tokens: int) -> None:
     st.subheader(t("cost.paths_title"))
     st.markdown(t("cost.paths_text"))
     left, right = st.columns(2)
-    with left:
-        n = st.number_input(t("cost.paths_n"), 2, MAX_N, max(2, n_tokens), step=1, key="co_paths_n")
-    with right:
-        k = st.number_input(t("cost.paths_k"), 2, MAX_N, 3, step=1, key="co_paths_k")
-    n, k = int(n), int(k)
+    n = number_box(left, t("cost.paths_n"), 2, MAX_N, max(2, n_tokens), "co_paths_n")
+    k = number_box(right, t("cost.paths_k"), 2, MAX_N, 3, "co_paths_k")
     st.dataframe(path_rows(n, k), hide_index=True, width="stretch")
     xs = _ns(n)
     series = {

@@ -48,8 +48,8 @@ def attention_map(model, ids: tuple, view: tuple, decimals: int, base: int) -> N
     plot(A_heatmap(A[head], pieces, title=title, decimals=decimals, forbidden=hidden), "gen_map")
     key = "generate.map_local" if c.is_local(layer) else "generate.map_global"
     st.caption(t(key, layer=L, window=c.window))
-    sinks = ", ".join(
-        f"{t('generate.head')} {shown_index(h, base)}: {num(float(w), 2)}"
+    sinks = t("shell.list_sep").join(
+        t("generate.head_weight", head=shown_index(h, base), weight=num(float(w), 2))
         for h, w in enumerate(mean_on_first(A))
     )
     st.caption(markdown_text(t("generate.sink", layer=L, sinks=sinks)))

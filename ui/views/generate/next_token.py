@@ -8,26 +8,32 @@ from ui.figures.place import plot
 from ui.kit.decoding import Rules
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
+from ui.kit.number_box import number_box
 from ui.kit.number_text import num, power_of_ten
 from ui.kit.session import GEN_CANDIDATES
 from ui.kit.tables import table
-from ui.kit.url import url_choice
+from ui.kit.url import decimal, told, url_choice
 
 BIND = {"bind": "query-params"}
 
 
-def rules() -> Rules:
-    """The controls, in one row (they reshape the bars below them)."""
-    row = st.columns([2, 1, 2, 2, 1], vertical_alignment="bottom")
+COLUMNS = [2, 1, 2, 2, 1]  # the rules' widths in a row of columns
+
+
+def rules(row) -> Rules:
+    """The controls, in ``row``'s columns (they reshape the bars below them)."""
+    told("gen_t", decimal(0.0, 2.0))
+    told("gen_p", decimal(0.05, 1.0))
     temperature = row[0].slider(t("generate.temperature"), 0.0, 2.0, 1.0, 0.05, key="gen_t",
                                 help=t("generate.temperature_help"), **BIND)  # fmt: skip
-    top_k = row[1].number_input(t("generate.top_k"), 0, 200, 0, step=1, key="gen_k", **BIND)
+    top_k = number_box(row[1], t("generate.top_k"), 0, 200, 0, "gen_k",
+                       help=t("generate.top_k_help"), **BIND)  # fmt: skip
     top_p = row[2].slider(t("generate.top_p"), 0.05, 1.0, 1.0, 0.05, key="gen_p", **BIND)
     with row[3]:
         mode = url_choice(st.radio, t("generate.mode"), ("greedy", "sample"), "gen_mode", "greedy",
                           format_func=labeller("generate.mode"), horizontal=True)  # fmt: skip
-    seed = row[4].number_input(t("generate.seed"), 0, 9999, 0, step=1, key="gen_seed",
-                               disabled=mode == "greedy", **BIND)  # fmt: skip
+    seed = number_box(row[4], t("generate.seed"), 0, 9999, 0, "gen_seed",
+                      disabled=mode == "greedy", **BIND)  # fmt: skip
     return Rules(float(temperature), int(top_k), float(top_p), mode == "sample", int(seed))
 
 
@@ -53,7 +59,7 @@ def bars(model, top, key: str, arithmetic: bool = True) -> None:
     fig = probability_bars(names, top.p, top.kept, t("generate.bars_title"), t("generate.bars_y"))
     plot(fig, key)
     st.session_state[GEN_CANDIDATES] = (names[:4], [float(q) for q in top.q[:4]])
-    st.caption(t("generate.kept", kept=top.kept_count, vocab=top.vocab))
+    st.caption(t("generate.kept", kept=f"{top.kept_count:,}", vocab=f"{top.vocab:,}"))
     if not arithmetic:
         return
     columns = {

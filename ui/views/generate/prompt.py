@@ -69,7 +69,10 @@ def prompt_ids_or_stop(model, text: str) -> tuple:
     if markers:
         st.caption(
             markdown_text(
-                t("generate.markers_as_text", markers=", ".join(f"<{m}>" for m in markers))
+                t(
+                    "generate.markers_as_text",
+                    markers=t("shell.list_sep").join(f"<{m}>" for m in markers),
+                )
             )
         )
     ids = tuple(model.encode(text))
@@ -79,8 +82,9 @@ def prompt_ids_or_stop(model, text: str) -> tuple:
     return ids
 
 
-def pieces_table(model, ids) -> None:
-    """One column per piece, in order; its rows the piece, its id and its byte (an Arrow table:
+def pieces_table(model, ids, base: int) -> None:
+    """One column per piece, in order, headed by its position (numbered from ``base``); its rows
+    the piece, its id and its byte (an Arrow table:
     a pandas one of 256 columns took most of a class's rerun here)."""
     pieces = model.pieces(ids)  # a byte-fallback piece is its byte, "<0xE4>"
     rows = {
@@ -90,7 +94,7 @@ def pieces_table(model, ids) -> None:
     }
     columns = {"": list(rows)}  # the rows' names, then a column per position
     columns.update(
-        (str(position), [values[position] for values in rows.values()])
+        (str(position + base), [values[position] for values in rows.values()])
         for position in range(len(pieces))
     )
     table(columns)

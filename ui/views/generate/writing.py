@@ -19,7 +19,7 @@ from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, shown_index
 from ui.kit.player import player
 from ui.kit.tables import table
-from ui.kit.url import keep_in_url
+from ui.kit.url import keep_in_url, told, whole
 from ui.room.connection import is_teacher
 from ui.room.follow_here import follow_here
 from ui.views.generate.next_token import bars, label, probability_text
@@ -46,9 +46,13 @@ def _next_button() -> None:
         st.rerun()
 
 
-def layer_and_head(model, base: int) -> tuple[int, int]:
+def layer_and_head(model, base: int, columns) -> tuple[int, int]:
+    """The layer and head whose attention the step's row, the cache and the map show, in two
+    ``columns``."""
     c = model.config
-    left, right = st.columns(2)
+    told("gen_layer", whole(0, c.n_layers - 1))  # counted from 0, whatever the numbering
+    told("gen_head", whole(0, c.n_heads - 1))
+    left, right = columns
     shown = {"format_func": lambda i: shown_index(i, base), "bind": "query-params"}
     layer = left.selectbox(t("generate.layer"), range(c.n_layers), index=c.n_layers - 1,
                            key="gen_layer", **shown)  # fmt: skip
@@ -59,6 +63,7 @@ def layer_and_head(model, base: int) -> tuple[int, int]:
 def start_from_url() -> None:
     """The tokens written, from the URL (written=) the first time this session draws them."""
     if KEY not in st.session_state:
+        told("written", whole(0, MAX_WRITTEN))
         try:
             st.session_state[KEY] = max(0, min(MAX_WRITTEN, int(st.query_params.get("written", 0))))
         except ValueError:
@@ -120,8 +125,8 @@ def _cache_table(model, ids, step, layer: int, base: int, decimals: int) -> None
     rows = {
         t("generate.col_position"): indices(positions, base),
         t("generate.col_token"): [label(model, i) for i in ids],
-        **{f"k[{j}]": [num(float(x), decimals) for x in K[:, j]] for j in range(3)},
-        **{f"v[{j}]": [num(float(x), decimals) for x in V[:, j]] for j in range(3)},
+        **{f"k[{j + base}]": [num(float(x), decimals) for x in K[:, j]] for j in range(3)},
+        **{f"v[{j + base}]": [num(float(x), decimals) for x in V[:, j]] for j in range(3)},
     }
     table(rows, height=220)
     size = step.cache.nbytes

@@ -15,12 +15,15 @@ from ui.kit.errors import show_input_error
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, power_of_ten, row_label, shown_index
+from ui.kit.url import told
 from ui.views.hand_check import text as handcheck
 from ui.views.hand_check.worksheet import worksheet_html
 
 
 def controls() -> bool:
     """d_v, the causal mask and the reset button; returns whether the mask is on."""
+    told("hand_dv", lambda text: text in {str(d) for d in hand_example.D_V_CHOICES})
+    told("hand_causal", lambda text: text.lower() in ("true", "false"))
     left, middle, right = st.columns([1, 2, 1], vertical_alignment="bottom")
     d_v = left.segmented_control(
         t("hand_check.hand_d_v"),

@@ -10,9 +10,10 @@ from ui.figures.charts import A_heatmap, head_tiles, line_chart
 from ui.figures.place import plot, plot_for_screens
 from ui.kit.i18n import labeller, t
 from ui.kit.inside_passes import prompt_pass, repeat_of, scores_of
+from ui.kit.number_box import number_box
 from ui.kit.number_text import num
-from ui.kit.url import url_choice
-from ui.views.inside.names import head_name, piece, row_names
+from ui.kit.url import decimal, told, url_choice
+from ui.views.inside.names import head_name, layer_numbers, piece, row_names
 
 SEED = 0  # the repeated sequence's random pieces
 BIND = {"bind": "query-params"}
@@ -32,11 +33,11 @@ def source(prompt_ids: tuple) -> tuple[tuple, int | None]:
         )
     if on == "prompt":
         return prompt_ids, None
-    seed = int(right.number_input(t("inside.seed"), 0, 999, SEED, key="in_seed", **BIND))
+    seed = number_box(right, t("inside.seed"), 0, 999, SEED, "in_seed", **BIND)
     return repeat_of(seed).ids, seed
 
 
-def _table(scores: dict, by: str, least: float) -> list[tuple[int, int]]:
+def _table(scores: dict, by: str, least: float, base: int) -> list[tuple[int, int]]:
     """The heads whose ``by`` score is at least ``least``, highest first, as a table whose row a
     learner clicks; the (layer, head) pairs in its order."""
     L, h = scores[by].shape
@@ -44,7 +45,7 @@ def _table(scores: dict, by: str, least: float) -> list[tuple[int, int]]:
         ((i, j) for i in range(L) for j in range(h) if scores[by][i, j] >= least),
         key=lambda pair: -scores[by][pair],
     )
-    columns = {t("inside.col_head"): [head_name(i, j) for i, j in heads]}
+    columns = {t("inside.col_head"): [head_name(i, j, base) for i, j in heads]}
     for name in SCORES:
         columns[t(f"inside.score_{name}", local=LOCAL)] = [
             num(float(scores[name][pair]), 3) for pair in heads
@@ -61,18 +62,19 @@ def _table(scores: dict, by: str, least: float) -> list[tuple[int, int]]:
     return heads
 
 
-def section(model, prompt_ids: tuple) -> None:
+def section(model, prompt_ids: tuple, base: int) -> None:
     ids, seed = source(prompt_ids)
     c = model.config
     scores = scores_of(prompt_ids, seed)
     maps = prompt_pass(prompt_ids).A if seed is None else repeat_of(seed).A
-    names = row_names(c.n_layers)[1:]
+    names = row_names(c.n_layers, base)[1:]
     maps = [list(a) for a in maps]
-    numbers = [str(i) for i in range(1, c.n_layers + 1)]  # across: the layers' numbers alone
+    numbers = layer_numbers(c.n_layers, base)  # across: the layers' numbers alone
 
     def tiles(across: bool):
-        heads = [t("inside.head_short", head=j + 1) for j in range(c.n_heads)]
-        title = t("inside.tiles_title_across" if across else "inside.tiles_title")
+        heads = [t("inside.head_short", head=j + base) for j in range(c.n_heads)]
+        kind = "inside.tiles_title_across" if across else "inside.tiles_title"
+        title = t(kind, first=numbers[0], last=numbers[-1])
         return head_tiles(maps, numbers if across else names, heads, title, across)
 
     plot_for_screens(tiles(True), lambda: tiles(False), "in_tiles")
@@ -86,8 +88,10 @@ def section(model, prompt_ids: tuple) -> None:
             "induction",
             format_func={s: t(f"inside.score_{s}", local=LOCAL) for s in SCORES}.get,
         )
+    with right:
+        told("in_least", decimal(0.0, 1.0))
     least = right.slider(t("inside.at_least"), 0.0, 1.0, 0.0, 0.05, key="in_least", **BIND)
-    heads = _table(scores, by, float(least))
+    heads = _table(scores, by, float(least), base)
     st.caption(t("inside.scores_note", local=LOCAL))
     if not heads:
         st.info(t("inside.no_heads"))
@@ -99,28 +103,28 @@ def section(model, prompt_ids: tuple) -> None:
         A_heatmap(
             np.asarray(maps[layer][head]),
             pieces,
-            title=t("inside.full_map", head=head_name(layer, head)),
+            title=t("inside.full_map", head=head_name(layer, head, base)),
             decimals=2,
             sums=False,
         ),
         "in_full",
     )
     if seed is not None:
-        _loss(repeat_of(seed))
+        _loss(repeat_of(seed), base)
 
 
-def _loss(repeat) -> None:
-    xs = list(range(1, len(repeat.loss) + 1))
+def _loss(repeat, base: int) -> None:
+    xs = list(range(base, len(repeat.loss) + base))
     plot(
         line_chart(
             xs,
             {t("inside.loss"): repeat.loss},
             title=t("inside.loss_title"),
-            x_title=t("inside.x_position"),
+            x_title=t("inside.x_position", base=base),
             y_title="",  # the title says what is measured
             log=False,
             tick_every_x=False,
-            marks=((REPEAT_LENGTH + 1.5, t("inside.second_starts")),),  # between 41 and 42
+            marks=((REPEAT_LENGTH + base + 0.5, t("inside.second_starts")),),  # between copies
         ),
         "in_loss",
     )

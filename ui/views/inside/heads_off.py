@@ -12,9 +12,9 @@ from ui.kit.i18n import t
 from ui.kit.inside_passes import lens_of, prompt_pass, repeat_of, scores_of
 from ui.kit.number_text import num
 from ui.kit.tables import table
-from ui.kit.url import keep_in_url
+from ui.kit.url import keep_in_url, told
 from ui.views.inside.gallery import SEED
-from ui.views.inside.names import from_code, head_code, head_name, piece, row_names
+from ui.views.inside.names import from_code, head_code, head_name, piece, row_names, stream_ticks
 
 KEY = "in_off"
 TOP_INDUCTION = 3  # heads the one-click buttons switch off
@@ -33,15 +33,21 @@ def _strongest(model) -> list[str]:
     return [head_code(*divmod(int(k), model.config.n_heads)) for k in sorted(order)]
 
 
+def _codes(text: str) -> list[str]:
+    """The URL's off=6.2,12.3 as its codes (off= alone: none)."""
+    return [x for x in text.split(",") if x]
+
+
 def _set(codes: list[str]) -> None:
     st.session_state[KEY] = codes
 
 
-def chosen(model) -> frozenset:
+def chosen(model, base: int) -> frozenset:
     """The heads switched off, from the box (first from the URL's off=6.2,12.3)."""
     c = model.config
+    told("off", lambda text: all(from_code(x, c.n_layers, c.n_heads) for x in _codes(text)))
     if KEY not in st.session_state:
-        codes = st.query_params.get("off", "").split(",")
+        codes = _codes(st.query_params.get("off", ""))
         st.session_state[KEY] = [x for x in codes if from_code(x, c.n_layers, c.n_heads)]
     options = _all_heads(model)
     strongest = _strongest(model)
@@ -61,7 +67,9 @@ def chosen(model) -> frozenset:
         options,
         key=KEY,
         placeholder=t("inside.off_placeholder"),
-        format_func=lambda x: head_name(*from_code(x, c.n_layers, c.n_heads)),
+        select_all=False,  # Streamlit's "Select N matches" row: English, and one press took all
+        filter_mode="contains",  # "6" finds layer 6's heads, not every name with a 6 in it
+        format_func=lambda x: head_name(*from_code(x, c.n_layers, c.n_heads), base),
     )
     keep_in_url("off", ",".join(codes), "")
     return frozenset(from_code(x, c.n_layers, c.n_heads) for x in codes)
@@ -78,9 +86,9 @@ def _bars(model, ids: tuple, off: frozenset, title: str):
     )
 
 
-def section(model, ids: tuple, answer: int) -> None:
-    off = chosen(model)
-    names = t("inside.list_sep").join(head_name(*pair) for pair in sorted(off))
+def section(model, ids: tuple, answer: int, base: int) -> None:
+    off = chosen(model, base)
+    names = t("shell.list_sep").join(head_name(*pair, base) for pair in sorted(off))
     bars = [(_bars(model, ids, frozenset(), t("inside.bars_before")), "in_bars_before")]
     if off:  # with none off, "after" would repeat "before"
         bars.append((_bars(model, ids, off, t("inside.bars_after")), "in_bars_after"))
@@ -99,10 +107,10 @@ def section(model, ids: tuple, answer: int) -> None:
         t(story, heads=names, before=num(before.second, 2), after=num(after.second, 2)),
         icon=":material/lightbulb:",
     )
-    _ranks(model, ids, off, answer)
+    _ranks(model, ids, off, answer, base)
 
 
-def _ranks(model, ids: tuple, off: frozenset, answer: int) -> None:
+def _ranks(model, ids: tuple, off: frozenset, answer: int, base: int) -> None:
     """The whole model's answer: its rank after each layer, and with heads off beside it."""
     rank_before = lens_of(ids).rank
     series = {t("inside.before"): rank_before}
@@ -112,10 +120,11 @@ def _ranks(model, ids: tuple, off: frozenset, answer: int) -> None:
     word = piece(model, answer)
     chart = line_chart(list(range(len(rank_before))), series,
                        title=t("inside.rank_title", answer=word), x_title=t("inside.x_layer"),
-                       y_title="", log=False, log_y=True)  # fmt: skip
+                       y_title="", log=False, log_y=True,
+                       x_labels=stream_ticks(model.config.n_layers, base))  # fmt: skip
     plot(chart, "in_off_rank")
     if not off:
         return
-    last = zip(row_names(len(rank_after) - 1)[-3:], rank_after[-3:], strict=True)
-    rows = t("inside.list_sep").join(t("inside.rank_at", row=n, rank=int(r)) for n, r in last)
+    last = zip(row_names(len(rank_after) - 1, base)[-3:], rank_after[-3:], strict=True)
+    rows = t("shell.list_sep").join(t("inside.rank_at", row=n, rank=int(r)) for n, r in last)
     st.caption(t("inside.off_rank_note", answer=markdown_text(word), rows=rows))

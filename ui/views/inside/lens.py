@@ -14,13 +14,17 @@ from ui.kit.inside_passes import lens_of
 from ui.kit.number_text import num
 from ui.kit.session import INSIDE_RANKS
 from ui.kit.tables import table
-from ui.views.inside.names import piece, row_names
+from ui.views.inside.names import piece, row_names, stream_ticks
 
 PRESETS = {  # model inputs, the same in both languages
     "translate": "法语：fleur，中文：花。法语：montagne，中文：",
     "english": "French: fleur, English: flower. French: montagne, English:",
-    "fact": "中国的首都是",
+    # the answer, 行星, first after layer 17 (from 1); layers 13-16 put the English "planets"
+    # first. Probed: X的首都是 for 中国, 日本, 法国, 美国, 英国 (one-shot too) never put the
+    # capital first; 北京是中国的 -> 首都 (p = 0.78) and this one do (see the issue 55 note)
+    "fact": "太阳系有八大",
 }
+OPENS_ON = {"zh": "translate", "en": "english"}
 KEY = "in_prompt"
 PHONE_POSITIONS = 4  # the lens map's columns on a phone
 
@@ -29,8 +33,9 @@ def _use(code: str) -> None:
     st.session_state[KEY] = PRESETS[code]
 
 
-def prompt_box() -> str:
-    """Three presets, one click each, above the prompt's box (kept in the URL)."""
+def prompt_box(lang: str) -> str:
+    """Three presets, one click each, above the prompt's box (kept in the URL); the box opens
+    on the translation into the page's language."""
     for column, code in zip(st.columns(len(PRESETS)), PRESETS, strict=True):
         column.button(
             t(f"inside.preset_{code}"),
@@ -41,7 +46,7 @@ def prompt_box() -> str:
         )
     return st.text_area(
         t("inside.prompt"),
-        value=PRESETS["translate"],
+        value=PRESETS[OPENS_ON[lang]],
         key=KEY,
         height=80,
         help=t("inside.prompt_help"),
@@ -49,10 +54,10 @@ def prompt_box() -> str:
     )
 
 
-def story(model, lens: Lens) -> str:
+def story(model, lens: Lens, base: int) -> str:
     """Which layer first has the answer in its top 5, which first puts it first, and what the
     layers just before put first."""
-    names = row_names(model.config.n_layers)
+    names = row_names(model.config.n_layers, base)
     answer = markdown_text(piece(model, lens.answer))
     top5 = int(np.argmax(lens.rank <= 5))
     top1 = int(np.argmax(lens.rank == 1))
@@ -62,7 +67,7 @@ def story(model, lens: Lens) -> str:
     firsts = dict.fromkeys(  # a piece's leading space would double the separator's
         markdown_text(piece(model, int(lens.top_ids[i, 0])).strip()) for i in before
     )
-    span = t("inside.layers_range", first=before[0], last=before[-1])
+    span = t("inside.layers_range", first=before[0] - 1 + base, last=before[-1] - 1 + base)
     kind = "inside.lens_story_same" if top5 == top1 else "inside.lens_story"
     return t(
         kind,
@@ -74,20 +79,21 @@ def story(model, lens: Lens) -> str:
     )
 
 
-def section(model, ids: tuple) -> Lens:
+def section(model, ids: tuple, base: int) -> Lens:
     lens = lens_of(ids)
-    names = row_names(model.config.n_layers)
-    st.success(story(model, lens), icon=":material/lightbulb:")
+    names = row_names(model.config.n_layers, base)
+    st.success(story(model, lens, base), icon=":material/lightbulb:")
     columns = {t("inside.col_row"): names}
     for k in range(lens.top_ids.shape[1]):
-        columns[t("inside.col_top", k=k + 1)] = [
-            f"{piece(model, int(i))}  {num(float(p), 3)}"
+        columns[t("inside.col_top", nth=k + 1)] = [
+            f"\u2068{piece(model, int(i))}\u2069  {num(float(p), 3)}"  # a right-to-left piece
+            # (Arabic) isolated: its cell keeps the piece first and the number after it
             for i, p in zip(lens.top_ids[:, k], lens.top_p[:, k], strict=True)
         ]
-    table(columns, height="content")  # every layer's row, on a projector too
+    table(columns)  # every layer's row, on a projector too
     answer = piece(model, lens.answer)
     st.session_state[INSIDE_RANKS] = (answer, tuple(int(r) for r in lens.rank))  # a room asks
-    xs = list(range(len(names)))
+    xs, ticks = list(range(len(names))), stream_ticks(model.config.n_layers, base)
     rank = line_chart(
         xs,
         {answer: lens.rank},
@@ -96,6 +102,7 @@ def section(model, ids: tuple) -> Lens:
         y_title="",  # the title says what is measured: no sideways axis title
         log=False,
         log_y=True,
+        x_labels=ticks,
     )
     p = line_chart(
         xs,
@@ -105,19 +112,20 @@ def section(model, ids: tuple) -> Lens:
         y_title="",
         log=False,
         y_range=(0, 1),
+        x_labels=ticks,
     )
     grid([(rank, "in_rank"), (p, "in_p")], per_row=2)
-    st.caption(t("inside.x_note"))
-    _map(model, ids, lens, names)
+    st.caption(t("inside.x_note", first=base, last=model.config.n_layers - 1 + base))
+    _map(model, ids, lens, names, base)
     return lens
 
 
-def _map(model, ids: tuple, lens: Lens, names: list[str]) -> None:
+def _map(model, ids: tuple, lens: Lens, names: list[str], base: int) -> None:
     """The map of each row's first piece at the last positions: PHONE_POSITIONS of them on a
     phone, where eight columns of words would shrink below reading size."""
     pieces = [[piece(model, int(i)) for i in row] for row in lens.map_ids]
     positions = [
-        f"{lens.map_from + j + 1}·{piece(model, ids[lens.map_from + j])}"
+        f"{lens.map_from + j + base}·{piece(model, ids[lens.map_from + j])}"
         for j in range(lens.map_ids.shape[1])
     ]
 
@@ -127,4 +135,4 @@ def _map(model, ids: tuple, lens: Lens, names: list[str]) -> None:
         return piece_map(rows, lens.map_p[:, -k:], names, positions[-k:], title, "p")
 
     plot_for_screens(last(len(positions)), lambda: last(PHONE_POSITIONS), "in_map")
-    st.caption(t("inside.map_note", m=len(positions), m_phone=PHONE_POSITIONS))
+    st.caption(t("inside.map_note", m=len(positions), m_phone=PHONE_POSITIONS, base=base))

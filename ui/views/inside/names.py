@@ -1,17 +1,29 @@
-"""How the inside page names the stream's rows and the heads: counted from 1, as a learner does
-(row 0 of the stream is the embedding, row i what layer i wrote)."""
+"""How the inside page names the stream's rows and the heads, numbered as the sidebar says
+(``base``: from 1, as the tutorials count, or from 0, as Python does): row 0 of the stream is
+the embedding, row i + 1 what layer i wrote. The URL's head codes ("6.2") always count from 1,
+so that a shared link means the same head whatever its reader's numbering."""
 
 from ui.kit.i18n import t
 from ui.views.generate.next_token import label
 
 
-def row_names(n_layers: int) -> list[str]:
-    return [t("inside.embedding")] + [t("inside.layer", layer=i) for i in range(1, n_layers + 1)]
+def row_names(n_layers: int, base: int) -> list[str]:
+    return [t("inside.embedding")] + [t("inside.layer", layer=i + base) for i in range(n_layers)]
 
 
-def head_name(layer: int, head: int) -> str:
-    """Layer and head counted from 0 in code, named from 1: "L6 H2"."""
-    return t("inside.head_name", layer=layer + 1, head=head + 1)
+def layer_numbers(n_layers: int, base: int) -> list[str]:
+    """The layers' numbers alone, under a chart's bars or tiles."""
+    return [str(i + base) for i in range(n_layers)]
+
+
+def stream_ticks(n_layers: int, base: int) -> list[str]:
+    """A chart's x axis over the stream's rows: the embedding, then each layer's number."""
+    return [t("inside.embedding_tick")] + layer_numbers(n_layers, base)
+
+
+def head_name(layer: int, head: int, base: int) -> str:
+    """Layer and head counted from 0 in code, named as the page numbers them."""
+    return t("inside.head_name", layer=layer + base, head=head + base)
 
 
 def head_code(layer: int, head: int) -> str:

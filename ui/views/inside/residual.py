@@ -12,18 +12,18 @@ from ui.kit.i18n import t
 from ui.kit.inside_passes import parts_of
 from ui.kit.number_text import num, power_of_ten
 from ui.kit.tables import table
-from ui.views.inside.names import piece, row_names
+from ui.views.inside.names import layer_numbers, piece, row_names
 
 DECIMALS = 3
 
 
-def section(model, ids: tuple, answer: int) -> None:
+def section(model, ids: tuple, answer: int, base: int) -> None:
     parts = parts_of(ids)
-    layers = row_names(model.config.n_layers)[1:]
+    layers = row_names(model.config.n_layers, base)[1:]
     name = markdown_text(piece(model, answer))
     st.markdown(t("inside.sum_text", answer=name))
     series = {t("inside.attention"): parts.attention, t("inside.feed_forward"): parts.feed_forward}
-    numbers = [str(i) for i in range(1, len(layers) + 1)]  # upright under each pair of bars
+    numbers = layer_numbers(len(layers), base)  # upright under each pair of bars
     title = t("inside.sum_chart", answer=piece(model, answer))
     plot(grouped_bars(numbers, series, title, t("inside.x_layer_only")), "in_parts")
     st.info(
@@ -32,8 +32,8 @@ def section(model, ids: tuple, answer: int) -> None:
             embedding=num(parts.embedding, DECIMALS),
             attention=num(float(parts.attention.sum()), DECIMALS),
             feed_forward=num(float(parts.feed_forward.sum()), DECIMALS),
-            total=num(parts.total, 4),
-            logit=num(parts.logit, 4),
+            total=num(parts.total, DECIMALS),  # one precision within the sum
+            logit=num(parts.logit, DECIMALS),
             difference=power_of_ten(abs(parts.total - parts.logit)),
         ),
         icon=":material/functions:",

@@ -12,7 +12,7 @@ from measure.training import Settings
 from ui.figures.charts import heatmap
 from ui.figures.place import grid
 from ui.kit.i18n import t
-from ui.kit.number_text import num, power_of_ten
+from ui.kit.number_text import indices, num, power_of_ten
 from ui.kit.tables import table
 from ui.views.train.curves import head_name
 
@@ -41,20 +41,19 @@ def _figure(M, rows, cols, key: str):
     return heatmap(values, rows, cols, title=title, decimals=1, scale="signed"), f"tr_{key}"
 
 
-def section(settings: Settings) -> None:
+def section(settings: Settings, base: int) -> None:
     last = settings.n_layers - 1
     heads = list(range(settings.n_heads))
-    names = {j: head_name(last, j) for j in heads}  # named now: in this run's language
+    names = {j: head_name(last, j, base) for j in heads}  # named now: in this run's language
     head = st.selectbox(t("train.backward_head"), heads, key="tr_bw_head", format_func=names.get)
-    st.caption(t("train.backward_text", head=head_name(last, head)))
+    st.caption(t("train.backward_text", head=head_name(last, head, base)))
     trace = _trace(settings)
     g = trace.layers[last]
     d_head = settings.d_model // settings.n_heads
     columns = slice(head * d_head, (head + 1) * d_head)
     n = g.dA.shape[-1]
-    positions = [str(i + 1) for i in range(n)]
-    dims = [str(i + 1) for i in range(d_head)]
-    model_dims = [str(i + 1) for i in range(settings.d_model)]
+    positions, dims = indices(n, base), indices(d_head, base)
+    model_dims = indices(settings.d_model, base)
     grid([
         _figure(g.dO[head], positions, dims, "dO"),
         _figure(g.dA[head], positions, positions, "dA"),
@@ -64,10 +63,10 @@ def section(settings: Settings) -> None:
         _figure(g.dW_Q[:, columns], model_dims, dims, "dW_Q"),
         _figure(g.dW_K[:, columns], model_dims, dims, "dW_K"),
     ], per_row=2)  # fmt: skip
-    _row(trace, last, head, d_head)
+    _row(trace, last, head, d_head, base)
 
 
-def _row(trace, layer: int, head: int, d_head: int) -> None:
+def _row(trace, layer: int, head: int, d_head: int, base: int) -> None:
     """The query row of dS with the most gradient (the last position predicts nothing: its row
     is 0), from its a and dA, for its keys of largest |dS|."""
     A = trace.forward.layers[layer].A[0, head]
@@ -75,11 +74,11 @@ def _row(trace, layer: int, head: int, d_head: int) -> None:
     i = int(np.argmax(np.abs(g.dS[head]).sum(axis=-1)))
     a, dA, dS = A[i], g.dA[head, i], g.dS[head, i]
     dot = float(a @ dA)
-    st.markdown(f"**{t('train.row_title', row=i + 1)}**")
+    st.markdown(f"**{t('train.row_title', row=i + base)}**")
     st.caption(t("train.row_text", dot=power_of_ten(dot, 3), root=num(math.sqrt(d_head), 2)))
     keys = np.argsort(-np.abs(dS))[:SHOWN_KEYS]
     table({
-        t("train.col_key"): [str(j + 1) for j in keys],
+        t("train.col_key"): [str(j + base) for j in keys],
         "aᵢⱼ": [num(float(a[j]), 4) for j in keys],
         "dAᵢⱼ": [power_of_ten(float(dA[j]), 3) for j in keys],
         "dAᵢⱼ − Σ": [power_of_ten(float(dA[j]) - dot, 3) for j in keys],

@@ -11,9 +11,9 @@ from ui.kit.i18n import t
 from ui.kit.number_text import num
 
 
-def head_name(layer: int, head: int) -> str:
-    """Counted from 0 in code, named from 1."""
-    return t("train.head_name", layer=layer + 1, head=head + 1)
+def head_name(layer: int, head: int, base: int) -> str:
+    """Counted from 0 in code, named as the sidebar numbers them (from ``base``)."""
+    return t("train.head_name", layer=layer + base, head=head + base)
 
 
 def moments(run, seconds: float) -> tuple[int | None, int | None]:
@@ -38,7 +38,7 @@ def loss_chart(run, rows, drop: int | None = None) -> None:
     plot(chart, "tr_loss")
 
 
-def when(run, seconds: float) -> None:
+def when(run, seconds: float, base: int) -> None:
     """The loss chart and the sentence saying when the answer came in (and the head formed)."""
     task = tiny.TASKS[run.settings.task]
     rows, snapshots = run.until(seconds)
@@ -55,23 +55,28 @@ def when(run, seconds: float) -> None:
     else:
         snap = next(s for s in snapshots if s["step"] == head)
         score = float(np.max(snap["induction"][-1]))
-        st.success(t("train.when", drop=drop, half=half, head=head, layer=len(snap["induction"]),
+        layer = len(snap["induction"]) - 1 + base  # the last layer, as the page numbers it
+        st.success(t("train.when", drop=drop, half=half, head=head, layer=layer,
                      score=num(score, 2)), icon=":material/lightbulb:")  # fmt: skip
 
 
-def scores_chart(snapshots) -> None:
-    """Layer 1's previous-token scores and the last layer's induction scores, head by head."""
+def scores_chart(snapshots, base: int) -> None:
+    """The first layer's previous-token scores and the last layer's induction scores, per head."""
     steps = [s["step"] for s in snapshots]
     previous = np.asarray([s["previous"] for s in snapshots])  # [snapshots, layers, heads]
     heads = range(previous.shape[2])
-    series = {t("train.score_previous", head=head_name(0, j)): previous[:, 0, j] for j in heads}
-    title = t("train.scores_chart_previous")
+    series = {
+        t("train.score_previous", head=head_name(0, j, base)): previous[:, 0, j] for j in heads
+    }
+    title = t("train.scores_chart_previous", first=base)
     if snapshots[0]["induction"] is not None:
         induction = np.asarray([s["induction"] for s in snapshots])
         last = induction.shape[1] - 1
         for j in heads:
-            series[t("train.score_induction", head=head_name(last, j))] = induction[:, last, j]
-        title = t("train.scores_chart", last=last + 1)
+            series[t("train.score_induction", head=head_name(last, j, base))] = induction[
+                :, last, j
+            ]
+        title = t("train.scores_chart", first=base, last=last + base)
     colours = [LINE_COLOURS[j % len(LINE_COLOURS)] for j in heads] * 2  # head j: one colour,
     dashes = ["solid"] * len(heads) + ["dash"] * len(heads)  # solid previous, dashed induction
     chart = line_chart(steps, series, title=title, x_title="",

@@ -28,14 +28,14 @@ def _best_head(last: dict) -> tuple[int, int]:
     return 0, int(np.argmax(np.asarray(last["previous"])[0]))
 
 
-def section(snapshots: list) -> None:
+def section(snapshots: list, base: int) -> None:
     st.caption(t("train.maps_text"))
     by_step = {s["step"]: s for s in snapshots}
     steps = list(by_step)
     step = st.select_slider(t("train.at_step"), steps, value=steps[-1], key="tr_snapshot")
     A = by_step[step]["attention"]  # [layers, heads, n, n]
-    layers = [t("train.layer", layer=i + 1) for i in range(A.shape[0])]
-    heads = [t("train.head", head=j + 1) for j in range(A.shape[1])]
+    layers = [t("train.layer", layer=i + base) for i in range(A.shape[0])]
+    heads = [t("train.head", head=j + base) for j in range(A.shape[1])]
     n, title = A.shape[-1], t("train.tiles_title", step=step)
     maps = [list(row) for row in A]
 
@@ -46,7 +46,7 @@ def section(snapshots: list) -> None:
     layer, head = _best_head(snapshots[-1])
     shown = _strip_steps(steps)
     strip_maps = [[by_step[s]["attention"][layer, head] for s in shown]]
-    strip_title = t("train.strip_title", head=head_name(layer, head))
+    strip_title = t("train.strip_title", head=head_name(layer, head, base))
 
     def strip(px: int):
         return head_tiles(strip_maps, [""], [str(s) for s in shown], strip_title, False, side=n,

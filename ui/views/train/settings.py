@@ -8,6 +8,7 @@ from core import InputError, tiny
 from measure.training import Settings
 from ui.kit.errors import show_input_error
 from ui.kit.i18n import labeller, t
+from ui.kit.number_box import number_box
 from ui.kit.number_text import num
 from ui.kit.url import url_choice
 
@@ -26,15 +27,16 @@ def _sizes(task) -> dict:
     columns = st.columns(len(SIZES) + 1)
     values = {}
     for column, (key, label, low, high, step, field) in zip(columns, SIZES, strict=False):
-        box = column.number_input(t(label), low, high, getattr(task, field), step, key=key, **BIND)
-        values[field] = int(box)
-    seed = columns[-1].number_input(t("train.seed"), 0, 999, 0, key="tr_seed", **BIND)
-    values["seed"] = int(seed)
+        values[field] = number_box(column, t(label), low, high, getattr(task, field), key, step,
+                                   **BIND)  # fmt: skip
+    values["seed"] = number_box(columns[-1], t("train.seed"), 0, 999, 0, "tr_seed", **BIND)
     return values
 
 
-def settings() -> Settings | None:
-    """The run the learner set up, or None (the reason said) when it cannot train."""
+def settings(projector: bool = False) -> Settings | None:
+    """The run the learner set up, or None (the reason said) when it cannot train. On a
+    projector the task's description and the sizes fold into an expander: Train and the loss
+    come within the first screen."""
     name = url_choice(
         st.segmented_control,
         t("train.task"),
@@ -44,9 +46,10 @@ def settings() -> Settings | None:
         format_func=labeller("train.task"),
     )
     task = tiny.TASKS[name]
-    st.caption(t(f"train.about_{name}"))
-    st.caption(t("train.chance", symbols=task.symbols, chance=num(task.chance, 2)))
-    sizes = _sizes(task)
+    with st.expander(t("train.sizes_fold")) if projector else st.container():
+        st.caption(t(f"train.about_{name}"))
+        st.caption(t("train.chance", symbols=task.symbols, chance=num(task.chance, 2)))
+        sizes = _sizes(task)
     if sizes["d_model"] % sizes["n_heads"]:
         show_input_error(
             InputError("heads_do_not_divide", d_model=sizes["d_model"], n_heads=sizes["n_heads"])

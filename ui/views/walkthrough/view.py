@@ -12,7 +12,7 @@ from ui.kit.i18n import labeller, t
 from ui.kit.number_text import row_label, shown_index
 from ui.kit.page_script import page_script
 from ui.kit.session import CELL, FOCUS_CHOSEN, PART, ROOM_FOCUS, base
-from ui.kit.url import coded_choice, keep_in_url, url_choice
+from ui.kit.url import coded_choice, keep_in_url, told, url_choice, whole
 from ui.room import student as room_student
 from ui.room.connection import from_room_view
 from ui.views.walkthrough import predict, step_charts
@@ -97,6 +97,7 @@ def step_band(visible_steps, step: str, suffix: str = "") -> None:
 def _projector_band(visible_steps, locked: bool = False):
     step = st.session_state.get("step")  # a plain value here: no pipeline widget is drawn
     if step not in visible_steps:
+        told("step", visible_steps.__contains__)
         step = coded_choice("step", visible_steps, visible_steps[0])
     st.session_state["step"] = step
     keep_in_url("step", step, visible_steps[0])
@@ -202,6 +203,7 @@ def default_focus(n: int, causal: bool) -> int:
 
 
 def _url_index(name: str, count: int, default: int) -> int:
+    told(name, whole(0, count - 1))  # counted from 0, whatever the numbering
     try:
         value = int(st.query_params.get(name, default))
     except ValueError:
