@@ -21,7 +21,7 @@ prompt_pass(ids)  # first: a learner whose pass waits its turn sees the line und
 
 # the first screen: the prompt, then Next and the bars, with the rules and the layer and head
 # (on a projector the rules fold away, and the bars come within the first screen)
-st.subheader(t("generate.next_title"))
+st.subheader(t("generate.next_title"), anchor="next-token")
 st.info(t("generate.think"), icon=":material/psychology:")
 with st.expander(t("generate.rules_fold")) if settings.presentation else st.container():
     row = st.columns([*next_token.COLUMNS, 1, 1], vertical_alignment="bottom")
@@ -33,8 +33,9 @@ st.caption(t("generate.write_text"))
 st.subheader(t("generate.pieces_title"))
 st.caption(markdown_text(t("generate.pieces_text")))
 prompt.pieces_table(model, ids, base)
-st.subheader(t("generate.train_title"))
+st.subheader(t("generate.train_title"), anchor="training")
 inside.training(model, ids, decimals, base)
+st.subheader(t("generate.map_heading"), anchor="attention-map")
 inside.attention_map(model, ids, view, decimals, base)
 st.subheader(t("generate.diff_title"))
 inside.differences(model, ids, decimals, base)

@@ -17,22 +17,22 @@ model = prompt.model_or_stop()
 text = lens.prompt_box(settings.lang)
 ids = prompt.prompt_ids_or_stop(model, text)
 
-st.subheader(t("inside.lens_title"))
+st.subheader(t("inside.lens_title"), anchor="lens")
 st.info(t("inside.think"), icon=":material/psychology:")
 with st.spinner(t("inside.working_lens")):  # the top bar shows no running indicator
     found = lens.section(model, ids, base)
 st.caption(t("inside.lens_text"))  # (after the table: a projector's first screen holds it)
 
-st.subheader(t("inside.sum_title"))
+st.subheader(t("inside.sum_title"), anchor="residual-sum")
 with st.spinner(t("inside.working_sum")):
     residual.section(model, ids, found.answer, base)
 
-st.subheader(t("inside.gallery_title"))
+st.subheader(t("inside.gallery_title"), anchor="heads")
 st.caption(t("inside.gallery_text"))
 with st.spinner(t("inside.working_heads", heads=model.config.n_layers * model.config.n_heads)):
     gallery.section(model, ids, base)
 
-st.subheader(t("inside.off_title"))
+st.subheader(t("inside.off_title"), anchor="heads-off")
 st.caption(t("inside.off_text"))
 with st.spinner(t("inside.working_off")):
     heads_off.section(model, ids, found.answer, base)

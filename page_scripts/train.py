@@ -31,7 +31,7 @@ if followed is not None:
     st.caption(t("train.scores_text"))
     curves.scores_chart(snapshots, base)
 
-st.subheader(t("train.backward_title"))
+st.subheader(t("train.backward_title"), anchor="backward")
 backward.section(settings, base)
-st.subheader(t("train.scale_title"))
+st.subheader(t("train.scale_title"), anchor="scaling")
 scaling.section(settings)

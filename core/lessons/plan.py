@@ -4,8 +4,9 @@ through them).
 
 Each item says what it shows (a walkthrough step, or what its page introduces) and what it uses
 without explaining it; ``used_too_early`` holds a lesson to its order: nothing is used before the
-item that shows it, and what a lesson never shows comes from an earlier lesson. One numbering per
-lesson: its ``base`` (rows from 0, or from 1) goes into every item's settings.
+item that shows it, and what a lesson never shows comes from an earlier lesson. An item leaves
+the numbering alone (the learner's, or the room's), and names the section of its page it is
+about (``section``: the anchor of that section's heading), where its link lands.
 """
 
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ class Item:
     shows: tuple = ()  # what it introduces: steps' names, or a page's own ideas
     uses: tuple = ()  # what it takes as known
     state: tuple = ()  # (widget key, value): a page's own picker that no URL names
+    section: str = ""  # the anchor of the page's section it is about ("": the page's top)
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,9 @@ def walk(key: str, shows: tuple | None = None, uses: tuple = (), **params) -> It
     return Item(key, "walkthrough", tuple(params.items()), shown, (*NEEDS[step], *uses))
 
 
-def page(key: str, script: str, *params, shows: tuple = (), uses: tuple = (), state=()) -> Item:
-    return Item(key, script, tuple(params), shows, uses, tuple(state))
+def page(key: str, script: str, *params, shows: tuple = (), uses: tuple = (), state=(),
+         section: str = "") -> Item:  # fmt: skip
+    return Item(key, script, tuple(params), shows, uses, tuple(state), section)
 
 
 def lesson(key: str, *items: Item) -> Lesson:
@@ -78,7 +81,7 @@ LESSONS = (
         walk("causal", shows=CAUSAL, step="softmax", mask="causal"),
         page("masks", "masks", shows=("padding",), uses=("scaled", *CAUSAL)),
         page("loop", "loop-vs-matrix", shows=("av", "loop"), uses=("qkv", "softmax")),
-        page("cost", "cost", shows=("paths", "cache"), uses=("qkv", "mask", "av")),
+        page("cost", "cost", shows=("paths", "cache"), uses=("qkv", "mask", "av"), section="paths"),
         page("heads", "multi-head", ("n_heads", "4"), shows=("heads",), uses=PIPELINE),
         page("mistakes", "mistakes", shows=("mistakes",), uses=(*PIPELINE, "mask")),
         page("hand", "hand-check", shows=("by_hand",), uses=PIPELINE),
@@ -91,7 +94,7 @@ LESSONS = (
         page("scaling", "scaling", shows=("variance",), uses=("scores", "scaled", "softmax")),
         walk("like_av", sentence=LIKE, step="av", focus="2"),
         page("projections", "projections", ("sentence", LIKE), shows=("projections", "lookup"),
-             uses=PIPELINE, state=(("pj_q", 2),)),
+             uses=PIPELINE, state=(("pj_q", 2),), section="lookup"),
         walk("like_block", sentence=LIKE, step="block", focus="2"),
         page("relative", "trained", ("tr_model", "e5-small-q4"), ("tr_text", MOVIE),
              shows=("trained",), uses=(*PIPELINE, "heads")),
@@ -100,18 +103,20 @@ LESSONS = (
         page("mistakes", "mistakes", shows=("mistakes",), uses=(*PIPELINE, "mask")),
     ),
     lesson("transformer",
-        page("paths", "cost", shows=("paths", "cache"), uses=("qkv", "mask", "av")),
+        page("paths", "cost", shows=("paths", "cache"), uses=("qkv", "mask", "av"),
+             section="paths"),
         walk("t4_scores", sentence=T4, d_model="64", n_heads="1", step="scores", focus="3"),
         walk("t4_softmax", shows=("scaled", "softmax"), sentence=T4, d_model="64", n_heads="1",
              step="softmax", focus="3"),
         page("variance", "scaling", shows=("variance",), uses=("scores", "scaled", "softmax")),
         page("lookup", "projections", ("sentence", MOVIE), shows=("projections", "lookup"),
-             uses=PIPELINE, state=(("pj_q", 4),)),
+             uses=PIPELINE, state=(("pj_q", 4),), section="lookup"),
         walk("movie_heads", sentence=MOVIE, n_heads="4", step="heads", focus="4"),
         page("movie", "trained", ("tr_model", "e5-small-q4"), ("tr_text", MOVIE),
              ("tr_focus", "好看"), ("tr_key", "电影"), shows=("trained",),
              uses=(*PIPELINE, "heads")),
-        page("pe_page", "positional-encoding", ("pe_pair", "0"), shows=("pe",), uses=("tokens",)),
+        page("pe_page", "positional-encoding", ("pe_pair", "0"), shows=("pe",), uses=("tokens",),
+             section="word-order"),
         walk("love_no_pe", shows=("word_order",), uses=("pe",), sentence="我喜欢你", mode="char",
              pe="false", step="av"),
         walk("love_back_no_pe", shows=(), uses=("pe", "word_order"), sentence="你喜欢我",
@@ -124,27 +129,28 @@ LESSONS = (
     ),
     lesson("writes",
         walk("causal_train", shows=CAUSAL, step="softmax", mask="causal"),
-        page("cost_generation", "cost", shows=("paths", "cache"), uses=("qkv", "mask", "av")),
+        page("cost_generation", "cost", shows=("paths", "cache"), uses=("qkv", "mask", "av"),
+             section="generation"),
         page("gen_next", "generate", ("gen_prompt", "今天天气很好，我们一起去"),
-             shows=("next_token",), uses=(*PIPELINE, "mask")),
+             shows=("next_token",), uses=(*PIPELINE, "mask"), section="next-token"),
         page("gen_temperature", "generate", ("gen_prompt", "猫坐在"), ("gen_t", "1.5"),
              ("gen_mode", "sample"), ("gen_seed", "7"), shows=("temperature",),
-             uses=("next_token",)),
+             uses=("next_token",), section="next-token"),
         page("gen_cache", "generate", ("gen_prompt", "The cat sat on the"), ("written", "8"),
-             uses=("next_token", "cache")),
+             uses=("next_token", "cache"), section="next-token"),
         page("gen_sink", "generate", ("gen_prompt", "注意力机制让模型在生成每个词时"),
              ("gen_layer", "5"), ("gen_head", "0"), shows=("sink",),
-             uses=("next_token", "softmax", "heads")),
+             uses=("next_token", "softmax", "heads"), section="attention-map"),
     ),
     lesson("inside",
         page("inside_lens", "inside", ("in_prompt", TRANSLATION), shows=("lens",),
-             uses=("next_token",)),
+             uses=("next_token",), section="lens"),
         page("inside_fact", "inside", ("in_prompt", "太阳系有八大"), shows=("residual_sum",),
-             uses=("lens",)),
+             uses=("lens",), section="residual-sum"),
         page("inside_induction", "inside", ("in_on", "repeat"), ("in_sort", "induction"),
-             shows=("induction",), uses=("heads", "softmax")),
+             shows=("induction",), uses=("heads", "softmax"), section="heads"),
         page("inside_off", "inside", ("off", "6.2,6.3,12.3"), shows=("heads_off",),
-             uses=("induction", "lens")),
+             uses=("induction", "lens"), section="heads-off"),
     ),
     lesson("train",
         page("train_copy", "train", ("tr_task", "copy"), shows=("training",),
@@ -152,9 +158,10 @@ LESSONS = (
         page("train_repeat", "train", ("tr_task", "repeat"), shows=("induction_forms",),
              uses=("training", "induction")),
         page("train_backward", "train", ("tr_task", "repeat"), shows=("backward",),
-             uses=("training", "scaled", "softmax"), state=(("tr_bw_head", 2),)),
+             uses=("training", "scaled", "softmax"), state=(("tr_bw_head", 2),),
+             section="backward"),
         page("train_scaling", "train", ("tr_task", "copy"), shows=("scaling_gradient",),
-             uses=("backward", "scaled")),
+             uses=("backward", "scaled"), section="scaling"),
     ),
 )  # fmt: skip
 

@@ -122,3 +122,33 @@ def test_no_item_sets_the_numbering_and_its_title_follows_the_learners():
 def test_a_urls_place_names_a_lesson_and_an_item_from_one(lesson, item, found):
     at = position(lesson, item)
     assert (at and (LESSONS.index(at[0]), at[1])) == found
+
+
+def _anchors(page: str) -> set[str]:
+    """The anchors a page's headings carry: in its script and its view's modules."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    view = root / "ui" / "views" / page.replace("-", "_")
+    files = [root / "page_scripts" / f"{page}.py", *view.rglob("*.py"), view.with_suffix(".py")]
+    text = "".join(f.read_text() for f in files if f.exists())
+    return set(re.findall(r'anchor="([a-z-]+)"', text))
+
+
+def test_every_items_section_is_a_heading_its_page_draws():
+    """An item lands on the section it is about: its page draws a heading with that anchor. The
+    reviewed case: "switch off the three strongest induction heads" lands on that section, not
+    on the logit lens 5,000 px above it."""
+    for lesson in LESSONS:
+        for item in lesson.items:
+            if item.section:
+                assert item.section in _anchors(item.page), (item.key, item.section)
+    _, off = item_keyed("inside", "inside_off")
+    assert off.section == "heads-off"
+    below_the_top = {
+        item.key for lesson in LESSONS[3:] for item in lesson.items
+        if item.page in ("generate", "inside", "train") and item.section
+    }  # fmt: skip
+    assert {"gen_next", "gen_sink", "inside_lens", "inside_fact", "inside_induction",
+            "inside_off", "train_backward", "train_scaling"} <= below_the_top  # fmt: skip

@@ -673,9 +673,9 @@ def line_chart(
 ):
     """Lines over xs, one per named series (log-log by default; ``log_y`` overrides the y axis;
     ``x_labels``: one tick label per x, in place of the numbers). ``colours``: one per series
-    (e.g. from SERIES), else LINE_COLOURS in order; ``dashes``: one
-    per series ("solid", "dash"); ``marks``: (x, label) pairs, each a dotted vertical line with
-    its label at the top. Shared between sessions: never change the figure returned."""
+    (e.g. from SERIES), else LINE_COLOURS in order; ``dashes``: one per series ("solid", "dash");
+    ``marks``: (x, label) pairs, each a dotted vertical line with its label at the top. Shared
+    between sessions: never change the figure returned."""
     log_y = log if log_y is None else log_y
     xs = list(xs)
     fig = SharedFigure()
@@ -687,11 +687,8 @@ def line_chart(
     fig.update_layout(
         title={"text": plotly_text(title), "x": 0},
         height=380,
-        xaxis={
-            "title": x_title,
-            "type": "log" if log else "linear",
-            **_x_ticks(xs, tick_every_x, x_labels),
-        },
+        xaxis={"title": x_title, "type": "log" if log else "linear"}
+        | _x_ticks(xs, tick_every_x, x_labels),
         yaxis={
             "title": y_title,
             "type": "log" if log_y else "linear",

@@ -20,6 +20,9 @@ INSIDE_RANKS = "_inside_ranks"  # the inside page's answer and its rank after ea
 TRAIN_SETTINGS = "_train_settings"  # the train page's run settings, for the room's bet on its step
 GEN_CANDIDATES = "_gen_candidates"  # the generate page's next-token candidates, for the band
 LEFT_ROOM = "_left_room"  # a teacher left: the browser's key is no longer taken back
+SECTION = "_lesson_section"  # the section of its page this tab's lesson item is about ("": none)
+LANDING = "_land_on"  # (section, place): a room's item's section to bring into view this run
+LANDED = "_landed"  # the room's (page, section) this tab last brought into view
 
 
 # the pickers whose choices print a number that follows the numbering: a browser keeps showing a

@@ -30,7 +30,15 @@ from classroom.store import StoreError, shared_problem, shared_store
 from ui.kit.browser import cookie, set_cookie
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
-from ui.kit.session import LEFT_ROOM, PAGE_SCRIPT, ROOM_FOCUS, ROOM_PAGE
+from ui.kit.session import (
+    LANDED,
+    LANDING,
+    LEFT_ROOM,
+    PAGE_SCRIPT,
+    ROOM_FOCUS,
+    ROOM_PAGE,
+    SECTION,
+)
 from ui.kit.settings import FOLLOWED
 
 TEACHER_COOKIE = "self_attention_teacher"  # "CODE:KEY" of the room this browser teaches
@@ -218,6 +226,17 @@ def apply_view(view: dict) -> None:
         st.session_state[ROOM_PAGE] = view["page"]  # app.py goes there, after the navigation
     if "focus" in view:
         st.session_state[ROOM_FOCUS] = view["focus"]  # the walkthrough turns it into its label
+    _land(view)
+
+
+def _land(view: dict) -> None:
+    """A teacher's lesson item names a section of its page: each student's page brings it into
+    view once, when the teacher's item (its page and section) changes, not at every change of
+    the teacher's settings."""
+    where = (view.get("page"), view.get("section", ""))
+    if where[1] and st.session_state.get(LANDED) != where:
+        st.session_state[LANDING] = (where[1], "/".join(where))
+    st.session_state[LANDED] = where
 
 
 def is_teacher() -> bool:
@@ -229,6 +248,8 @@ def current_view(settings) -> dict:
     the walkthrough's own where this run set them (the focus row by its number)."""
     state = st.session_state
     view = {"page": state.get(PAGE_SCRIPT, "walkthrough")}
+    if state.get(SECTION):  # a lesson's item: the section of its page it is about
+        view["section"] = state[SECTION]
     for s in FOLLOWED:
         value = getattr(settings, s.name) if s.widget != "page" else state.get(s.state_key)
         if s.widget == "coded_toggle":  # the switch's own value (the numbering: 1 -> True)

@@ -9,7 +9,7 @@ from core.lessons.plan import LESSONS, Lesson, position
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import numbered
-from ui.kit.session import FOCUS_CHOSEN
+from ui.kit.session import FOCUS_CHOSEN, LANDING, SECTION
 from ui.kit.settings import BY_URL, SETTINGS
 from ui.shell.registry import script_path
 
@@ -25,9 +25,28 @@ STYLE = """<style>
 div:has(> .st-key-lesson_top), .st-key-lesson_top {position: absolute; width: 0; height: 0;
   overflow: hidden;}
 </style>"""
-# an item opened from far down the lessons' list starts at the top of its page, with its band
-TO_TOP = """<span hidden>{place}</span><script>
-document.querySelector('[data-testid="stMain"]')?.scrollTo({top: 0});
+# an item opens with the section it is about in view (its heading's anchor; none: the page's top,
+# with its band): the heading is looked for until the page has drawn it (a model's page draws it
+# after the model's load), then kept in view while the page above it still grows, until the
+# learner scrolls or presses a key
+LAND = """<span hidden>{place}</span><script>
+(() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const id = "{section}";
+  if (!id) { main?.scrollTo({top: 0}); return; }
+  let found = 0, tries = 0, moved = false;
+  const stop = () => { moved = true; };
+  for (const kind of ["wheel", "touchmove", "keydown", "mousedown"]) {
+    window.addEventListener(kind, stop, {once: true, passive: true});
+  }
+  const look = () => {
+    if (moved) return;
+    const heading = document.getElementById(id);
+    if (heading) { heading.scrollIntoView({block: "start"}); found += 1; }
+    if (found < 12 && tries++ < 240) setTimeout(look, 250);
+  };
+  look();
+})();
 </script>"""
 
 
@@ -74,12 +93,21 @@ def _arrive(lesson: Lesson, index: int) -> None:
     that no URL names take the item's values, before the page draws them, and the page starts
     at its top."""
     place = tuple(where(lesson, index).values())
+    item = lesson.items[index]
+    st.session_state[SECTION] = item.section
     if st.session_state.get(ARRIVED) != place:
-        for key, value in lesson.items[index].state:
+        for key, value in item.state:
             st.session_state[key] = value
         st.session_state[ARRIVED] = place
-        with st.container(key="lesson_top"):
-            st.html(TO_TOP.replace("{place}", "/".join(place)), unsafe_allow_javascript=True)
+        land(item.section, "/".join(place))
+
+
+def land(section: str, place: str) -> None:
+    """Bring ``section`` (a heading's anchor; "": the top) into view once this run draws it;
+    ``place`` tells one arrival from the next, so that each runs the script anew."""
+    with st.container(key="lesson_top"):
+        st.html(LAND.replace("{place}", place).replace("{section}", section),
+                unsafe_allow_javascript=True)  # fmt: skip
 
 
 def item_title(item, base: int) -> str:
@@ -112,7 +140,12 @@ def band(lang: str, base: int) -> None:
     with the lesson's number, the item's, its title and the buttons to its neighbours."""
     open_if_asked(lang)
     at = position(st.query_params.get("lesson"), st.query_params.get("item"))
+    landing = st.session_state.pop(LANDING, None)  # a room's: its teacher's item's section
     if at is None:
+        st.session_state[SECTION] = ""
+        if landing:
+            st.html(STYLE)
+            land(*landing)
         return
     lesson, index = at
     st.html(STYLE)

@@ -145,7 +145,7 @@ def one_entry(n: int, d: int, decimals: int) -> None:
 
 def word_order(settings) -> None:
     """Each token's output row in both sentences, without PE (equal) and with it (different)."""
-    st.subheader(t("positional_encoding.order_title"))
+    st.subheader(t("positional_encoding.order_title"), anchor="word-order")
     st.markdown(t("positional_encoding.order_text"))
     codes = [str(k) for k in range(len(PAIRS))]
     chosen = url_choice(

@@ -190,7 +190,7 @@ def bars(names, series: dict, title: str, decimals: int, top: float) -> go.Figur
 def lookup_section(data, settings, head: int) -> None:
     """Pick a query token: its scores against every key, the hard and the soft answer."""
     decimals, names = settings.decimals, labels(data, settings.base)
-    st.subheader(t("projections.lookup_title"))
+    st.subheader(t("projections.lookup_title"), anchor="lookup")
     st.markdown(t("projections.lookup_text"))
     left, right = st.columns(2)
     i = left.selectbox(

@@ -45,7 +45,7 @@ def _ns(n: int, at_least: int = 512) -> list[int]:
 
 def paths(n_tokens: int) -> None:
     """Number inputs for n and k, the table, and the three path lengths against n."""
-    st.subheader(t("cost.paths_title"))
+    st.subheader(t("cost.paths_title"), anchor="paths")
     st.markdown(t("cost.paths_text"))
     left, right = st.columns(2)
     n = number_box(left, t("cost.paths_n"), 2, MAX_N, max(2, n_tokens), "co_paths_n")
