@@ -82,6 +82,11 @@ def open_if_asked(lang: str) -> None:
         item = lesson.items[index]
         query = {"lang": lang}  # the widgets bound to the URL write their own parameters
         query.update((k, v) for k, v in item.params if not (k in BY_URL and BY_URL[k].bound))
+        kept = [s.in_url for s in SETTINGS if not (s.reset or s.bound or s.widget == "page")]
+        query.update(
+            (k, st.query_params[k]) for k in kept if k in st.query_params and k not in query
+        )
+        # (the learner's own that the item leaves alone and no widget writes back: base=0)
         query.update(where(lesson, index))
         if st.session_state.get("room"):
             query["room"] = st.session_state["room"]
