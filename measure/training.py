@@ -36,6 +36,7 @@ from core.threads import on_one_core
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_RUNS = max(1, os.cpu_count() or 1)  # children alive at once, each training on one core
+WATCH_S = 2.0  # a page drawing a run live redraws it every 0.5 s: gone this long, it has closed
 KEEP_RUNS = 32  # finished runs kept for sessions that ask for the same settings again
 NICE = 10  # the child yields the CPU to the server's reruns
 TURN_S = 0.06  # the steps a child trains in one turn at the cores: about one written token's time
@@ -66,6 +67,7 @@ class Run:
     seconds: float | None = None  # the training's own wall time, once done
     error: str | None = None
     sessions: set = field(default_factory=set)
+    seen: dict = field(default_factory=dict)  # session -> when its page last drew the run live
     child: subprocess.Popen | None = None
     event: threading.Event = field(default_factory=threading.Event)
 
@@ -181,6 +183,17 @@ class TrainingRuns:
                 self._start_waiting()
             run.sessions.add(session)
             return run
+
+    def watching(self, run: Run, session: str, now: float) -> int:
+        """``session``'s page draws ``run`` live at ``now`` (time.monotonic()): how many pages
+        have drawn it within WATCH_S. A closed tab stops drawing it, and drops out of the count
+        (a session that asked for the run stays among its ``sessions`` until it stops it)."""
+        with self._lock:
+            run.seen[session] = now
+            for other, when in list(run.seen.items()):
+                if now - when > WATCH_S:
+                    del run.seen[other]
+            return len(run.seen)
 
     def latest(self, settings: Settings) -> Run | None:
         with self._lock:

@@ -144,3 +144,24 @@ def test_a_training_run_holds_anothers_job_for_about_one_turn():
     runs.stop(run, "a")
     assert len(run.steps) < LONG.steps  # still training when we stopped it
     assert max(waits) < TURN_S + 0.4, waits
+
+
+def test_the_watching_count_drops_a_page_that_stopped_drawing_the_run():
+    """The reviewed case: "3 people are watching" counted two sessions that had closed. A page
+    that draws the run live says so every 0.5 s; one that has not for WATCH_S is gone."""
+    from measure.training import WATCH_S
+
+    runs = TrainingRuns(max_runs=1)
+    run = runs.request(SMALL, "teacher")
+    runs.request(SMALL, "closed-1")
+    runs.request(SMALL, "closed-2")
+    assert runs.watching(run, "closed-1", 100.0) == 1
+    assert runs.watching(run, "closed-2", 100.2) == 2
+    assert runs.watching(run, "teacher", 100.4) == 3  # three pages drawing it
+    later = 100.4 + WATCH_S + 0.1  # the two closed tabs drew nothing since
+    assert runs.watching(run, "teacher", later) == 1
+    assert len(run.sessions) == 3  # (they still follow it until they stop it: its stop rule)
+    runs.stop(run, "teacher")
+    runs.stop(run, "closed-1")
+    runs.stop(run, "closed-2")
+    _finish(run)

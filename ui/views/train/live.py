@@ -82,8 +82,9 @@ def _live(run: Run) -> None:
         total = run.settings.steps
         text = t("train.progress", step=step, steps=total, loss=loss)
         st.progress(min(step / total, 1.0), text=text)
-        if len(run.sessions) > 1:
-            st.caption(t("train.shared", n=len(run.sessions)))
+        watching = RUNS.watching(run, anonymous_id(), time.monotonic())
+        if watching > 1:
+            st.caption(t("train.shared", n=watching))
         curves.loss_chart(run, rows)
 
     watch()
