@@ -20,7 +20,10 @@ FILL_DENSE_CELL_PX = 18  # more than 8 a side
 FILL_TEXT_PX = 18  # its ticks, axis titles, colour bar, legend and row sums
 FILL_TITLE_PX = 24
 FILL_SIDE = 8
-DENSE_COLUMNS = 8  # wider heatmaps print numbers too small on a phone: there they hide (style.py)
+# wider heatmaps print numbers too small on a phone: there they hide (style.py). At 7 columns,
+# a phone's 366 px less the row labels and the colour bar left its cells' values at 5-6 px (the
+# reading of /generate's attention map on an 8-token prompt)
+DENSE_COLUMNS = 6
 
 
 # no Plotly toolbar: on a phone it sits over the chart's title, and a learner reads values by
