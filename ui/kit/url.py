@@ -80,6 +80,8 @@ def url_choice(widget, label: str, codes, key: str, default: str, tell=True, **k
     code that names no choice is said (``told``; the sidebar's own are noted there instead)."""
     if tell:
         told(key, lambda code: code in codes)
+    if getattr(widget, "__name__", "") == "selectbox":  # (its English placeholder: choose.py)
+        kwargs.setdefault("placeholder", t("shell.choose"))
     start = coded_choice(key, codes, default)
     if widget is st.segmented_control:
         kwargs.update(default=start, required=True)

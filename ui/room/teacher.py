@@ -19,6 +19,7 @@ from measure.training import Settings
 from ui.figures.charts import answer_bars
 from ui.figures.place import plot
 from ui.kit import question_text as questions
+from ui.kit.choose import selectbox
 from ui.kit.i18n import labeller, t
 from ui.kit.model_turns import RUNS
 from ui.kit.session import GEN_CANDIDATES, INSIDE_RANKS, PAGE_SCRIPT, TRAIN_SETTINGS, anonymous_id
@@ -58,7 +59,8 @@ def panel(code: str, settings) -> None:
             if st.button(t("room.how_to_join"), key="room_how_to_join", type="tertiary"):
                 join_card(code)
         if kinds:
-            kind = which.selectbox(
+            kind = selectbox(
+                which,
                 t("room.q_kind"),
                 kinds,
                 format_func=labeller("room.q_kind"),

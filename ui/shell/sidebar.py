@@ -3,6 +3,7 @@ the URL, so a shared link reproduces the view."""
 
 import streamlit as st
 
+from ui.kit.choose import selectbox
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import DEFAULT_SENTENCE, LANG_NAMES, LANGS, labeller, settle_lang, t
 from ui.kit.number_box import number_box
@@ -47,7 +48,7 @@ def _text(s: Setting, lang: str, **kw):
 
 def _select(s: Setting, lang: str, **kw):
     index = s.choices.index(s.default)
-    return st.selectbox(t(s.label), s.choices, index=index, key=s.state_key, **kw, **BIND)
+    return selectbox(st, t(s.label), s.choices, index=index, key=s.state_key, **kw, **BIND)
 
 
 def _number(s: Setting, lang: str, **kw):

@@ -60,6 +60,9 @@ FOLDED {position: absolute; width: 0; height: 0; overflow: hidden;}
   [class*="st-key-dense_"] g.heatmap-label {display: none;}
   [class*="st-key-screen_wide_"] {display: none;}
   [class*="st-key-screen_phone_"] {display: block;}
+  /* a table's columns fit the phone's width (the lens table's five ranks without a swipe) */
+  [data-testid="stTable"] table {font-size: 0.78rem;}
+  [data-testid="stTable"] th, [data-testid="stTable"] td {padding: 0.2rem 0.3rem !important;}
 }
 </style>
 """.replace(

@@ -10,6 +10,7 @@ from core.lessons.mistakes import mask_after_softmax
 from ui.figures.charts import A_heatmap, heatmap, mask_heatmap
 from ui.figures.place import grid
 from ui.kit import reference_lines as code_lines
+from ui.kit.choose import selectbox
 from ui.kit.errors import show_input_error
 from ui.kit.i18n import DEFAULT_BATCH, labeller, t
 from ui.kit.number_text import indices, row_label, shown_index
@@ -51,7 +52,8 @@ def padded_batch(batch, settings) -> int:
     table = pd.DataFrame(batch.tokens, columns=indices(n, base), index=indices(b, base))
     table.insert(0, t("masks.lengths"), batch.lengths)
     st.dataframe(table, width="stretch")
-    return st.selectbox(
+    return selectbox(
+        st,
         t("masks.which"),
         range(b),
         index=min(1, b - 1),  # the second sentence is shorter: its padding shows

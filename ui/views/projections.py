@@ -8,6 +8,7 @@ import streamlit as st
 from core.lessons import projections
 from ui.figures.charts import MAX_TEXT_CELLS, A_heatmap, SharedFigure, heatmap
 from ui.figures.place import grid, plot
+from ui.kit.choose import selectbox
 from ui.kit.escape import markdown_text, plotly_text
 from ui.kit.i18n import t
 from ui.kit.number_text import num, row_label, shown_index, sub
@@ -29,7 +30,8 @@ def head_picker(data, settings) -> int:
     heads = data.trace.Q.shape[0]
     if heads == 1:
         return 0
-    pick = st.columns([1, 3])[0].selectbox(
+    pick = selectbox(
+        st.columns([1, 3])[0],
         t("projections.head"),
         range(heads),
         format_func=lambda h: shown_index(h, settings.base),
@@ -193,8 +195,8 @@ def lookup_section(data, settings, head: int) -> None:
     st.subheader(t("projections.lookup_title"), anchor="lookup")
     st.markdown(t("projections.lookup_text"))
     left, right = st.columns(2)
-    i = left.selectbox(
-        t("projections.query"), range(data.n), format_func=names.__getitem__, key="pj_q"
+    i = selectbox(
+        left, t("projections.query"), range(data.n), format_func=names.__getitem__, key="pj_q"
     )
     T = right.select_slider(
         t("projections.temperature"),

@@ -23,6 +23,7 @@ from ui.figures.charts import (
     values_fit_width,
 )
 from ui.figures.place import BIG_TEXT_PX, DENSE_COLUMNS, grid, plot
+from ui.kit.choose import selectbox
 from ui.kit.errors import show_input_error
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
@@ -210,10 +211,10 @@ def view_controls(data: ModelTraces, example: Example, base: int, sentence: str)
     left, right = st.columns(2)
     labels = shown(pieces)
     piece = {"format_func": lambda i: row_label(i, labels[i], base)}
-    q = left.selectbox(
-        t("trained.query"), range(n), key=FOCUS, help=t("trained.query_help"), **piece
+    q = selectbox(
+        left, t("trained.query"), range(n), key=FOCUS, help=t("trained.query_help"), **piece
     )
-    k = right.selectbox(t("trained.key"), range(n), key=KEY, help=t("trained.key_help"), **piece)
+    k = selectbox(right, t("trained.key"), range(n), key=KEY, help=t("trained.key_help"), **piece)
     for key, value in ((LAYER, layer), (HEAD, head), (FOCUS, q), (KEY, k)):
         keep_in_url(key, shown_index(value, base), shown_index(defaults[key], base))
     return View(layer, head, q, k)

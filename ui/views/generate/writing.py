@@ -6,6 +6,7 @@ import streamlit as st
 from core import to_numpy
 from ui.figures.charts import heatmap
 from ui.figures.place import plot
+from ui.kit.choose import selectbox
 from ui.kit.decoding import (
     MAX_WRITTEN,
     candidates_at,
@@ -54,9 +55,9 @@ def layer_and_head(model, base: int, columns) -> tuple[int, int]:
     told("gen_head", whole(0, c.n_heads - 1))
     left, right = columns
     shown = {"format_func": lambda i: shown_index(i, base), "bind": "query-params"}
-    layer = left.selectbox(t("generate.layer"), range(c.n_layers), index=c.n_layers - 1,
+    layer = selectbox(left, t("generate.layer"), range(c.n_layers), index=c.n_layers - 1,
                            key="gen_layer", **shown)  # fmt: skip
-    head = right.selectbox(t("generate.head"), range(c.n_heads), key="gen_head", **shown)
+    head = selectbox(right, t("generate.head"), range(c.n_heads), key="gen_head", **shown)
     return int(layer), int(head)
 
 

@@ -5,6 +5,7 @@ and the whole working as two buttons. The text is in ui/views/hand_check/checkab
 import numpy as np
 import streamlit as st
 
+from ui.kit.choose import selectbox
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
 from ui.kit.number_text import num, row_label
@@ -15,14 +16,16 @@ from ui.views.hand_check.checkable import CHECKABLE, expected_row, hint, space, 
 def _question(tokens, trace, base: int) -> tuple[str, int, str]:
     """The matrix and row picked and the numbers typed: the question being checked."""
     a, b, c, button = st.columns([1.3, 1, 2, 0.6], vertical_alignment="bottom")
-    which = a.selectbox(
+    which = selectbox(
+        a,
         t("hand_check.answer_matrix"),
         CHECKABLE,
         index=CHECKABLE.index("A"),
         key="answer_matrix",
         format_func=labeller("hand_check.answer"),
     )
-    row = b.selectbox(
+    row = selectbox(
+        b,
         t("hand_check.answer_which"),
         range(handcheck.N),
         key="answer_row",

@@ -11,6 +11,7 @@ from core import tiny
 from measure.training import Settings
 from ui.figures.charts import heatmap
 from ui.figures.place import grid
+from ui.kit.choose import selectbox
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, power_of_ten
 from ui.kit.tables import table
@@ -45,7 +46,7 @@ def section(settings: Settings, base: int) -> None:
     last = settings.n_layers - 1
     heads = list(range(settings.n_heads))
     names = {j: head_name(last, j, base) for j in heads}  # named now: in this run's language
-    head = st.selectbox(t("train.backward_head"), heads, key="tr_bw_head", format_func=names.get)
+    head = selectbox(st, t("train.backward_head"), heads, key="tr_bw_head", format_func=names.get)
     st.caption(t("train.backward_text", head=head_name(last, head, base)))
     trace = _trace(settings)
     g = trace.layers[last]

@@ -8,6 +8,7 @@ import core
 from ui.figures import pickable as cell_pick
 from ui.figures.charts import MAX_SIDE, MAX_TEXT_CELLS
 from ui.kit import reference_lines as code_lines
+from ui.kit.choose import selectbox
 from ui.kit.i18n import labeller, t
 from ui.kit.number_text import row_label, shown_index
 from ui.kit.page_script import page_script
@@ -239,8 +240,8 @@ def row_controls(step: str, data, settings, place=None) -> tuple[int, int]:
     if BY_NAME[step].focus:
         _settle_focus(step, n, focus)
         band.markdown(f"**{t('walkthrough.focus')}**", width="content")
-        focus = band.selectbox(
-            t("walkthrough.focus"), range(n), key="focus", on_change=_chose_focus, width=170,
+        focus = selectbox(
+            band, t("walkthrough.focus"), range(n), key="focus", on_change=_chose_focus, width=170,
             format_func=lambda i: row_label(i, data.tokens[i], base), label_visibility="collapsed",
         )  # fmt: skip
         keep_in_url("focus", str(focus), str(default_focus(n, settings.mask == "causal")))
