@@ -10,6 +10,7 @@ import streamlit as st
 
 from core import reference
 from ui.kit.i18n import current_lang, t
+from ui.kit.session import base
 
 ASSIGNMENT = re.compile(r"^\s*(\w+) = ")
 MARK = '<mark style="background:#fde68a;color:inherit;padding:0 2px;border-radius:3px">'
@@ -51,6 +52,8 @@ def show(symbols) -> None:
     lines = lines_for(symbols)
     if lines:
         st.caption(t("walkthrough.code_caption"))
+        if base():  # the page counts from 1, the code (as Python does) from 0: said where both are
+            st.caption(t("walkthrough.code_counts_from_0"))
         st.html(code_html(lines, symbols))
         if current_lang() != "en":
             for symbol in symbols:
