@@ -1,0 +1,381 @@
+"""One trained decoder in NumPy, configured by its model's facts (as TransformerLens configures one
+model by flags): how many K/V heads the query heads share, QK-norm and the norms after each
+sublayer, the local layers' window and RoPE's bases, GeGLU or SwiGLU, the embedding's scale and a
+tied or separate head. Each model is a reader that maps its GGUF onto it: Gemma 3 270M
+(core/pretrained/gemma.py: one K/V head for four query heads, multi-query) and SmolLM2-135M
+(core/pretrained/smollm2.py: three K/V heads for nine, grouped-query). One small function per piece
+of the layer, and decoding with a K/V cache that keeps K and V once per K/V head.
+
+How this layer differs from the walkthrough's textbook one, each in its own function below:
+RMSNorm in place of LayerNorm; K/V heads shared by groups of query heads; RMSNorm on each q and k
+(QK-norm, Gemma); RoPE rotating q and k; a causal mask, with a window on the local layers (Gemma:
+five local, then one global); the scale 1/√head_dim; a gated feed-forward (GeGLU or SwiGLU); the
+embedding × √d_model in (Gemma), and the embedding matrix as the LM head out when it is tied.
+
+The arithmetic goes through the array API (``array_namespace``), so the same code runs where the
+weights are: NumPy, or CuPy on a GPU (``model.to(xp)``), with the K/V cache there too. A trace's
+logits, A and residuals come back to the host as NumPy; the cache stays where the weights are.
+The positions, RoPE's angles and the window's mask are a few small NumPy arrays made on the host.
+"""
+
+import math
+from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
+
+import numpy as np
+from array_api_compat import array_namespace
+
+from core.backend import to_numpy
+from core.heads import merge_heads, split_heads
+
+
+@dataclass(frozen=True)
+class DecoderConfig:
+    d_model: int  # Gemma 3 270M: 640; SmolLM2-135M: 576
+    n_layers: int  # 18; 30
+    n_heads: int  # query heads: 4; 9
+    n_kv_heads: int  # K/V heads, each read by n_heads / n_kv_heads query heads: 1; 3
+    head_dim: int  # 256; 64
+    d_ff: int  # 2048; 1536
+    eps: float
+    window: int | None  # the local layers' window (Gemma: 512); None: every layer global
+    rope_base: float  # RoPE's base on the global layers (Gemma: 1 000 000; SmolLM2: 100 000)
+    context: int  # 32 768; 8 192
+    global_every: int = 1  # every this many layers one is global (Gemma: 6); 1: all
+    local_rope_base: float | None = None  # RoPE's base on the local layers (Gemma: 10 000)
+    rope_pairs: str = "halves"  # the pairs RoPE turns: (x_i, x_{i+d/2}), or "neighbours"
+    # (x_2i, x_2i+1), the layout llama.cpp writes a llama model's q and k weights in
+    qk_norm: bool = False  # RMSNorm on each q and k (Gemma)
+    post_norms: bool = False  # RMSNorm after each sublayer too, before the stream (Gemma)
+    activation: str = "silu"  # the feed-forward's gate: "gelu_tanh" (GeGLU) or "silu" (SwiGLU)
+    embed_scale: bool = False  # the embedding × √d_model on the way in (Gemma)
+
+    def is_local(self, layer: int) -> bool:
+        return self.window is not None and (layer + 1) % self.global_every != 0
+
+    def rope_base_of(self, layer: int) -> float:
+        return self.local_rope_base if self.is_local(layer) else self.rope_base
+
+    @property
+    def group(self) -> int:
+        """Query heads per K/V head: 1 multi-head, n_heads multi-query, between: grouped."""
+        return self.n_heads // self.n_kv_heads
+
+
+@dataclass(frozen=True)
+class Layer:
+    attn_norm: np.ndarray  # [d_model] (Gemma's stored as 1 + w)
+    W_Q: np.ndarray  # [n_heads · head_dim, d_model]  (rows: outputs, as stored)
+    W_K: np.ndarray  # [n_kv · head_dim, d_model]
+    W_V: np.ndarray  # [n_kv · head_dim, d_model]
+    W_O: np.ndarray  # [d_model, n_heads · head_dim]
+    ffn_norm: np.ndarray  # [d_model]
+    W_gate: np.ndarray  # [d_ff, d_model]
+    W_up: np.ndarray  # [d_ff, d_model]
+    W_down: np.ndarray  # [d_model, d_ff]
+    q_norm: np.ndarray | None = None  # [head_dim], with QK-norm
+    k_norm: np.ndarray | None = None  # [head_dim]
+    post_attn_norm: np.ndarray | None = None  # [d_model], with the norms after each sublayer
+    post_ffn_norm: np.ndarray | None = None  # [d_model]
+
+
+@dataclass
+class KVCache:
+    """Each layer's K and V for the positions seen so far: [n_kv, t, head_dim] each, once per K/V
+    head (the query heads of its group read the same one)."""
+
+    K: list = field(default_factory=list)
+    V: list = field(default_factory=list)
+
+    @property
+    def length(self) -> int:
+        return 0 if not self.K else self.K[0].shape[1]
+
+    @property
+    def nbytes(self) -> int:
+        return 4 * sum(k.size + v.size for k, v in zip(self.K, self.V))  # float32
+
+
+@dataclass(frozen=True)
+class DecoderTrace:
+    ids: tuple  # the new positions' token ids
+    positions: np.ndarray  # [n] their positions in the whole sequence
+    logits: np.ndarray  # [n, vocab] the next token's scores at each new position
+    A: list  # per layer [n_heads, n, t]: each new query head's weights over every key so far
+    cache: KVCache  # K and V of every position so far (the input's cache, grown)
+    # with residuals=True: the residual stream [n, d_model] as the embedding (Gemma: × √d_model) put
+    # it in, then after each layer (n_layers + 1 arrays; the last one before the final norm) ...
+    H: list | None = None
+    # ... and what each layer added to it: (its attention's part, its feed-forward's part), each
+    # [n, d_model] (after its post-norm, Gemma), so that H[i + 1] = H[i] + attention + feed-forward
+    added: list | None = None
+
+
+def rms_norm(x, weight, eps: float):
+    """x / √(mean(x²) + ε) · weight, over the last axis (the weight stored as 1 + w)."""
+    xp = array_namespace(x)
+    return x / xp.sqrt(xp.mean(x * x, axis=-1, keepdims=True) + eps) * weight
+
+
+def rope(x, positions, base: float, pairs: str = "halves"):
+    """Rotate each pair of x [.., n, d] by the angle position / base^(2i/d): the pairs
+    (x_i, x_{i + d/2}) ("halves"), or (x_2i, x_2i+1) ("neighbours", llama.cpp's layout of a llama
+    model's weights); ``positions`` [n] are NumPy's (the angles are made on the host, in
+    float64)."""
+    xp = array_namespace(x)
+    d = x.shape[-1]
+    cos, sin = _rotation_in(xp, positions.astype(np.int64).tobytes(), base, d, pairs)
+    if pairs == "neighbours":  # (x_0, x_1) → (−x_1, x_0), pair by pair
+        rotated = xp.reshape(xp.stack([-x[..., 1::2], x[..., 0::2]], axis=-1), x.shape)
+        return x * cos + rotated * sin
+    half = d // 2
+    rotated = xp.concat([-x[..., half:], x[..., :half]], axis=-1)  # rotate_half
+    return x * cos + rotated * sin
+
+
+@lru_cache(maxsize=4)
+def _rotation(positions: bytes, base: float, d: int, pairs: str) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin [n, d] (float32) of the angles position / base^(2i/d), each angle on both
+    members of its pair (the halves side by side, or neighbours twice): made once per pass and
+    base, not once per layer (q and k of every layer share two of them)."""
+    inverse = base ** (-np.arange(0, d, 2, dtype=np.float64) / d)  # [d/2]
+    angle = np.frombuffer(positions, dtype=np.int64)[:, None].astype(np.float64) * inverse
+    if pairs == "neighbours":
+        cos, sin = (np.repeat(f(angle), 2, axis=-1).astype(np.float32) for f in (np.cos, np.sin))
+    else:
+        cos = np.concatenate([np.cos(angle)] * 2, axis=-1).astype(np.float32)  # [n, d]
+        sin = np.concatenate([np.sin(angle)] * 2, axis=-1).astype(np.float32)
+    cos.flags.writeable = sin.flags.writeable = False  # shared between calls
+    return cos, sin
+
+
+@lru_cache(maxsize=8)
+def _rotation_in(xp, positions: bytes, base: float, d: int, pairs: str = "halves") -> tuple:
+    """_rotation's tables where the arithmetic runs (``xp``): copied to a GPU once per pass, not
+    twice a layer, each copy a wait for the device."""
+    return tuple(xp.asarray(table) for table in _rotation(positions, base, d, pairs))
+
+
+@lru_cache(maxsize=128)
+def _allowed_in(xp, q_positions: bytes, keys: int, window: int | None):
+    """``allowed`` for the queries at ``q_positions`` over keys 0 … keys − 1, where the arithmetic
+    runs: made once per pass and kind of layer (local or global), not once a layer."""
+    q = np.frombuffer(q_positions, dtype=np.int64)
+    return xp.asarray(allowed(q, np.arange(keys), window))
+
+
+def gelu_tanh(x):
+    xp = array_namespace(x)
+    return 0.5 * x * (1.0 + xp.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def silu(x):
+    """x · sigmoid(x): SwiGLU's gate."""
+    xp = array_namespace(x)
+    return x / (1.0 + xp.exp(-x))
+
+
+GATES = {"gelu_tanh": gelu_tanh, "silu": silu}  # the feed-forward's gate by its config name
+
+
+def allowed(q_positions, k_positions, window: int | None):
+    """[n, t] True where query i may read key j: j ≤ i, and i − j < window on a local layer."""
+    gap = q_positions[:, None] - k_positions[None, :]
+    return (gap >= 0) & (gap < window) if window else gap >= 0
+
+
+def softmax_rows(S):
+    xp = array_namespace(S)
+    E = xp.exp(S - xp.max(S, axis=-1, keepdims=True))  # every row keeps its own key: no −∞ row
+    return E / xp.sum(E, axis=-1, keepdims=True)
+
+
+class Decoder:
+    """``encode``/``pieces``/``decode`` (the tokenizer) and ``forward(ids, cache)``; ``name`` is
+    the model's (core.decoder_names()), ``head`` its LM head [vocab, d_model] (None: tied, the
+    embedding)."""
+
+    def __init__(self, config: DecoderConfig, embedding, layers, final_norm, tokenizer,
+                 name: str = "gemma3-270m", head=None):  # fmt: skip
+        self.config, self.E, self.layers = config, embedding, layers
+        self.final_norm, self.tokenizer = final_norm, tokenizer
+        self.name, self.head = name, head
+        self.xp = array_namespace(embedding)  # where the weights are, and the arithmetic runs
+
+    def to(self, xp) -> "Decoder":
+        """The same model with its weights in the array library ``xp`` (CuPy: on the GPU); itself
+        when they are there already."""
+        if xp is self.xp:
+            return self
+
+        def moved(array):
+            return xp.asarray(to_numpy(array))
+
+        layers = [
+            replace(w, **{f.name: moved(getattr(w, f.name)) for f in fields(w)
+                          if getattr(w, f.name) is not None})
+            for w in self.layers
+        ]  # fmt: skip
+        E, final_norm = moved(self.E), moved(self.final_norm)
+        head = None if self.head is None else moved(self.head)
+        return Decoder(self.config, E, layers, final_norm, self.tokenizer, self.name, head)
+
+    def encode(self, text: str) -> list[int]:
+        return self.tokenizer.encode(text)
+
+    def pieces(self, ids) -> list[str]:
+        """Each id as its piece's text as the vocabulary writes it: "▁cat", "<bos>"; a
+        byte-fallback piece as its byte ("<0xE4>"); a byte-level BPE piece in GPT-2's letters for
+        bytes ("Ġcat")."""
+        return [self.tokenizer.vocabulary[i] for i in ids]
+
+    def decode(self, ids) -> str:
+        return self.tokenizer.decode(ids)
+
+    def attend(self, i: int, x, positions, cache: KVCache, off=()):
+        """One layer's attention for the new rows x [n, d_model]: (its output [n, d_model], A).
+        The query heads in ``off`` (0-based) are switched off: their outputs zeroed before W_O."""
+        q, k, v = self.project(i, x, positions)
+        O, A = self.read_cache(i, q, k, v, positions, cache)
+        return self.output(i, O, off), A
+
+    def project(self, i: int, x, positions):
+        """q [h, n, hd], k and v [n_kv, n, hd] of the rows x [n, d_model] at ``positions``: the
+        projections, QK-norm (where the model has it), then RoPE."""
+        c, w = self.config, self.layers[i]
+        q = split_heads(x @ w.W_Q.T, c.n_heads)  # [h, n, hd]
+        k = split_heads(x @ w.W_K.T, c.n_kv_heads)  # [n_kv, n, hd]
+        v = split_heads(x @ w.W_V.T, c.n_kv_heads)
+        if c.qk_norm:
+            q, k = rms_norm(q, w.q_norm, c.eps), rms_norm(k, w.k_norm, c.eps)
+        base = c.rope_base_of(i)
+        return rope(q, positions, base, c.rope_pairs), rope(k, positions, base, c.rope_pairs), v
+
+    def read_cache(self, i: int, q, k, v, positions, cache: KVCache):
+        """The new rows' k and v appended to layer i's cache, then each new query's weights over
+        every key it may read, and its output: (O [h, n, hd], A [h, n, t])."""
+        c, xp = self.config, self.xp
+        if len(cache.K) > i:
+            cache.K[i] = xp.concat([cache.K[i], k], axis=1)
+            cache.V[i] = xp.concat([cache.V[i], v], axis=1)
+        else:
+            cache.K.append(k)
+            cache.V.append(v)
+        K, V = cache.K[i], cache.V[i]  # [n_kv, t, hd]: query head j reads K/V head j // group
+        n, t = q.shape[1], K.shape[1]
+        q = xp.reshape(q, (c.n_kv_heads, c.group, n, c.head_dim))  # [n_kv, g, n, hd]
+        K, V = K[:, None], V[:, None]  # [n_kv, 1, t, hd]: shared by the group's query heads
+        S = q @ xp.matrix_transpose(K) / math.sqrt(c.head_dim)  # [n_kv, g, n, t]
+        window = c.window if c.is_local(i) else None
+        mask = _allowed_in(xp, positions.astype(np.int64).tobytes(), t, window)  # [n, t]
+        A = softmax_rows(xp.where(mask, S, -math.inf))  # [n_kv, g, n, t]
+        O = A @ V  # [n_kv, g, n, hd]
+        return xp.reshape(O, (c.n_heads, n, c.head_dim)), xp.reshape(A, (c.n_heads, n, t))
+
+    def output(self, i: int, O, off=()):
+        """The heads' outputs O [h, n, hd] side by side, through W_O: [n, d_model]."""
+        c, xp = self.config, self.xp
+        if off:  # a head switched off adds nothing through W_O
+            keep = np.ones(c.n_heads, dtype=np.float32)
+            keep[sorted(off)] = 0.0
+            O = O * xp.asarray(keep)[:, None, None]
+        return merge_heads(O) @ self.layers[i].W_O.T
+
+    def add_to_stream(self, i: int, h, out):
+        """The rest of layer i after its attention's output ``out``: that through its post-norm
+        into the residual stream h, then the feed-forward's part likewise: (h after the layer,
+        the attention's part, the feed-forward's part)."""
+        c, w = self.config, self.layers[i]
+        attention = rms_norm(out, w.post_attn_norm, c.eps) if c.post_norms else out
+        h = h + attention
+        ff = self.feed_forward(i, rms_norm(h, w.ffn_norm, c.eps))
+        ff = rms_norm(ff, w.post_ffn_norm, c.eps) if c.post_norms else ff
+        return h + ff, attention, ff
+
+    def feed_forward(self, i: int, x):
+        """GeGLU or SwiGLU: down(gate(x) · up(x)), the gate through GELU or SiLU, the same for
+        every row."""
+        w, gate = self.layers[i], GATES[self.config.activation]
+        return (gate(x @ w.W_gate.T) * (x @ w.W_up.T)) @ w.W_down.T
+
+    def forward(
+        self,
+        ids,
+        cache: KVCache | None = None,
+        residuals: bool = False,
+        off=frozenset(),
+        rows: int | None = None,
+    ) -> DecoderTrace:
+        """The new tokens ``ids`` after whatever ``cache`` holds (None: a new sequence): every
+        layer runs on the new rows only, reading the cached K and V of the earlier ones.
+
+        ``residuals``: keep the residual stream after each layer (``H``) and each layer's two
+        additions (``added``). ``off``: the heads {(layer, head), ...} (0-based) switched off,
+        their outputs zeroed before W_O. ``rows``: logits for the last ``rows`` positions only
+        (each position's row is 1 MB: [81, 262 144] float32 stood at 85 MB for a loss that
+        ``lens`` reads a few rows at a time from ``H[-1]``); None, every position."""
+        c = self.config
+        cache = KVCache() if cache is None else KVCache(list(cache.K), list(cache.V))
+        positions = np.arange(cache.length, cache.length + len(ids))
+        h = self.embed(ids)  # [n, d_model]
+        weights, H, added = [], [h], []  # where the arithmetic runs, until the pass is queued
+        for i, w in enumerate(self.layers):
+            heads_off = {head for layer, head in off if layer == i}
+            out, A = self.attend(i, rms_norm(h, w.attn_norm, c.eps), positions, cache, heads_off)
+            h, attention, ff = self.add_to_stream(i, h, out)
+            weights.append(A)
+            if residuals:
+                H.append(h)
+                added.append((attention, ff))
+        kept = h if rows is None else h[len(ids) - min(rows, len(ids)) :]
+        logits = self.lens(kept)  # [n, vocab], on the host: on a GPU, the wait for the whole pass
+        weights = [to_numpy(A) for A in weights]  # then no wait a layer, only copies
+        H = [to_numpy(x) for x in H]
+        added = [(to_numpy(attention), to_numpy(ff)) for attention, ff in added]
+        if not residuals:
+            return DecoderTrace(tuple(ids), positions, logits, weights, cache)
+        return DecoderTrace(tuple(ids), positions, logits, weights, cache, H, added)
+
+    def steps(self, tokens, caches) -> list:
+        """One new token for each of several sequences, each after its own cache, in one pass:
+        the products with the weights (the projections, the feed-forward, the LM head) take
+        every sequence's row at once, so the weights are read from memory once for them all,
+        and each row's attention reads its own cache only. Trace b is
+        ``forward([tokens[b]], caches[b])``'s, to float32's rounding."""
+        c = self.config
+        caches = [KVCache(list(cache.K), list(cache.V)) for cache in caches]
+        positions = np.array([cache.length for cache in caches])  # each row at its own place
+        h = self.embed(tokens)  # [B, d_model]
+        weights = []  # per layer, per sequence: A [h, 1, t]
+        for i, w in enumerate(self.layers):
+            q, k, v = self.project(i, rms_norm(h, w.attn_norm, c.eps), positions)
+            read = [
+                self.read_cache(i, q[:, b : b + 1, :], k[:, b : b + 1, :], v[:, b : b + 1, :],
+                                positions[b : b + 1], cache)
+                for b, cache in enumerate(caches)
+            ]  # fmt: skip
+            O = self.xp.concat([O_b for O_b, _ in read], axis=1)  # [h, B, hd]
+            h, _, _ = self.add_to_stream(i, h, self.output(i, O))
+            weights.append([A_b for _, A_b in read])
+        logits = self.lens(h)  # [B, vocab], on the host (a GPU's one wait for the pass)
+        weights = [[to_numpy(A_b) for A_b in layer] for layer in weights]
+        return [
+            DecoderTrace((int(token),), positions[b : b + 1], logits[b : b + 1],
+                         [layer[b] for layer in weights], caches[b])
+            for b, token in enumerate(tokens)
+        ]  # fmt: skip
+
+    def embed(self, ids):
+        """The tokens' rows of the embedding (× √d_model where the model scales it), where the
+        weights are: [n, d_model]."""
+        rows = self.xp.asarray(np.asarray(ids, dtype=np.int64))
+        E = self.xp.take(self.E, rows, axis=0)
+        return E * math.sqrt(self.config.d_model) if self.config.embed_scale else E
+
+    def lens(self, h):
+        """Rows of a residual stream [.., d_model] (on the host or where the weights are) read as
+        the last layer's are: through the final RMSNorm and the tied LM head (the embedding,
+        transposed, where it is tied): the logit lens, [.., vocab] on the host."""
+        h = self.xp.asarray(h)
+        head = self.E if self.head is None else self.head
+        return to_numpy(rms_norm(h, self.final_norm, self.config.eps) @ head.T)
