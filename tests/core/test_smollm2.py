@@ -95,7 +95,7 @@ def test_grouped_heads_equal_a_loop_that_repeats_each_kv_head(smollm2):
     q, k, v = smollm2.project(layer, x, positions)  # [9, n, 64], [3, n, 64], [3, n, 64]
     mask = allowed(positions, positions, None)
     for j in range(c.n_heads):
-        K, V = k[j // 3], v[j // 3]
+        K = k[j // 3]
         S = q[j] @ K.T / math.sqrt(c.head_dim)
         S = np.where(mask, S, -np.inf)
         A = np.exp(S - S.max(axis=1, keepdims=True))

@@ -1,5 +1,6 @@
 """The README's first command, typed as written, runs the production settings of
-.streamlit/config.toml: no file watcher, no run on save, the minimal toolbar (no menu, no running indicator), no usage stats.
+.streamlit/config.toml: no file watcher, no run on save, the minimal toolbar (no menu, no running
+indicator), no usage stats.
 
 Issue 54: every bench and server test passed --server.fileWatcherType=none while the README's
 command did not, and a class's first renders took 19-21 s on what users run against 3.8 s on what

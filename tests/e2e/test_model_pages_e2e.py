@@ -11,8 +11,8 @@ import pytest
 # widgets before these pages replaced or hid them: see the issue 55 note)
 STREAMLIT_ENGLISH = re.compile(
     r"Select all|Select \d+ match|No results|Press Enter|Ctrl\+Enter|⌘\+Enter|allowed range|"
-    r"Please enter|Running\.\.\.|\bStop\b|Download as CSV|Choose an? option|Print|Record a screencast|"
-    r"Made with Streamlit|\bDeploy\b|Clear cache|\bRerun\b"
+    r"Please enter|Running\.\.\.|\bStop\b|Download as CSV|Choose an? option|Print|"
+    r"Record a screencast|Made with Streamlit|\bDeploy\b|Clear cache|\bRerun\b"
 )
 VISIBLE_WORDS = """() => {
   const out = [document.body.innerText];
