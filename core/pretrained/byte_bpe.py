@@ -2,9 +2,10 @@
 the text is cut into chunks (each digit 0-9 alone, then GPT-2's rule: a word with the space
 before it, a number, a run of other signs, spaces), each chunk's UTF-8 bytes are written as
 printable letters (GPT-2's table: a space is "Ġ", a newline "Ċ", a Chinese character three
-letters), and the adjacent pair with the best-ranked merge is merged, again and again. Every byte has a piece,
-so nothing is unknown; a character outside the merges stays as its bytes, one piece each. No
-token starts the sequence (the model's own rule); control tokens typed as text stay text.
+letters), and the adjacent pair with the best-ranked merge is merged, again and again. Every
+byte has a piece, so nothing is unknown; a character outside the merges stays as its bytes, one
+piece each. No token starts the sequence (the model's own rule); control tokens typed as text
+stay text.
 """
 
 import unicodedata
