@@ -13,6 +13,7 @@ from tests.support.app import (
     chart_titled,
     charts,
     decode,
+    grids,
     page_text,
     run_app,
     slider,
@@ -196,7 +197,7 @@ def test_cost_page_without_a_gpu_shows_the_recorded_gpu_comparison():
         at = run_app("cost", lang=lang)
         assert not at.exception
         assert no_gpu in page_text(at)
-        table = next(d.value for d in at.dataframe if ratio_column in d.value.columns)
+        table = next(d for d in grids(at) if ratio_column in d.columns)
         assert list(table["n"]) == recorded["n"]
         expected = [f"{cpu / gpu:.1f}×" for cpu, gpu in zip(recorded["attention"], recorded["gpu"])]
         assert list(table[ratio_column]) == expected
@@ -254,11 +255,11 @@ def test_cost_page_shows_the_recorded_result_before_anyone_measures():
 
 def test_cost_page_path_lengths_follow_n_and_k():
     at = run_app("cost", lang="en", sentence="one two three four five six")
-    table = at.dataframe[0].value
+    table = grids(at)[0]
     assert list(table["sequential steps (layers)"]) == [1, simulated_cnn_layers(6, 3), 5]
     at.number_input(key="co_paths_n").set_value(100).run()
     at.number_input(key="co_paths_k").set_value(5).run()
-    table = at.dataframe[0].value
+    table = grids(at)[0]
     assert list(table["sequential steps (layers)"]) == [1, simulated_cnn_layers(100, 5), 99]
     spec = chart_titled(at, "Steps")
     xs = [int(x) for x in decode(spec["data"][0]["x"])]
@@ -270,7 +271,7 @@ def test_cost_page_path_lengths_follow_n_and_k():
 
 def test_cost_page_training_targets_are_the_inputs_shifted_by_one():
     at = run_app("cost", lang="en", sentence="the cat sat down", base=1)
-    table = next(d.value for d in at.dataframe if "target (next token)" in d.value.columns)
+    table = next(d for d in grids(at) if "target (next token)" in d.columns)
     assert list(table["row"]) == ["1", "2", "3"]
     assert list(table["input"]) == ["the", "cat", "sat"]
     assert list(table["target (next token)"]) == ["cat", "sat", "down"]

@@ -12,6 +12,7 @@ from tests.support.app import (
     chart_range,
     chart_titled,
     decode,
+    grids,
     has_chart,
     run_app,
     run_until,
@@ -33,14 +34,14 @@ def test_flash_page_reports_the_difference_shows_a_tile_and_measures_memory():
     """The tiled-against-full difference is printed as a power of ten (its value is the
     core's rounding; the tiles' output is held to the oracle below), the first tile's rows are
     tabled, and the memory chart arrives."""
-    at = run_app("flash", lang="en", sentence="a b c d e f g")
+    at = run_app("flash", lang="en", sentence="a b c d e f g", base="0")
     assert not at.exception
     message = next(s.value for s in at.success if "tiled" in s.value)
     power = r"(0|(\d(\.\d)? × )?10⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"  # 3.6 × 10⁻¹⁶, never 3.6e-16
     assert re.search(rf"= {power} \(rounding noise", message), message
     at.slider(key="fl_tile").set_value(3).run()
     at.slider(key="fl_step").set_value(1).run()  # the first tile: rows 0-2, keys 0-2
-    state = at.dataframe[0].value
+    state = grids(at)[0]
     assert list(state.iloc[:, 0]) == ["0 · a", "1 · b", "2 · c"]
     memory = chart_titled(run_until(at, has_chart("Peak memory")), "Peak memory")["data"]
     full, tiled = (decode(trace["y"]) for trace in memory)
@@ -53,7 +54,7 @@ def test_flash_opens_on_a_tile_whose_first_steps_rescale():
         steps_seen = []
         for step in range(1, 4):  # the first three steps
             at.slider(key="fl_step").set_value(step).run()
-            rescale = at.dataframe[0].value.iloc[:, 3]
+            rescale = grids(at)[0].iloc[:, 3]
             steps_seen += [float(v.replace("−", "-")) for v in rescale]
         assert any(0 < v < 1 for v in steps_seen), (lang, steps_seen)
         # the outlined tile says so on the chart
@@ -69,7 +70,7 @@ def test_flash_numbers_from_one_and_follows_decimals():
     at = run_app("flash", lang="en", sentence="a b c d e f g", base=1, decimals=3)
     assert slider(at, "fl_step").value == 1
     at.slider(key="fl_tile").set_value(3).run()
-    state = at.dataframe[0].value
+    state = grids(at)[0]
     assert list(state.iloc[:, 0]) == ["1 · a", "2 · b", "3 · c"]
     for column in state.columns[2:]:  # max after, rescale, sum: three decimals
         assert all(re.fullmatch(r"−?\d+\.\d{3}", v) for v in state[column]), column
@@ -101,9 +102,9 @@ def _infinite_or_close(printed: str, value: float, decimals: int) -> bool:
 
 
 FLASH_CASES = [
-    ({"lang": "en", "decimals": 3}, None),  # the tile the page opens on
+    ({"lang": "en", "decimals": 3, "base": 0}, None),  # the tile the page opens on
     ({"lang": "zh", "base": 1, "mask": "causal"}, 2),
-    ({"lang": "en", "sentence": "a b c d e f g"}, 3),  # a last tile shorter than the others
+    ({"lang": "en", "sentence": "a b c d e f g", "base": 0}, 3),  # a last tile shorter, from 0
 ]
 
 
@@ -117,7 +118,7 @@ def test_every_step_prints_the_running_max_sum_and_output_of_the_keys_seen(query
     above and the note on the chart name the first rescaled row and its factor."""
     at = run_app("flash", **query)
     assert not at.exception
-    lang, dec, base = query["lang"], query.get("decimals", 2), query.get("base", 0)
+    lang, dec, base = query["lang"], query.get("decimals", 2), query.get("base", 1)
     ref = app_oracle(query.get("sentence", DEFAULT_SENTENCE[lang]), causal="mask" in query)
     if tile is not None:
         at.slider(key="fl_tile").set_value(tile).run()
@@ -144,7 +145,7 @@ def test_every_step_prints_the_running_max_sum_and_output_of_the_keys_seen(query
             i0 - 0.5,
             i1 - 0.5,
         ), what
-        state = at.dataframe[0].value
+        state = grids(at)[0]
         assert list(state.iloc[:, 0]) == [f"{i + base} · {ref.tokens[i]}" for i in rows], what
         for column, values in enumerate((m_old, m), start=1):
             cells = list(state.iloc[:, column])

@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.support.app import charts, decode, page_text, room_opened, run_app
+from tests.support.app import charts, decode, grids, page_text, room_opened, run_app
 from tests.support.numbers import (
     assert_cells,
     assert_printed,
@@ -116,7 +116,7 @@ def test_training_rows_match_one_pass_and_one_at_a_time(gemma):
     ids = gemma.encode("Attention is all you need.")
     logits = gemma.forward(ids).logits.astype(np.float64)
     p = [_softmax(row)[target] for row, target in zip(logits[:-1], ids[1:])]
-    table = next(d.value for d in at.dataframe if "p(target), one pass" in d.value.columns)
+    table = next(d for d in grids(at) if "p(target), one pass" in d.columns)
 
     def column(name):
         return np.array([power_of_ten_value(cell) for cell in table[name]])  # 5 × 10⁻⁵
@@ -137,7 +137,7 @@ def test_training_rows_match_one_pass_and_one_at_a_time(gemma):
 
 
 def test_the_attention_map_has_exact_zeros_above_the_diagonal(gemma):
-    at = run_app("generate", lang="en", gen_layer="0", gen_head="2")
+    at = run_app("generate", lang="en", gen_layer="0", gen_head="2", base="0")
     ids = gemma.encode("The cat sat on the")
     A = gemma.forward(ids).A[0][2]
     spec = next(
@@ -200,7 +200,7 @@ def test_numbering_from_one_reaches_layers_and_positions():
     at = run_app("generate", lang="zh", base="1", written="2")
     assert not at.exception
     assert at.selectbox(key="gen_layer").options[:2] == ["1", "2"]
-    positions = next(d.value for d in at.dataframe if "位置" in d.value.columns).iloc[:, 0]
+    positions = next(d for d in grids(at) if "位置" in d.columns).iloc[:, 0]
     assert list(positions[:2]) == ["1", "2"]
     text = page_text(at)
     assert "层 18 是全局层" in text and "进入层 1 的那一行" in text
@@ -242,8 +242,9 @@ def test_the_cache_caption_is_the_caches_own_size(gemma, lang, prompt, written):
         assert abs(read - value) <= half * (1 + 1e-9), f"{line}: {value} bytes"
     factor = each // size
     figures = [positions, c.n_layers, c.n_kv_heads * c.head_dim, BYTES, c.n_heads]
-    figures += {"en": [factor], "zh": [c.n_kv_heads, factor]}[lang]  # en: "one K/V head"
+    figures += {"en": [factor], "zh": [c.n_kv_heads]}[lang]  # en: "one K/V head"
     assert numbers(_SIZE.sub("", line)) == figures
+    assert lang == "en" or (factor == 4 and "四分之一" in line), line  # zh: "a quarter of"
 
 
 @pytest.mark.parametrize(("lang", "layer", "local"), [("en", 17, False), ("zh", 3, True)])
@@ -251,7 +252,7 @@ def test_the_weight_on_bos_is_each_heads_mean_over_the_later_queries(gemma, lang
     """Each head's weight on <bos>, averaged over the queries after it (the first can read only
     <bos>), from the test's own pass; and the map's caption names the layer and, on a local one,
     the window."""
-    at = run_app("generate", lang=lang, gen_layer=layer)
+    at = run_app("generate", lang=lang, gen_layer=layer, base="0")
     c = gemma.config
     A = gemma.forward(gemma.encode(EXAMPLE[lang])).A[layer]  # [heads, n, n]
     on_bos = A[:, 1:, 0].mean(axis=1)
@@ -283,7 +284,7 @@ def test_rope_and_qk_norm_figures_are_layer_0s_own(gemma, lang):
     piece before's key, QK-normed and rotated by their positions, score the printed q·k/16, also
     at the printed positions moved along; the last piece's row entering layer 0 has the printed
     mean and RMS, and its query the printed lengths before and after QK-norm."""
-    at = run_app("generate", lang=lang)
+    at = run_app("generate", lang=lang, base="0")
     c, w = gemma.config, gemma.layers[0]
     W = {name: getattr(w, name).astype(np.float64) for name in ("attn_norm", "W_Q", "W_K")}
     ids = gemma.encode(EXAMPLE[lang])
@@ -346,7 +347,7 @@ def test_the_next_token_table_is_the_models_logits_under_the_rules(gemma):
     assert step == 2 and close(p_chosen, q_then.max(), 3)
     logits = traces[-1].logits[-1].astype(np.float64)
     p, q, top = rules(logits)
-    table = next(d.value for d in at.dataframe if "renormalised" in d.value.columns)
+    table = next(d for d in grids(at) if "renormalised" in d.columns)
     shown = {
         "logit": (logits, 3),
         "÷ T": (logits / 0.5, 3),
@@ -366,11 +367,11 @@ def test_the_cache_table_and_the_new_querys_row_are_the_caches_own(gemma):
     """Two tokens written: the last layer's cache table prints its first three K and V numbers at
     every position, and the new query's row of head 0 its weights over every cached key, as the
     test's own cache and pass hold them."""
-    at = run_app("generate", lang="en", written="2")
+    at = run_app("generate", lang="en", written="2", base="0")
     last = _greedy(gemma, EXAMPLE["en"], 2)[-1]
     layer = gemma.config.n_layers - 1
     K, V = last.cache.K[layer][0], last.cache.V[layer][0]  # [positions, head_dim]
-    table = next(d.value for d in at.dataframe if "k[0]" in d.value.columns)
+    table = next(d for d in grids(at) if "k[0]" in d.columns)
     assert list(table["position"]) == [str(i) for i in range(len(K))]
     for j in range(3):
         assert_printed(_cells(table[f"k[{j}]"]), K[:, j], 2, f"k[{j}]")
@@ -382,7 +383,7 @@ def test_the_pieces_and_the_pieces_limit_are_the_models(gemma):
     """The pieces table's ids are the tokenizer's, and a prompt past the page's limit is told
     how many pieces it makes and how many the model itself reads (its context)."""
     at = run_app("generate", lang="zh")
-    table = next(d.value for d in at.dataframe if "编号" in list(d.value.iloc[:, 0]))
+    table = next(d for d in grids(at) if "编号" in list(d.iloc[:, 0]))
     row = table.set_index(table.columns[0]).loc["编号"]
     assert list(row) == [str(i) for i in gemma.encode(EXAMPLE["zh"])]
     prompt = "好 " * 300

@@ -41,11 +41,13 @@ def test_the_default_example_is_on_the_first_screen():
     assert _table(at, 2).shape == (3, 4)
     assert "÷ √d_k = ÷ 2: 1.0000, 1.5000, 0.5000" in text  # the third query's scaled scores
     assert "The loop and the matrices agree" in text
-    assert "s₀,₂ = q₀·k₂ = 0·1 + 1·1 + 0·0 + 1·1 = **2**" in text  # numbered from 0 by default
+    assert "s₁,₃ = q₁·k₃ = 0·1 + 1·1 + 0·0 + 1·1 = **2**" in text  # numbered from 1 by default
+    from_zero = page_text(run_app("hand-check", lang="en", decimals=4, base="0"))
+    assert "s₀,₂ = q₀·k₂ = 0·1 + 1·1 + 0·0 + 1·1 = **2**" in from_zero  # base=0: from 0
 
 
 def test_the_causal_toggle_zeroes_the_masked_cells():
-    at = run_app("hand-check", lang="en", decimals=4)
+    at = run_app("hand-check", lang="en", decimals=4, base="0")
     before = _table(at, 1).to_numpy().astype(float)
     at.toggle(key="hand_causal").set_value(True).run()
     assert not at.exception
@@ -71,7 +73,7 @@ def test_d_v_changes_the_shapes_of_V_and_O(d_v):
 
 
 def test_check_button_says_right_or_wrong_with_the_worked_row():
-    at = run_app("hand-check", lang="en")
+    at = run_app("hand-check", lang="en", base="0")
     _, A, O = by_hand(hand_example.example(4))
     at.text_input(key="answer_text").set_value("1 2 3").run()
     assert not at.success and not at.error  # nothing is judged before Check is pressed
@@ -277,7 +279,7 @@ def test_a_wrong_answer_prints_each_entry_off_and_the_worked_row():
 def test_edited_numbers_are_worked_term_by_term_too():
     """After an edit away from whole numbers (X₀,₀ = 0.5, W_Q₁,₂ = −1.25), each query's box
     and the A and O tables print the edited example worked by hand."""
-    at = run_app("hand-check", lang="en", decimals=3)
+    at = run_app("hand-check", lang="en", decimals=3, base="0")
     edited = {name: M.copy() for name, M in at.session_state["hand_matrices"].items()}
     edited["X"][0, 0], edited["W_Q"][1, 2] = 0.5, -1.25
     at.session_state["hand_matrices"] = edited
@@ -320,7 +322,7 @@ def test_every_matrix_can_be_checked_and_a_wrong_row_names_exactly_its_wrong_num
     the hint nor the working shows before its button."""
     M = hand_example.example(4)
     expected = every_matrix_by_hand(M)[which]
-    at = run_app("hand-check", lang=lang, decimals=2)
+    at = run_app("hand-check", lang=lang, decimals=2, base="0")
     row = 1
     right = expected[row]
     _check(at, " ".join(f"{v:.4f}" for v in right), which, row)
@@ -357,7 +359,7 @@ def test_the_whole_working_of_a_projection_row_is_each_entry_by_hand(which):
     the result, each number checked against the loop here."""
     M = hand_example.example(3)
     expected = every_matrix_by_hand(M)[which]
-    at = run_app("hand-check", lang="en", hand_dv=3)
+    at = run_app("hand-check", lang="en", hand_dv=3, base="0")
     _check(at, "9 9 9 9" if which != "V" else "9 9 9", which, 2)
     at.button(key="answer_working").click().run()
     letter = which.lower()

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from core.lessons.inside import MAP_POSITIONS, REPEAT_LENGTH, repeated_tokens
-from tests.support.app import charts, decode, page_text, room_opened, run_app
+from tests.support.app import charts, decode, grids, page_text, room_opened, run_app
 from tests.support.numbers import numbers
 
-PROMPT = "法语：fleur，中文：花。法语：montagne，中文："
+PROMPT = "法语：fleur，中文：花。法语：montagne，中文："  # the Chinese page opens on it
+ENGLISH = "French: fleur, English: flower. French: montagne, English:"  # the English page's
 
 
 def _softmax(row):
@@ -41,14 +42,22 @@ def _losses(logits, ids):
 
 @pytest.fixture(scope="module")
 def page(gemma):
-    return run_app("inside", lang="en")
+    """The English page on the Chinese translation (the English page opens on its own)."""
+    return run_app("inside", lang="en", in_prompt=PROMPT)
+
+
+@pytest.mark.parametrize(("lang", "prompt"), [("en", ENGLISH), ("zh", PROMPT)])
+def test_the_page_opens_on_the_translation_into_its_language(gemma, lang, prompt):
+    at = run_app("inside", lang=lang)
+    assert not at.exception
+    assert at.text_area(key="in_prompt").value == prompt
 
 
 def test_the_lens_table_is_every_layers_top_five(gemma, page):
     assert not page.exception
     run = gemma.forward(gemma.encode(PROMPT), residuals=True)
     logits = _lens_rows(gemma, run)
-    table = next(d.value for d in page.dataframe if "read after" in d.value.columns)
+    table = next(d for d in grids(page) if "read after" in d.columns)
     assert list(table["read after"]) == ["embedding"] + [f"layer {i}" for i in range(1, 19)]
     for layer in (0, 13, 17, 18):
         p = _softmax(logits[layer])
@@ -56,7 +65,8 @@ def test_the_lens_table_is_every_layers_top_five(gemma, page):
         for k, token in enumerate(order):
             cell = table.iloc[layer, k + 1]
             assert float(cell.rsplit(" ", 1)[1]) == pytest.approx(p[token], abs=6e-4), cell
-        assert table.iloc[layer, 1].startswith(gemma.decode([int(order[0])]).strip() or "▁")
+        top = gemma.decode([int(order[0])]).strip() or "▁"
+        assert table.iloc[layer, 1].startswith("\u2068" + top)  # bidi-isolated: piece first
 
 
 def test_the_lens_story_names_the_layers_the_test_finds(gemma, page):
@@ -86,7 +96,7 @@ def test_the_parts_of_the_sum_are_the_tests_own(gemma, page):
     printed = numbers(line.split("(difference")[0])
     expected = [embedding, attention, feed_forward, embedding + attention + feed_forward]
     np.testing.assert_allclose(printed[:4], expected, atol=6e-4)
-    assert printed[4] == pytest.approx(float(run.logits[-1, answer]), abs=6e-5)  # the logit
+    assert printed[4] == pytest.approx(float(run.logits[-1, answer]), abs=6e-4)  # the logit
     where = next(s.value for s in page.success if s.value.startswith("Where"))
     shares = [float(a[-1] @ direction) for a, _ in run.added]
     shares += [float(f[-1] @ direction) for _, f in run.added]
@@ -135,10 +145,14 @@ def test_switching_off_the_top_induction_heads_breaks_the_copy(gemma):
 
 
 def test_heads_off_from_the_url_and_none_is_the_whole_model():
-    at = run_app("inside", lang="en", off="6.2,99.1")  # a head that does not exist is left out
+    at = run_app("inside", lang="en", off="6.2")
     assert not at.exception
     assert at.multiselect(key="in_off").value == ["6.2"]
     assert "Switching off L6 H2 moves" in page_text(at)
+    at = run_app("inside", lang="en", off="6.2,99.1")  # a head that does not exist: said
+    assert not at.exception
+    assert at.multiselect(key="in_off").value == []
+    assert any("off=6.2,99.1" in w.value for w in at.warning)
     at = run_app("inside", lang="en")
     assert at.multiselect(key="in_off").value == []
     assert "No head is switched off" in page_text(at)
@@ -166,7 +180,7 @@ def test_a_teacher_asks_which_layer_first_knows_the_answer(gemma):
     import ui.room.connection as room
 
     _, code, key = room_opened()
-    teacher = run_app("inside", room=code, key=key, lang="en")
+    teacher = run_app("inside", room=code, key=key, lang="en", in_prompt=PROMPT)
     assert teacher.selectbox(key="q_kind_inside").value == "first_layer"
     teacher.button(key="room_ask").click().run()
     question = room.rooms().get(code)["question"]
@@ -193,7 +207,7 @@ def test_the_gallery_table_and_the_rank_chart_are_the_tests_own(gemma, page):
     induction = _induction_by_hand(A, ids)
     previous = np.array([[maps[h, np.arange(1, len(ids)), np.arange(len(ids) - 1)].mean()
                           for h in range(4)] for maps in A])  # fmt: skip
-    table = next(d.value for d in page.dataframe if "induction" in d.value.columns)
+    table = next(d for d in grids(page) if "induction" in d.columns)
     order = np.argsort(-induction.ravel(), kind="stable")
     for row in range(5):
         layer, head = divmod(int(order[row]), 4)

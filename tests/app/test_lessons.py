@@ -17,6 +17,7 @@ from tests.support.numbers import app_oracle, assert_cells, assert_printed, char
 from tests.support.oracles import by_hand
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
+from ui.kit.number_text import numbered
 from ui.shell.registry import script_path
 
 BAND = {
@@ -32,8 +33,8 @@ def band_line(at: AppTest) -> str:
     return lines[0] if lines else ""
 
 
-def open_item(lang: str, lesson: int, item: int) -> AppTest:
-    at = run_app("lessons", lang=lang)
+def open_item(lang: str, lesson: int, item: int, **query) -> AppTest:
+    at = run_app("lessons", lang=lang, **query)
     at.button(key=f"go_{LESSONS[lesson - 1].key}_{item}").click().run()
     assert not at.exception
     return at
@@ -49,13 +50,15 @@ def test_the_page_lists_every_lesson_in_both_languages(lang, title):
     assert not band_line(at)  # the list itself is no lesson's item
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_each_lessons_items_are_numbered_from_one_to_n(lang):
-    at = run_app("lessons", lang=lang)
+@pytest.mark.parametrize(("lang", "base"), [("en", 1), ("zh", 1), ("en", 0)])
+def test_each_lessons_items_are_numbered_from_one_to_n(lang, base):
+    """Items from 1 to n, whatever the numbering; their titles' own numbers (q₁·k₁, layer 6)
+    follow the learner's (from 1 unless base=0)."""
+    at = run_app("lessons", lang=lang, **({} if base else {"base": "0"}))
     for lesson in LESSONS:
         for number, item in enumerate(lesson.items, start=1):
             label = at.button(key=f"go_{lesson.key}_{number}").label
-            assert label == f"{number}. {t(f'lessons.item_{item.key}', lang)}"
+            assert label == f"{number}. {t(f'lessons.item_{item.key}', lang, **numbered(base))}"
         assert not any(b.key == f"go_{lesson.key}_{len(lesson.items) + 1}" for b in at.button)
 
 
@@ -118,23 +121,33 @@ def test_an_item_opens_the_walkthrough_on_its_example():
     at = open_item("zh", 2, 4)  # lesson 2, item 4: the softmax of 学习's row
     assert at.session_state["step"] == "softmax"
     assert at.text_input(key="sentence").value == LIKE
-    assert at.selectbox(key="focus").value == 2
-    assert "查询行 2（“学习”）" in "\n".join(e.label for e in at.expander)
+    assert at.selectbox(key="focus").value == 2  # index 2, row 3 counted from 1 (the default)
+    assert "查询行 3（“学习”）" in "\n".join(e.label for e in at.expander)
 
 
-def test_the_t4_item_numbers_from_one_with_d_k_64():
-    at = open_item("en", 3, 2)
+@pytest.mark.parametrize(
+    ("query", "last", "absent"), [({}, "q₄·k₁", "q₀"), ({"base": "0"}, "q₃·k₀", "q₄")]
+)
+def test_the_t4_item_keeps_the_learners_numbering_with_d_k_64(query, last, absent):
+    """The item names no numbering: from 1 by default (the last of four rows is q₄), from 0 for
+    a learner who counts from 0 (q₃)."""
+    at = open_item("en", 3, 2, **query)
     assert at.session_state["d_model"] == 64 and at.session_state["n_heads"] == 1
+    assert "base" not in dict(LESSONS[2].items[1].params)
+    assert at.session_state["base_toggle"] is (not query)  # {}: from 1; base=0: from 0
     text = page_text(at).replace("\u00a0", " ")  # (a shapes bracket's no-break spaces)
-    assert "q₄·k₁" in text  # numbered from 1: the last of four rows is q₄
+    assert last in text and absent not in text
     assert "[4 × 64]" in text  # Q is 4 × 64: d_k = 64
 
 
-def test_an_item_after_the_t4_one_goes_back_to_the_default_layer():
-    at = open_item("en", 3, 2)
+@pytest.mark.parametrize("query", [{}, {"base": "0"}])
+def test_an_item_after_the_t4_one_goes_back_to_the_default_layer(query):
+    """The layer's settings go back to their defaults; the numbering stays the learner's."""
+    at = open_item("en", 3, 2, **query)
     at.switch_page(script_path("lessons")).run()
     at.button(key="go_matrices_1").click().run()
-    assert at.session_state["d_model"] == 8 and at.session_state["base_toggle"] is False
+    assert at.session_state["d_model"] == 8
+    assert at.session_state["base_toggle"] is (not query)  # {}: from 1; base=0: from 0
 
 
 def test_a_lesson_opens_as_a_room_and_a_student_follows_its_page():
@@ -169,6 +182,15 @@ def item_at(key: str, page: str) -> tuple[int, int, object]:
     raise AssertionError(f"no item {key} on {page}")
 
 
+LEARNER = {"en": 0, "zh": 1}  # the items below: an English learner counting from 0, a Chinese
+# one on the default (from 1); a lesson leaves the learner's numbering as it is
+
+
+def learner(base: int) -> dict:
+    """The URL of a learner who numbers from ``base``: base=0, or nothing (the default, 1)."""
+    return {} if base else {"base": "0"}
+
+
 def softmax_by_loop(row) -> list[float]:
     e = [math.exp(v - max(row)) for v in row]
     return [x / math.fsum(e) for x in e]
@@ -176,18 +198,19 @@ def softmax_by_loop(row) -> list[float]:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_hand_check_item_opens_on_the_example_worked_by_hand(lang):
-    """The lesson's hand-check item opens the page numbered as its lesson says, and its A and O
-    tables and each query's weights and output (a_i, o_i) print the example worked in plain
-    Python (by_hand)."""
-    number, index, lesson = item_at("hand", "hand-check")
-    at = open_item(lang, number, index)
+    """The lesson's hand-check item opens the page numbered as the learner numbers (from 1 by
+    default, from 0 with base=0), and its A and O tables and each query's weights and output
+    (a_i, o_i) print the example worked in plain Python (by_hand)."""
+    number, index, _ = item_at("hand", "hand-check")
+    base = LEARNER[lang]
+    at = open_item(lang, number, index, **learner(base))
     assert at.session_state["_page_script"] == "hand-check"
-    assert bool(at.session_state["base_toggle"]) == bool(lesson.base)
+    assert bool(at.session_state["base_toggle"]) == bool(base)
     _, A, O = by_hand(hand_example.example(4))
     tables = [table.value for table in at.table][4:]  # after X, W_Q, W_K, W_V: e^x, A, O
     for table, expected in ((tables[1], A), (tables[2], O)):
         assert_printed([numbers(c)[0] for c in table.to_numpy().ravel()], expected, 2)
-        assert list(table.index)[0].startswith(f"{lesson.base} · ")
+        assert list(table.index)[0].startswith(f"{base} · ")
     start = "**Query q" if lang == "en" else "**查询 q"
     boxes = [m.value.split("\n- ") for m in at.markdown if m.value.startswith(start)]
     assert len(boxes) == 3
@@ -201,8 +224,9 @@ def test_the_by_hand_item_prints_the_softmax_of_xue_xis_row(lang):
     """The 'small enough for paper' item (d_model = 4, one head) prints A = softmax(S/√d_k)
     from the app's inputs through the per-head oracle, and 学习's worked row: m, each
     e^(x_j − m), their sum and each a_2j = e^(x_j − m) ÷ Σ, computed here."""
-    number, index, lesson = item_at("like_by_hand", "walkthrough")
-    at = open_item(lang, number, index)
+    number, index, _ = item_at("like_by_hand", "walkthrough")
+    base = LEARNER[lang]
+    at = open_item(lang, number, index, **learner(base))
     assert at.session_state["step"] == "softmax" and at.selectbox(key="focus").value == 2
     o = app_oracle(LIKE, d_model=4, n_heads=1)
     assert o.tokens[2] == "学习"
@@ -214,7 +238,6 @@ def test_the_by_hand_item_prints_the_softmax_of_xue_xis_row(lang):
     assert np.allclose([v / total for v in e], softmax_by_loop(x))
     row = next(v.value for v in at.markdown if v.value.startswith("- ") and "÷" in v.value)
     lines = [line.removeprefix("- ") for line in row.split("\n")]
-    base = lesson.base
     assert_printed(numbers(lines[0]), [m], 2, "m")
     for j in range(4):
         assert_printed(numbers(lines[1 + j]), [j + base, x[j], m, e[j]], 2, f"e^(x_{j} − m)")
@@ -230,12 +253,12 @@ def test_the_trained_model_items_open_on_hao_kan_and_dian_ying(key, lang):
     weight is the layer × head map's largest; the expander's numbers hold together (S/√d_k =
     Q Kᵀ/√32 of the Q and K shown, A = softmax of each S row, O = A V), and the focus and
     strongest lines print the A shown, its row's sum 1 and the even share 1/n, all computed here
-    from the printed charts, numbered as the item's lesson numbers."""
-    number, index, lesson = item_at(key, "trained")
-    at = open_item(lang, number, index)
+    from the printed charts, numbered as the learner numbers."""
+    number, index, _ = item_at(key, "trained")
+    base = LEARNER[lang]
+    at = open_item(lang, number, index, **learner(base))
     assert at.session_state["_page_script"] == "trained"
     assert at.text_input(key="tr_text").value == MOVIE
-    base = lesson.base
     focus, other = at.selectbox(key="tr_focus"), at.selectbox(key="tr_key")
     q, k = focus.value, other.value
     assert focus.options[q].endswith("好看") and other.options[k].endswith("电影")

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from tests.support.app import chart_range, charts, decode, player_button, run_app, slider
+from tests.support.app import chart_range, charts, decode, grids, player_button, run_app, slider
 from tests.support.numbers import (
     app_oracle,
     assert_cells,
@@ -106,7 +106,7 @@ def test_loop_page_timing_table_arrives_from_the_shared_measurement():
 
     at = run_until(run_app("loop-vs-matrix", lang="en"), has_chart("Measured times"))
     assert not at.exception
-    table = at.dataframe[0].value
+    table = grids(at)[0]
     assert list(table["n (tokens)"]) == [4, 16, 64, 256]
     assert all(cell.endswith(" ms") for cell in table["matrix"])
 

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.support.app import chart_titled, charts, decode, page_text, run_app
+from tests.support.app import chart_titled, charts, decode, grids, page_text, run_app
 from tests.support.numbers import (
     app_oracle,
     assert_masked_cells,
@@ -54,7 +54,7 @@ def test_masks_are_two_colours_with_a_legend_and_no_english_mask_in_chinese():
     text = page_text(at) + " ".join(spec["layout"]["title"]["text"] for spec in charts(at))
     assert not re.search(r"mask", text, re.IGNORECASE), text
     assert "句子 2 的三个掩码" in text  # the second sentence, numbered from 1
-    table = at.dataframe[0].value
+    table = grids(at)[0]
     assert list(table.columns[1:]) == ["1", "2", "3", "4", "5"]
     assert list(table.index) == ["1", "2", "3"]
     options = at.selectbox(key="batch_sentence").options
@@ -111,9 +111,9 @@ def _row_sums(spec) -> list[float]:
 
 
 MASK_CASES = [
-    ({"lang": "en", "decimals": 3}, False),
+    ({"lang": "en", "decimals": 3, "base": 0}, False),
     ({"lang": "zh", "base": 1}, False),
-    ({"lang": "en"}, True),  # with an empty fourth sentence
+    ({"lang": "en", "base": 0}, True),  # with an empty fourth sentence
 ]
 
 
@@ -128,7 +128,7 @@ def test_every_sentence_prints_its_masks_masked_scores_and_weights_as_the_oracle
     0 on the hidden cells, with each row's sum beside it (all zero for an empty sentence); the
     'wrong' panel is a softmax over every key with the hidden weights zeroed afterwards."""
     at = run_app("masks", **query)
-    lang, dec, base = query["lang"], query.get("decimals", 2), query.get("base", 0)
+    lang, dec, base = query["lang"], query.get("decimals", 2), query.get("base", 1)
     sentences = tuple(DEFAULT_BATCH[lang].splitlines()) + (("",) if empty else ())
     if empty:
         at.toggle(key="batch_empty").set_value(True).run()
@@ -137,7 +137,7 @@ def test_every_sentence_prints_its_masks_masked_scores_and_weights_as_the_oracle
     ref, masks, tokens, lengths = _batch_oracle(sentences, kind)
     b, n = len(sentences), len(tokens[0])
     assert t("masks.padded", lang, b=b, n=n, d=8) in [h.value for h in at.subheader]
-    assert at.dataframe[0].value.values.tolist() == [
+    assert grids(at)[0].values.tolist() == [
         [length, *row] for length, row in zip(lengths, tokens, strict=True)
     ]
     for s in range(b):

@@ -27,7 +27,7 @@ from ui.kit.i18n import DEFAULT_SENTENCE
 
 
 def test_multi_head_split_is_a_reshape_of_the_projection():
-    at = run_app("multi-head", lang="en", n_heads=4, d_model=8)
+    at = run_app("multi-head", lang="en", n_heads=4, d_model=8, base=0)
     assert not at.exception
     Q_all = decode(chart_titled(at, "X W_Q")["data"][0]["z"])  # [n, h*d_k]
     assert Q_all.shape == (5, 8)
@@ -47,7 +47,7 @@ def test_multi_head_with_one_head_says_how_to_compare():
 
 
 def test_multi_head_panels_of_one_quantity_share_one_symmetric_range():
-    at = run_app("multi-head", lang="en", n_heads=4, d_model=8)
+    at = run_app("multi-head", lang="en", n_heads=4, d_model=8, base=0)
     assert not at.exception
     Q_all = decode(chart_titled(at, "X W_Q")["data"][0]["z"])
     for name, values in (("Q", Q_all), ("O", None)):
@@ -79,7 +79,7 @@ def test_multi_head_numbers_heads_and_columns_from_one():
 
 
 MULTI_HEAD_CASES = [
-    {"lang": "en", "n_heads": 4, "d_model": 8, "decimals": 3},
+    {"lang": "en", "n_heads": 4, "d_model": 8, "decimals": 3, "base": 0},
     {"lang": "zh", "n_heads": 2, "d_model": 8, "base": 1, "mask": "causal"},
 ]
 
@@ -100,7 +100,7 @@ def test_every_head_prints_its_Q_A_and_O_as_the_oracle_computes_them(query):
     numbers for that head, under that head's number; A's masked cells read 0."""
     at = run_app("multi-head", **query)
     assert not at.exception
-    ref, dec, base = _oracle(query), query.get("decimals", 2), query.get("base", 0)
+    ref, dec, base = _oracle(query), query.get("decimals", 2), query.get("base", 1)
     hidden = np.zeros(ref.A.shape[1:], bool) if ref.mask is None else ~ref.mask
     for h in range(query["n_heads"]):
         Q_h, A_h, O_h = (chart_keyed(at, f"mh_{name}_{h}") for name in ("q", "a", "o"))

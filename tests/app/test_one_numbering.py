@@ -89,3 +89,18 @@ def test_a_room_follows_its_teachers_numbering():
     assert student.selectbox(key="focus").options[:2] == ["0 · the", "1 · movie"]
     alone = run_app(lang="en", step="softmax")  # and a learner alone counts from 1
     assert alone.selectbox(key="focus").options[:2] == ["1 · the", "2 · movie"]
+
+
+@pytest.mark.parametrize("base", [1, 0])
+def test_generates_url_names_the_layer_from_0_whatever_the_numbering(gemma, base):
+    """Lesson 4's gen_sink item opens gen_layer=5: code layer 5, the first global one, shown as
+    layer 6 counted from 1 (its title says so too) and as layer 5 from 0."""
+    query = {"base": "0"} if base == 0 else {}
+    at = run_app("generate", lang="en", gen_layer="5", gen_head="2", **query)
+    assert not at.exception and not at.warning
+    assert (at.selectbox(key="gen_layer").value, at.selectbox(key="gen_head").value) == (5, 2)
+    assert at.query_params["gen_layer"] == "5" and at.query_params["gen_head"] == "2"
+    assert f"Attention in layer {5 + base}, head {2 + base}" in " ".join(
+        c["layout"]["title"]["text"] for c in [chart_titled(at, "Attention in layer")]
+    )
+    assert f"Layer {5 + base} is global" in page_text(at)

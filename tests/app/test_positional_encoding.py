@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import core
-from tests.support.app import chart_titled, decode, run_app
+from tests.support.app import chart_titled, decode, grids, run_app
 from tests.support.numbers import (
     assert_cells,
     assert_printed,
@@ -52,7 +52,7 @@ def output_rows(tokens, positional: bool, d_model=8, n_heads=2, seed=0) -> np.nd
 
 
 def test_the_matrix_groups_sines_before_cosines_and_holds_the_formula():
-    at = run_app("positional-encoding", lang="en")
+    at = run_app("positional-encoding", lang="en", base="0")
     assert not at.exception
     spec = chart_titled(at, "PE [64 × 64]")
     shown = decode(spec["data"][0]["z"])
@@ -71,7 +71,7 @@ def test_the_matrix_groups_sines_before_cosines_and_holds_the_formula():
 
 
 def test_two_waves_by_default_in_distinct_colour_blind_safe_colours():
-    at = run_app("positional-encoding", lang="zh")
+    at = run_app("positional-encoding", lang="zh", base="0")
     assert not at.exception
     lines = chart_titled(at, "PE 的列随位置的变化")["data"]
     assert [line["name"] for line in lines] == ["列 0（sin）", "列 12（sin）"]
@@ -106,7 +106,7 @@ def test_wo_xi_huan_ni_rows_are_only_permuted_without_positional_encoding():
     at = run_app("positional-encoding", lang="zh", decimals="4")
     assert not at.exception
     assert at.selectbox(key="pe_pair").value == "0"  # 我喜欢你 ↔ 你喜欢我 in Chinese
-    table = at.dataframe[0].value
+    table = grids(at)[0]
     assert list(table["token"]) == ["你", "喜欢", "我"]
     first, second = ["我", "喜欢", "你"], ["你", "喜欢", "我"]
     for positional, column in ((False, "最大差（无位置编码）"), (True, "最大差（有位置编码）")):
@@ -121,7 +121,7 @@ def test_wo_xi_huan_ni_rows_are_only_permuted_without_positional_encoding():
 def test_a_link_opens_the_english_page_on_wo_xi_huan_ni():
     at = run_app("positional-encoding", lang="en", pe_pair="0")
     assert not at.exception
-    assert list(at.dataframe[0].value["token"]) == ["你", "喜欢", "我"]
+    assert list(grids(at)[0]["token"]) == ["你", "喜欢", "我"]
     assert run_app("positional-encoding", lang="en").selectbox(key="pe_pair").value == "2"
 
 
@@ -179,7 +179,7 @@ def test_the_word_order_table_prints_each_tokens_positions_and_both_differences(
     assert not at.exception
     assert at.selectbox(key="pe_pair").value == "2"
     first, second = ["dog", "bites", "man"], ["man", "bites", "dog"]
-    table = at.dataframe[0].value
+    table = grids(at)[0]
     token, row_a, row_b, off, on = table.columns
     assert list(table[token]) == second
     assert [int(v) for v in table[row_a]] == [first.index(tok) + 1 for tok in second]
@@ -199,7 +199,7 @@ def test_every_pair_is_a_reordering_and_opens_its_table(pair):
     assert sorted(first) == sorted(second) and first != second
     at = run_app("positional-encoding", lang="en", pe_pair=str(pair))
     assert not at.exception and not at.error
-    assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == len(second)
+    assert len(grids(at)) == 1 and len(grids(at)[0]) == len(second)
 
 
 def test_the_formula_is_two_lines_that_fit_a_phone():

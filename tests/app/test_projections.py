@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from tests.support.app import chart_titled, charts, decode, page_text, run_app
+from tests.support.app import chart_titled, charts, decode, grids, page_text, run_app
 from tests.support.numbers import app_oracle, assert_cells, assert_printed, chart_keyed, numbers
 from ui.shell.registry import by_script
 
@@ -85,7 +85,7 @@ def test_what_the_numbers_say_prints_the_gap_the_mirrored_pair_the_lengths_and_t
     the pair (i, j) where Q Kᵀ differs most from its transpose with s_ij and s_ji, the shortest
     and longest |x_i| when every diagonal of X Xᵀ wins, and the rows where q_i · k_i wins."""
     sentence = SENTENCES[lang]
-    at = run_app("projections", lang=lang, sentence=sentence)
+    at = run_app("projections", lang=lang, sentence=sentence, base=0)
     o = app_oracle(sentence)
     S_X, S_QK, n = dots_by_loop(o.X, o.X), o.S[0], len(o.tokens)
     gaps = [(abs(S_QK[i, j] - S_QK[j, i]), i, j) for i in range(n) for j in range(i + 1, n)]
@@ -130,7 +130,7 @@ def test_the_lookup_prints_scores_weights_values_and_both_answers(lang, i, T, he
     soft softmax(scores / T) and each v_j; the bars draw and print the two weight rows; and the
     answers print the best key, v_best, Σ_j a_j v_j and the best key's weight."""
     sentence = SENTENCES[lang]
-    at = run_app("projections", lang=lang, sentence=sentence)
+    at = run_app("projections", lang=lang, sentence=sentence, base=0)
     if head:
         at.selectbox(key="pj_head").set_value(head).run()
     at.selectbox(key="pj_q").set_value(i).run()
@@ -145,7 +145,7 @@ def test_the_lookup_prints_scores_weights_values_and_both_answers(lang, i, T, he
     best = int(np.argmax(scores))
     hard = np.eye(len(scores))[best]
     soft = sum(w * v for w, v in zip(weights, V, strict=True))
-    table = at.dataframe[0].value
+    table = grids(at)[0]
     columns = list(table.columns)
     for column, values in zip(columns[1:4], (scores, hard, weights), strict=True):
         assert_printed([numbers(v)[0] for v in table[column]], values, 2, column)

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.support.app import chart_titled, charts, decode, page_text, run_app
+from tests.support.app import chart_titled, charts, decode, grids, page_text, run_app
 from tests.support.numbers import assert_printed, numbers, template_numbers
 from ui.kit.i18n import t
 
@@ -65,7 +65,7 @@ def test_unscaled_is_one_colour_in_every_chart(lang):
 def test_the_worked_row_keeps_its_order_numbered_from_one_with_three_decimals():
     at = run_app("scaling", lang="en", base=1, decimals=3)
     assert not at.exception
-    table = at.dataframe[0].value
+    table = grids(at)[0]
     rows = table.iloc[:-1]
     assert list(rows["key"]) == ["1", "2", "3", "4", "5", "6"]
     raw = np.array([float(v.replace("−", "-")) for v in rows["q·k"]])
@@ -180,7 +180,7 @@ def test_the_worked_row_and_the_relative_weights_print_the_row_worked_here(
     scaled = [s / math.sqrt(d_k) for s in raw]
     order = sorted(range(6), key=lambda j: -raw[j])
     w_raw, w_scaled = softmax_by_loop(raw), softmax_by_loop(scaled)
-    table = at.dataframe[0].value
+    table = grids(at)[0]
     rows, total = table.iloc[:-1], table.iloc[-1]
     key, raw_col, scaled_col, rank, wr, ws = table.columns
     assert list(rows[key]) == [str(j + base) for j in range(6)]

@@ -11,7 +11,7 @@ import pytest
 
 from core import tiny
 from core.threads import on_one_core
-from tests.support.app import charts, has_chart, page_text, room_opened, run_app, run_until
+from tests.support.app import charts, grids, has_chart, page_text, room_opened, run_app, run_until
 from tests.support.tiny_torch import torch_forward
 
 TASK = tiny.TASKS["repeat"]
@@ -75,7 +75,7 @@ def test_the_backward_row_is_torchs_gradient(trained):
     A = kept[-1]["A"].detach().numpy()[0, 0]
     row = int(np.argmax(np.abs(dS).sum(axis=-1)))
     assert f"query {row + 1}, through the softmax" in page_text(trained)
-    table = next(d.value for d in trained.dataframe if "dSᵢⱼ" in d.value.columns)
+    table = next(d for d in grids(trained) if "dSᵢⱼ" in d.columns)
     assert len(table) == 8
     for _, cells in table.iterrows():
         j = int(cells.iloc[0]) - 1
@@ -100,8 +100,8 @@ def _value(text: str) -> float:
 @pytest.mark.parametrize(
     ("lang", "query", "said"),
     [
-        ("zh", {"tr_d_model": 60, "tr_heads": 8}, "不能平均分给 8 个头"),
-        ("en", {"tr_d_model": 60, "tr_heads": 8}, "cannot be split evenly into 8 heads"),
+        ("zh", {"tr_d_model": 40, "tr_heads": 3}, "d_model = 40 不能平均分给 3 个头"),
+        ("en", {"tr_d_model": 40, "tr_heads": 3}, "d_model = 40 cannot be split evenly into 3"),
         ("zh", {"tr_d_model": 128, "tr_layers": 3, "tr_steps": 1000}, "训练量太大"),
         ("en", {"tr_d_model": 128, "tr_layers": 3, "tr_steps": 1000}, "too much training"),
     ],
@@ -165,7 +165,7 @@ def test_with_and_without_scaling_are_the_tests_own():
     at = run_app("train", lang="en", tr_task="copy")
     at.button(key="tr_scale_go").click().run()
     at = run_until(at, has_chart("Loss of the answer, with and without"), timeout=240)
-    table = next(d.value for d in at.dataframe if "no scaling" in d.value.columns)
+    table = next(d for d in grids(at) if "no scaling" in d.columns)
     task = tiny.TASKS["copy"]
     params = tiny.init(0, task.vocab, task.n, 128, 1, 1)
     probe = tiny.probe(task)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.support import ROOT
-from tests.support.app import chart_titled, charts, decode, run_app
+from tests.support.app import chart_titled, charts, decode, grids, run_app
 from tests.support.numbers import cell_text, close, numbers
 
 SENTENCE = "这 部 电影 很 好看"
@@ -26,13 +26,13 @@ def e5():
 
 def test_opens_on_hao_kan_looking_at_dian_ying_in_its_strongest_head(e5):
     model, pieces, A = e5
-    at = run_app("trained", lang="zh")
+    at = run_app("trained", lang="zh", base="0")
     assert not at.exception
     assert at.text_input(key="tr_text").value == SENTENCE
     q, k = pieces.index("好看"), pieces.index("电影")
     assert at.selectbox(key="tr_focus").value == q
     assert at.selectbox(key="tr_key").value == k
-    words = at.dataframe[0].value
+    words = grids(at)[0]
     assert list(words.iloc[:, 0]) == ["这", "部", "电影", "很", "好看"]
     assert list(words.iloc[:, 1]) == ["␣这", "␣ / 部", "␣ / 电影", "␣ / 很", "␣ / 好看"]
     expected = np.stack([a[:, q, k] for a in A])  # [layers, heads]
@@ -86,6 +86,7 @@ def test_a_link_sets_sentence_layer_head_and_pieces():
         tr_head="5",
         tr_focus="喜欢",
         tr_key="我",
+        base="0",
     )
     assert not at.exception
     model = core.pretrained.load("e5-small-q4")
@@ -95,7 +96,7 @@ def test_a_link_sets_sentence_layer_head_and_pieces():
     shown = decode(chart_titled(at, "A：层 3、头 5")["data"][0]["z"])
     np.testing.assert_allclose(shown, model.traces(sentence)[3].A[5], atol=1e-6)
     assert at.query_params["tr_focus"] == str(q)  # kept in the URL, numbered as shown
-    numeric = run_app("trained", lang="zh", tr_text=sentence, tr_focus=str(q))
+    numeric = run_app("trained", lang="zh", tr_text=sentence, tr_focus=str(q), base="0")
     assert numeric.selectbox(key="tr_focus").value == q
 
 
@@ -114,7 +115,7 @@ def test_numbering_from_one(e5):
 def test_english_opens_on_the_english_sentence_and_decimals_hold():
     import core
 
-    at = run_app("trained", lang="en", decimals="3")
+    at = run_app("trained", lang="en", decimals="3", base="0")
     assert not at.exception
     assert at.text_input(key="tr_text").value == "the movie was really good"
     model = core.pretrained.load("minilm")
@@ -244,7 +245,7 @@ def test_minilm_main_map_and_word_order_pair_print_the_recorded_attention(layer)
     first, second = (str(s) for s in recorded["sentences"][:2])
     head = 4
     at = run_app("trained", lang="en", tr_model="minilm", tr_text=first, tr_layer=str(layer),
-                 tr_head=str(head))  # fmt: skip
+                 tr_head=str(head), base="0")  # fmt: skip
     assert not at.exception
     assert [spec["layout"]["title"]["text"] for spec in charts(at)[-2:]] == [first, second]
     for key, s in (("tr_A", 0), ("tr_cmp_0", 0), ("tr_cmp_1", 1)):
@@ -259,7 +260,7 @@ def test_the_steps_behind_a_agree_with_each_other_and_with_a():
     recorded = np.load(RECORDED / "e5.npz")
     head = 6
     at = run_app("trained", lang="en", tr_model="e5-small-q4", tr_text=E5_SENTENCE,
-                 tr_layer="0", tr_head=str(head))  # fmt: skip
+                 tr_layer="0", tr_head=str(head), base="0")  # fmt: skip
     assert not at.exception
     Q, K, V, S, O = (
         decode(keyed(at, f"tr_{name}")["data"][0]["z"]).astype(float) for name in "QKVSO"
@@ -339,7 +340,8 @@ def test_the_word_order_pair_ends_with_its_largest_aligned_difference(lang):
     row and column where it lies, and both weights."""
     recorded = np.load(RECORDED / "e5.npz")
     first, second = (str(s) for s in recorded["sentences"][1:3])
-    at = run_app("trained", lang=lang, tr_model="e5-small-q4", tr_layer="11", tr_head="3")
+    at = run_app("trained", lang=lang, tr_model="e5-small-q4", tr_layer="11", tr_head="3",
+                 base="0")  # fmt: skip
     at.text_input(key="trained_tr_first_e5-small-q4").set_value(first).run()
     at.text_input(key="trained_tr_second_e5-small-q4").set_value(second).run()
     assert not at.exception
@@ -378,7 +380,7 @@ def test_space_pieces_read_as_open_boxes(lang, e5):
     """Every "▁" of SentencePiece is shown as "␣": a lone "▁" as "␣", "▁这" as "␣这", on both axes
     of every chart, in the pickers and in the table; a line says what ␣ is."""
     model, pieces, A = e5
-    at = run_app("trained", lang=lang, tr_model="e5-small-q4", tr_text=SENTENCE)
+    at = run_app("trained", lang=lang, tr_model="e5-small-q4", tr_text=SENTENCE, base="0")
     assert not at.exception
     assert pieces.count("▁") == 4
     for key in ("tr_A", "tr_cmp_0"):
@@ -393,7 +395,7 @@ def test_space_pieces_read_as_open_boxes(lang, e5):
     assert [ticks["ticktext"][ticks["tickvals"].index(pieces.index("▁"))]] == ["␣"]
     focus = at.selectbox(key="tr_focus")
     assert [focus.format_func(i) for i in range(3)] == ["0 · <s>", "1 · ␣这", "2 · ␣"]
-    assert not any("▁" in cell for cell in at.dataframe[0].value.iloc[:, 1])
+    assert not any("▁" in cell for cell in grids(at)[0].iloc[:, 1])
     note = {"zh": "单独一个 ␣ 就是空格本身", "en": "a lone ␣ is the space itself"}[lang]
     assert any(note in c.value for c in at.caption)
 

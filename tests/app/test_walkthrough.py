@@ -1,7 +1,7 @@
 """The walkthrough page in AppTest: every step, the numbers on screen against the core, numbering
-from 1, the block step, the one chip row, predict first (nothing that answers before Check), the
-focus row and head in the URL, the mask step's own switch, the steps' code lines, the downloads,
-the backend line, and bad input in the learner's language."""
+from 1 (the default) or from 0, the block step, the one chip row, predict first (nothing that
+answers before Check), the focus row and head in the URL, the mask step's own switch, the steps'
+code lines, the downloads, the backend line, and bad input in the learner's language."""
 
 import json
 import math
@@ -60,10 +60,15 @@ def test_numbering_from_one_shows_q1_and_head_1():
     assert list(spec["layout"]["xaxis"]["ticktext"])[:2] == ["1", "2"]
 
 
-def test_numbering_from_zero_is_the_default():
+def test_numbering_from_one_is_the_default_and_base_0_counts_from_zero():
     at = run_app(step="scores", lang="en", sentence="a b c d")
+    assert at.selectbox(key="focus").format_func(0) == "1 · a"
+    assert "q₄·k₁" in page_text(at) and "q₃·k₀" not in page_text(at)
+    assert "base" not in at.query_params  # the default is left out of the URL
+    at = run_app(step="scores", lang="en", sentence="a b c d", base="0")
     assert at.selectbox(key="focus").format_func(0) == "0 · a"
     assert "q₃·k₀" in page_text(at)
+    assert at.query_params["base"] == "0"  # counting from 0 is kept in the URL
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -83,7 +88,7 @@ def test_block_step_matches_core_block(lang):
 
 
 def test_block_step_works_out_the_focus_rows_layer_norm():
-    at = run_app(step="block", lang="en", sentence="a b c", decimals=3)
+    at = run_app(step="block", lang="en", sentence="a b c", decimals=3, base="0")
     tr = sentence_attention(["a", "b", "c"])
     H = tr.X[2] + tr.output[2]
     text = page_text(at)
@@ -102,7 +107,7 @@ def test_the_pipeline_strip_opens_its_steps():
 
 
 def test_causal_focus_defaults_to_a_row_with_a_masked_key():
-    at = run_app(step="softmax", lang="en", sentence="a b c d e", mask="causal")
+    at = run_app(step="softmax", lang="en", sentence="a b c d e", mask="causal", base="0")
     focus = at.selectbox(key="focus").value
     assert focus == 2
     assert focus < 4  # key 4 comes after it, so the mask hides it
@@ -151,7 +156,7 @@ def test_predict_first_hides_the_result_until_answered(lang, check):
 
 
 def test_predict_first_a_wrong_answer_gets_the_worked_numbers():
-    at = run_app(step="scaled", lang="en", sentence="a b c", predict="true")
+    at = run_app(step="scaled", lang="en", sentence="a b c", predict="true", base="0")
     [radio] = [r for r in at.radio if r.key.startswith("predict_")]
     question_id = radio.key.removeprefix("predict_")
     assert question_id.startswith("scaled|")
@@ -167,7 +172,7 @@ def test_predict_first_a_wrong_answer_gets_the_worked_numbers():
 
 def test_predict_first_at_qk_asks_for_qk_itself():
     """At S = QKᵀ the question is about S's own cell, q·k, not the next step's q·k / √d_k."""
-    at = run_app(step="scores", lang="en", sentence="a b c", predict="true")
+    at = run_app(step="scores", lang="en", sentence="a b c", predict="true", base="0")
     [prompt] = [m.value for m in at.markdown if "Row " in m.value and "column " in m.value]
     assert "of S = QKᵀ" in prompt and "√d_k" not in prompt
     [radio] = [r for r in at.radio if r.key.startswith("predict_")]

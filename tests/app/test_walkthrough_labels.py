@@ -54,7 +54,7 @@ def test_one_chip_row_and_the_mask_formula_defines_m(lang):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("mask", ["none", "causal"])
 def test_the_softmax_row_sums_before_it_divides_and_names_a_by_both_indices(lang, mask):
-    at = run_app(step="softmax", lang=lang, sentence=SENTENCE[lang], mask=mask)
+    at = run_app(step="softmax", lang=lang, sentence=SENTENCE[lang], mask=mask, base="0")
     i = at.selectbox(key="focus").value  # 4, or 2 under the causal mask
     lines = _bullets_after(at, t("walkthrough.focus_softmax", lang, i=i, si=""))
     o = app_oracle(SENTENCE[lang], causal=mask == "causal")
@@ -111,7 +111,7 @@ def test_a_clicked_cell_says_it_is_worked_unrounded_too():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_block_row_writes_epsilon_as_a_power_of_ten_and_names_its_row(lang):
-    at = run_app(step="block", lang=lang, sentence=SENTENCE[lang])
+    at = run_app(step="block", lang=lang, sentence=SENTENCE[lang], base="0")
     token = {"en": "good", "zh": "好看"}[lang]
     heading = t("walkthrough.focus_block", lang, i=4, token=token)
     assert {"en": "Row 4 (“good”)", "zh": "行 4（“好看”）"}[lang] in heading
@@ -127,7 +127,7 @@ def test_the_block_row_writes_epsilon_as_a_power_of_ten_and_names_its_row(lang):
 
 
 def test_the_predict_question_writes_real_subscripts():
-    at = run_app(step="scaled", lang="zh", sentence=SENTENCE["zh"], predict="true")
+    at = run_app(step="scaled", lang="zh", sentence=SENTENCE["zh"], predict="true", base="0")
     prompt = next(m.value for m in at.markdown if "的行 4、列" in m.value)
     prompt = re.sub(r"\\(.)", r"\1", prompt)  # Markdown's escapes undone
     assert "已知 q₄ = [" in prompt and "q₄·k" in prompt and "d_k = 4。" in prompt

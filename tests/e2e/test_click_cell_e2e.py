@@ -24,7 +24,7 @@ def _click(s, i, j, key):
 @pytest.mark.e2e
 @pytest.mark.parametrize("lang, title", [("en", "where its number comes from"), ("zh", "怎么来的")])
 def test_clicking_a_softmax_cell_shows_its_provenance(session, lang, title):
-    s = session().open(f"/?lang={lang}&step=softmax&sentence=a%20b%20c%20d&decimals=4")
+    s = session().open(f"/?lang={lang}&step=softmax&sentence=a%20b%20c%20d&decimals=4&base=0")
     s.wait_charts()
     _click(s, 1, 2, "fig_softmax")  # query row 1, key 2
     story = s.page.locator(".st-key-cell_story")

@@ -61,7 +61,8 @@ def test_a_teacher_drives_two_students_through_a_question(session):
         (laptop, "Your answer", "Send my answer"),
         (phone, "你的答案", "提交答案"),
     ):
-        _text(student, "row 3 of A" if student is laptop else "A 中行 3 的权重")
+        # focus=3 counts from 0 in the URL; the question numbers it from 1 (the default): row 4
+        _text(student, "row 4 of A" if student is laptop else "A 中行 4 的权重")
         radio = student.page.get_by_test_id("stRadio").filter(has_text=words)
         radio.locator("label").filter(has_text=ONE).click()
         button = student.page.get_by_role("button", name=send)

@@ -44,6 +44,12 @@ def chart_titled(at: AppTest, prefix: str) -> dict:
     raise AssertionError(f"no chart titled {prefix!r}")
 
 
+def grids(at: AppTest) -> list:
+    """Every table the page drew, in page order, as pandas DataFrames: ui/kit/tables.py's (a
+    static st.table) and any st.dataframe alike."""
+    return [node.value for node in at.main if node.type in ("dataframe", "table")]
+
+
 def page_text(at: AppTest) -> str:
     kinds = ("title", "subheader", "markdown", "caption", "info", "success", "warning", "error")
     return "\n".join(element.value for kind in kinds for element in getattr(at, kind))

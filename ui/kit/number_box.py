@@ -9,10 +9,11 @@ from ui.kit.url import told
 
 
 def number_box(where, label: str, low: int, high: int, default: int, key: str, step: int = 1,
-               **kwargs) -> int:  # fmt: skip
+               tell: bool = True, **kwargs) -> int:  # fmt: skip
     """A whole number from ``low`` to ``high`` on the grid of ``step``, drawn in ``where`` (st or
-    a column); the nearest such number when the box holds another, said under it."""
-    if kwargs.get("bind"):
+    a column); the nearest such number when the box holds another, said under it. ``tell``: a
+    URL's value that is not a number said here (the sidebar's own are noted there instead)."""
+    if kwargs.get("bind") and tell:
         told(key, _is_whole)
     typed = where.number_input(label, value=default, step=step, key=key, **kwargs)
     value = default if typed is None else int(typed)

@@ -35,6 +35,7 @@ def language() -> str:
             LANGS,
             "lang",
             browser_lang(),
+            tell=False,  # (check_url notes it)
             format_func=LANG_NAMES.get,
             label_visibility="collapsed",
         )
@@ -53,7 +54,7 @@ def _select(s: Setting, lang: str, **kw):
 
 def _number(s: Setting, lang: str, **kw):
     low, high = s.at
-    return number_box(st, t(s.label), low, high, s.default, s.state_key, **kw, **BIND)
+    return number_box(st, t(s.label), low, high, s.default, s.state_key, tell=False, **kw, **BIND)
 
 
 def _slider(s: Setting, lang: str, **kw):

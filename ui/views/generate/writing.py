@@ -51,14 +51,19 @@ def layer_and_head(model, base: int, columns) -> tuple[int, int]:
     """The layer and head whose attention the step's row, the cache and the map show, in two
     ``columns``."""
     c = model.config
-    told("gen_layer", whole(0, c.n_layers - 1))  # counted from 0, whatever the numbering
-    told("gen_head", whole(0, c.n_heads - 1))
-    left, right = columns
-    shown = {"format_func": lambda i: shown_index(i, base), "bind": "query-params"}
-    layer = selectbox(left, t("generate.layer"), range(c.n_layers), index=c.n_layers - 1,
-                           key="gen_layer", **shown)  # fmt: skip
-    head = selectbox(right, t("generate.head"), range(c.n_heads), key="gen_head", **shown)
-    return int(layer), int(head)
+    picked = []
+    for key, count, default, column, words in (
+        ("gen_layer", c.n_layers, c.n_layers - 1, columns[0], "generate.layer"),
+        ("gen_head", c.n_heads, 0, columns[1], "generate.head"),
+    ):  # in the URL counted from 0, whatever the numbering: a link means one layer for everyone
+        told(key, whole(0, count - 1))
+        if key not in st.session_state:
+            st.session_state[key] = int(st.query_params.get(key, default))
+        value = selectbox(column, t(words), range(count), key=key,
+                          format_func=lambda i: shown_index(i, base))  # fmt: skip
+        keep_in_url(key, str(value), str(default))
+        picked.append(int(value))
+    return picked[0], picked[1]
 
 
 def start_from_url() -> None:
