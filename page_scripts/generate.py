@@ -9,7 +9,7 @@ from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
-from ui.views.generate import inside, next_token, prompt, writing
+from ui.views.generate import inside, next_token, prompt, sharing, writing
 
 settings = current()
 base, decimals = settings.base, settings.decimals
@@ -39,3 +39,6 @@ st.subheader(t("generate.map_heading"), anchor="attention-map")
 inside.attention_map(model, ids, view, decimals, base)
 st.subheader(t("generate.diff_title"))
 inside.differences(model, ids, decimals, base)
+st.subheader(t("generate.kv_title"), anchor="kv-sharing")
+st.markdown(t("generate.kv_text"))
+sharing.section(text, base)

@@ -30,11 +30,9 @@ GLOBAL_EVERY = 6  # layers 5, 11, 17 see every earlier token; the others a windo
 LOCAL_ROPE_BASE = 10_000.0
 
 
-def read_gemma(paths) -> Decoder:
-    """Gemma 3 from a GGUF in parts: its config, tokenizer and weights (float32)."""
-    f = GGUFFile(paths)
-    m = f.meta
-    config = DecoderConfig(
+def gemma_config(m: dict) -> DecoderConfig:
+    """Gemma 3's facts, from its GGUF's metadata ``m``."""
+    return DecoderConfig(
         d_model=int(m["gemma3.embedding_length"]), n_layers=int(m["gemma3.block_count"]),
         n_heads=int(m["gemma3.attention.head_count"]),
         n_kv_heads=int(m["gemma3.attention.head_count_kv"]),
@@ -45,6 +43,13 @@ def read_gemma(paths) -> Decoder:
         global_every=GLOBAL_EVERY, local_rope_base=LOCAL_ROPE_BASE, rope_pairs="halves",
         qk_norm=True, post_norms=True, activation="gelu_tanh", embed_scale=True,
     )  # fmt: skip
+
+
+def read_gemma(paths) -> Decoder:
+    """Gemma 3 from a GGUF in parts: its config, tokenizer and weights (float32)."""
+    f = GGUFFile(paths)
+    m = f.meta
+    config = gemma_config(m)
     names = {
         "attn_norm": "attn_norm", "W_Q": "attn_q", "W_K": "attn_k", "W_V": "attn_v",
         "q_norm": "attn_q_norm", "k_norm": "attn_k_norm", "W_O": "attn_output",

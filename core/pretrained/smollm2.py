@@ -21,12 +21,10 @@ NAMES = {  # the decoder's layer fields -> the GGUF's tensors (blk.i.<name>.weig
 }  # fmt: skip
 
 
-def read_smollm2(path) -> Decoder:
-    """SmolLM2 from its GGUF file: its config, tokenizer and weights (float32)."""
-    f = GGUFFile([path])
-    m = f.meta
+def smollm2_config(m: dict) -> DecoderConfig:
+    """SmolLM2's facts, from its GGUF's metadata ``m``."""
     d_model, n_heads = int(m["llama.embedding_length"]), int(m["llama.attention.head_count"])
-    config = DecoderConfig(
+    return DecoderConfig(
         d_model=d_model, n_layers=int(m["llama.block_count"]), n_heads=n_heads,
         n_kv_heads=int(m["llama.attention.head_count_kv"]), head_dim=d_model // n_heads,
         d_ff=int(m["llama.feed_forward_length"]),
@@ -34,11 +32,11 @@ def read_smollm2(path) -> Decoder:
         rope_base=float(m["llama.rope.freq_base"]), context=int(m["llama.context_length"]),
         rope_pairs="neighbours", activation="silu",
     )  # fmt: skip
-    layers = [
-        Layer(**{field: f.tensor(f"blk.{i}.{name}.weight") for field, name in NAMES.items()})
-        for i in range(config.n_layers)
-    ]
-    tokenizer = ByteBPETokenizer(
+
+
+def smollm2_tokenizer(m: dict) -> ByteBPETokenizer:
+    """Its byte-level BPE, from the metadata alone (no weights read)."""
+    return ByteBPETokenizer(
         list(m["tokenizer.ggml.tokens"]),
         list(m["tokenizer.ggml.merges"]),
         [int(x) for x in m["tokenizer.ggml.token_type"]],
@@ -46,6 +44,18 @@ def read_smollm2(path) -> Decoder:
         int(m["tokenizer.ggml.eos_token_id"]),
         add_bos=bool(m.get("tokenizer.ggml.add_bos_token", False)),
     )  # fmt: skip
+
+
+def read_smollm2(path) -> Decoder:
+    """SmolLM2 from its GGUF file: its config, tokenizer and weights (float32)."""
+    f = GGUFFile([path])
+    m = f.meta
+    config = smollm2_config(m)
+    layers = [
+        Layer(**{field: f.tensor(f"blk.{i}.{name}.weight") for field, name in NAMES.items()})
+        for i in range(config.n_layers)
+    ]
+    tokenizer = smollm2_tokenizer(m)
     head = f.tensor("output.weight") if "output.weight" in f.tensors else None  # None: tied
     final_norm = f.tensor("output_norm.weight")
     return Decoder(config, f.tensor("token_embd.weight"), layers, final_norm, tokenizer,

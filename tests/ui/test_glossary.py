@@ -77,6 +77,8 @@ NAMES = {
     "Redis",  # the room store's server, named as the teacher's admin knows it
     "Esc",  # the key that closes the projector's "how to join" card
     *("Gemma", "RoPE", "RMSNorm", "QK-norm", "GeGLU", "GELU", "top-k", "top-p"),  # the decoder's
+    *("SmolLM2-135M", "Llama", "Qwen"),  # decoders by their names
+    *("SentencePiece", "BPE", "UTF-8"),  # the tokenizers' kinds, and the bytes they fall back to
     *("logit", "log", "bos", "NUL"),  # parts, the rules' names, −log p, <bos>, the NUL character
     "nat",  # the unit of a loss in natural logarithms, as the inside page's losses are given
     "ln",  # chance as ln 16, the natural logarithm's name

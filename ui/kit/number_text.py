@@ -4,7 +4,7 @@ subscripts, tiny numbers as powers of ten, brackets in products, positions from 
 from core.lessons.number_text import num, power_of_ten, sub
 
 __all__ = ["num", "sub", "power_of_ten", "factor", "sum_notes", "shown_index", "row_label",
-           "indices", "numbered"]  # fmt: skip
+           "indices", "numbered", "byte_size"]  # fmt: skip
 
 
 def factor(value: float, decimals: int) -> str:
@@ -34,6 +34,11 @@ def numbered(base: int, up_to: int = 32) -> dict:
     return {f"i{k}": k + base for k in range(up_to)} | {
         f"s{k}": sub(k + base) for k in range(up_to)
     }
+
+
+def byte_size(n: int) -> str:
+    """A size in bytes as the cache's captions write it: "1.12 MB", "36 KB"."""
+    return f"{n / 2**20:.2f} MB" if n >= 2**20 else f"{n / 2**10:.0f} KB"
 
 
 def indices(count: int, base: int) -> list[str]:

@@ -17,7 +17,7 @@ from ui.kit.decoding import (
 )
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
-from ui.kit.number_text import indices, num, shown_index
+from ui.kit.number_text import byte_size, indices, num, shown_index
 from ui.kit.player import player
 from ui.kit.tables import table
 from ui.kit.url import keep_in_url, told, whole
@@ -136,8 +136,6 @@ def _cache_table(model, ids, step, layer: int, base: int, decimals: int) -> None
     }
     table(rows, height=220)
     size = step.cache.nbytes
-    st.caption(t("generate.cache_size", t=positions, size=_bytes(size), four=_bytes(4 * size)))
-
-
-def _bytes(n: int) -> str:
-    return f"{n / 2**20:.2f} MB" if n >= 2**20 else f"{n / 2**10:.0f} KB"
+    st.caption(
+        t("generate.cache_size", t=positions, size=byte_size(size), four=byte_size(4 * size))
+    )

@@ -1,0 +1,71 @@
+"""How the heads share K and V, with the installed decoders' real numbers (core/lessons/
+kv_sharing.py): each model's layer as it is beside the same layer with one K/V head per query head
+and with one for all, what the cache keeps per token and at 512 tokens, and which query heads read
+which K/V head; then the prompt cut by each model's tokenizer: Gemma's SentencePiece words
+against SmolLM2's byte-level pieces, and what that costs in positions."""
+
+import streamlit as st
+
+import core
+from core.lessons.kv_sharing import sharing_of, three_ways
+from ui.kit.i18n import t
+from ui.kit.number_text import byte_size, indices
+from ui.kit.tables import table
+
+AT = 512  # tokens: the cache's size at this length
+NAMES = {"gemma3-270m": "Gemma 3 270M", "smollm2-135m": "SmolLM2-135M"}
+
+
+def section(text: str, base: int) -> None:
+    models = core.decoder_names()
+    rows = {key: [] for key in ("model", "way", "q", "kv", "token", "at", "saved")}
+    for name in models:
+        facts = core.decoder_facts(name)
+        own = sharing_of(facts)
+        for way in three_ways(facts):
+            mark = t("generate.kv_own") if way == own else ""
+            rows["model"].append(NAMES[name])
+            rows["way"].append(t(f"generate.kv_way_{way.way.replace('-', '_')}") + mark)
+            rows["q"].append(str(way.n_heads))
+            rows["kv"].append(str(way.n_kv_heads))
+            rows["token"].append(byte_size(way.per_token))
+            rows["at"].append(byte_size(way.at(AT)))
+            rows["saved"].append(f"{way.saved} ×")
+    table({t(f"generate.kv_col_{key}", at=AT): column for key, column in rows.items()})
+    for name in models:
+        own = sharing_of(core.decoder_facts(name))
+        groups = t("shell.list_sep").join(
+            t("generate.kv_readers", kv=kv + base, heads=t("shell.list_sep").join(
+                indices(own.n_heads, base)[j] for j in heads))
+            for kv, heads in enumerate(own.readers())
+        )  # fmt: skip
+        st.caption(t("generate.kv_groups", model=NAMES[name], groups=groups))
+    if len(models) > 1:
+        _tokenizers(text, models)
+
+
+def _tokenizers(text: str, models) -> None:
+    """The prompt cut by each model: its pieces, a byte-level piece that is no whole character
+    shown as its bytes (E4 BB)."""
+    columns, counts = {}, []
+    for name in models:
+        tokenizer = core.decoder_tokenizer(name)
+        ids = tokenizer.encode(text)
+        ids = ids[1:] if ids and ids[0] == tokenizer.bos else ids  # the text's own pieces
+        columns[NAMES[name]] = " · ".join(_shown(tokenizer, i) for i in ids)
+        counts.append(t("generate.kv_positions", model=NAMES[name], n=len(ids)))
+    st.markdown(t("generate.tokenizers_text"))
+    table(
+        {t("generate.kv_col_model"): list(columns), t("generate.col_piece"): list(columns.values())}
+    )
+    st.caption(t("shell.list_sep").join(counts))
+
+
+def _shown(tokenizer, i: int) -> str:
+    if hasattr(tokenizer, "piece_bytes"):  # byte-level: a piece's bytes, as text where they are
+        data = tokenizer.piece_bytes(i)
+        try:
+            return data.decode("utf-8").replace(" ", "␣")
+        except UnicodeDecodeError:
+            return " ".join(f"{b:02X}" for b in data)
+    return tokenizer.vocabulary[i].replace("▁", "␣")
