@@ -18,7 +18,7 @@ class Sharing:
 
     @property
     def way(self) -> str:
-        """"multi-head", "grouped-query" or "multi-query"."""
+        """ "multi-head", "grouped-query" or "multi-query"."""
         if self.n_kv_heads == self.n_heads:
             return "multi-head"
         return "multi-query" if self.n_kv_heads == 1 else "grouped-query"
