@@ -264,7 +264,7 @@ class Decoder:
         K, V = cache.K[i], cache.V[i]  # [n_kv, t, hd]: query head j reads K/V head j // group
         n, t = q.shape[1], K.shape[1]
         q = xp.reshape(q, (c.n_kv_heads, c.group, n, c.head_dim))  # [n_kv, g, n, hd]
-        K, V = K[:, None], V[:, None]  # [n_kv, 1, t, hd]: shared by the group's query heads
+        K, V = K[:, None, ...], V[:, None, ...]  # [n_kv, 1, t, hd]: shared by the group's heads
         S = q @ xp.matrix_transpose(K) / math.sqrt(c.head_dim)  # [n_kv, g, n, t]
         window = c.window if c.is_local(i) else None
         mask = _allowed_in(xp, positions.astype(np.int64).tobytes(), t, window)  # [n, t]

@@ -169,6 +169,10 @@ ALLOWED = {
     "norm",  # QK-norm
     "down",  # W_down, W_gate
     "gate",
+    "smollm",  # the second decoder, SmolLM2-135M, and the models its way of sharing K and V is
+    "llama",  # named after
+    "qwen",
+    "sentencepiece",  # the two tokenizers' kinds (BPE: three letters, below this test's four)
 }
 
 
