@@ -1,0 +1,143 @@
+"""The two decoders on the one decoder code (core/pretrained/decoder.py), Gemma 3 270M and
+SmolLM2-135M, side by side in one run: a cached token's step at 16, 128 and 512 tokens and the
+prefill of 512, ours against transformers on the same GGUF (torch, CPU, eager attention, float32
+as ours), and the floor that this machine's memory sets: the bytes a step must read (every
+weight, float32 as the app keeps them, and the cache so far) over the bandwidth measured here in
+the same run (a large array copied: read once, written once).
+
+Run: python bench/two_decoders.py [--out bench/results/two_decoders_issue56.txt]
+(torch==2.13.0, transformers and accelerate are benchmark-only; without them the torch columns
+are left out. llama.cpp is not measured here: see the issue 56 note.)
+"""
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from measure.timing import fmt_seconds, time_side_by_side  # noqa: E402
+
+LENGTHS = (16, 128, 512)
+TEXT = "注意力机制让模型在生成每个词时都能回头看前面所有的词。 The cat sat on the mat. " * 60
+
+
+def bandwidth() -> float:
+    """Bytes per second this machine moves: the best of a few copies of 512 MB (each reads and
+    writes it, so twice its size moves)."""
+    a = np.ones(64 * 2**20, dtype=np.float64)
+    b = np.empty_like(a)
+    best = min(_timed(lambda: np.copyto(b, a)) for _ in range(5))
+    return 2 * a.nbytes / best
+
+
+def _timed(call) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+def weight_bytes(model) -> int:
+    arrays = [model.E, model.final_norm, model.head]  # (head: None when tied)
+    for layer in model.layers:
+        arrays += [getattr(layer, name) for name in layer.__dataclass_fields__]
+    return sum(a.nbytes for a in arrays if a is not None)
+
+
+def torch_model(name: str):
+    try:
+        import torch
+        from transformers import AutoModelForCausalLM
+
+        from core.decoder import MODELS
+    except ImportError:
+        return None, None
+    model = MODELS[name]
+    paths = model.find(model.package)
+    folder = Path(tempfile.mkdtemp(prefix="decoder-bench-"))
+    joined = folder / "model.gguf"
+    with joined.open("wb") as out:
+        for part in paths:
+            with part.open("rb") as chunk:
+                shutil.copyfileobj(chunk, out)
+    hf = AutoModelForCausalLM.from_pretrained(
+        folder, gguf_file=joined.name, dtype=torch.float32, attn_implementation="eager"
+    ).eval()
+    shutil.rmtree(folder, ignore_errors=True)
+    return hf, torch
+
+
+def torch_call(torch, hf, ids, past=None):
+    with torch.no_grad():
+        return hf(torch.tensor([ids]), past_key_values=past, use_cache=True)
+
+
+def bench_model(name: str, rate: float, say) -> None:
+    import copy
+
+    import core
+
+    model = core.load_decoder(name)
+    c, weights = model.config, weight_bytes(model)
+    hf, torch = torch_model(name)
+    say(f"{name}: {c.n_layers} layers, {c.n_heads} query heads over {c.n_kv_heads} K/V heads;"
+        f" weights {weights / 2**20:.0f} MB as float32")  # fmt: skip
+    ids = model.encode(TEXT)[:512]
+    impls = {"ours": lambda: model.forward(ids)}
+    if hf is not None:
+        impls["torch"] = lambda: torch_call(torch, hf, ids)
+    timed = time_side_by_side(impls, rounds=2, block=1)
+    row = f"  prefill 512: ours {fmt_seconds(timed['ours']['best'])}"
+    if hf is not None:
+        row += f", torch {fmt_seconds(timed['torch']['best'])}"
+    say(row)
+    say("  n     ours/token   torch/token   ours÷torch   floor   ours÷floor")
+    for n in LENGTHS:
+        prefix = model.forward(ids[: n - 1])
+        impls = {"ours": lambda p=prefix, n=n: model.forward(ids[n - 1 : n], p.cache)}
+        if hf is not None:
+            past = torch_call(torch, hf, ids[: n - 1]).past_key_values
+            impls["torch"] = lambda past=past, n=n: torch_call(
+                torch, hf, ids[n - 1 : n], copy.deepcopy(past)
+            )
+        timed = time_side_by_side(impls, rounds=3, block=2)
+        floor = (weights + prefix.cache.nbytes) / rate
+        ours = timed["ours"]["best"]
+        row = f"  {n:<5} {fmt_seconds(ours):>10}"
+        if hf is not None:
+            theirs = timed["torch"]["best"]
+            row += f" {fmt_seconds(theirs):>13} {ours / theirs:>11.2f}x"
+        else:
+            row += f" {'-':>13} {'-':>12}"
+        say(row + f" {fmt_seconds(floor):>7} {ours / floor:>10.1f}x")
+
+
+def main() -> list[str]:
+    lines = []
+
+    def say(text=""):
+        print(text, flush=True)
+        lines.append(text)
+
+    import core
+
+    rate = bandwidth()
+    say(f"backend: {core.active_backend()}; memory bandwidth measured: {rate / 1e9:.1f} GB/s")
+    for name in core.decoder_names():
+        bench_model(name, rate, say)
+        core.load_decoder.cache_clear()  # one model in memory at a time
+    return lines
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    printed = main()
+    if args.out:
+        Path(args.out).write_text("\n".join(printed) + "\n", encoding="utf-8")
