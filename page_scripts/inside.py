@@ -16,6 +16,7 @@ page_header(folded=settings.presentation)
 model = prompt.model_or_stop()
 text = lens.prompt_box(settings.lang)
 ids = prompt.prompt_ids_or_stop(model, text)
+heads_off.tell_url(model)
 
 st.subheader(t("inside.lens_title"), anchor="lens")
 st.info(t("inside.think"), icon=":material/psychology:")
@@ -30,7 +31,7 @@ with st.spinner(t("inside.working_sum")):
 st.subheader(t("inside.gallery_title"), anchor="heads")
 st.caption(t("inside.gallery_text"))
 with st.spinner(t("inside.working_heads", heads=model.config.n_layers * model.config.n_heads)):
-    gallery.section(model, ids, base)
+    gallery.section(model, ids, base, settings.presentation)
 
 st.subheader(t("inside.off_title"), anchor="heads-off")
 st.caption(t("inside.off_text"))

@@ -28,19 +28,19 @@ def test_each_model_s_three_ways_with_its_real_numbers(gemma, smollm2, base):
     assert not at.exception
     kv = next(g for g in grids(at) if "K/V heads" in g.columns)
     rows = list(zip(kv["model"], kv["K/V heads"], kv["cache per token"], kv["at 512 tokens"],
-                    kv["smaller than multi-head"], strict=True))  # fmt: skip
+                    kv["the cache, of multi-head's"], strict=True))  # fmt: skip
     assert rows == [
-        ("Gemma 3 270M", "4", _kb(18, 4, 256), "72.00 MB", "1 ×"),
-        ("Gemma 3 270M", "1", _kb(18, 1, 256), "18.00 MB", "4 ×"),
-        ("SmolLM2-135M", "9", _kb(30, 9, 64), f"{2 * 30 * 9 * 64 * 4 * 512 / 2**20:.2f} MB", "1 ×"),
-        ("SmolLM2-135M", "3", _kb(30, 3, 64), f"{2 * 30 * 3 * 64 * 4 * 512 / 2**20:.2f} MB", "3 ×"),
-        ("SmolLM2-135M", "1", _kb(30, 1, 64), f"{2 * 30 * 1 * 64 * 4 * 512 / 2**20:.2f} MB", "9 ×"),
+        ("Gemma 3 270M", "4", _kb(18, 4, 256), "72.00 MB", "1"),
+        ("Gemma 3 270M", "1", _kb(18, 1, 256), "18.00 MB", "1/4"),
+        ("SmolLM2-135M", "9", _kb(30, 9, 64), f"{2 * 30 * 9 * 64 * 4 * 512 / 2**20:.2f} MB", "1"),
+        ("SmolLM2-135M", "3", _kb(30, 3, 64), f"{2 * 30 * 3 * 64 * 4 * 512 / 2**20:.2f} MB", "1/3"),
+        ("SmolLM2-135M", "1", _kb(30, 1, 64), f"{2 * 30 * 1 * 64 * 4 * 512 / 2**20:.2f} MB", "1/9"),
     ]
     assert list(kv["how K and V are shared"]).count("multi-query (the model's own)") == 1
     assert "grouped-query (the model's own)" in list(kv["how K and V are shared"])
     text = page_text(at)
     b = base
-    assert (f"SmolLM2-135M: K/V head {b} ← query heads {b}, {b + 1}, {b + 2}, K/V head {b + 1} ←"
+    assert (f"SmolLM2-135M: K/V head {b} ← query heads {b}, {b + 1}, {b + 2}; K/V head {b + 1} ←"
             f" query heads {b + 3}, {b + 4}, {b + 5}") in text  # fmt: skip
     assert f"Gemma 3 270M: K/V head {b} ← query heads {b}, {b + 1}, {b + 2}, {b + 3}." in text
 
@@ -52,7 +52,8 @@ def test_the_prompt_cut_by_each_tokenizer(gemma, smollm2):
     smol_n = len(REFERENCE["ids"][PROMPT])  # transformers' count
     assert smol_n > gemma_n
     text = page_text(at)
-    assert f"Gemma 3 270M：{gemma_n} 个位置、SmolLM2-135M：{smol_n} 个位置" in text
+    assert (f"Gemma 3 270M：{gemma_n} 个位置（只算文字本身，不含 <bos>）；"
+            f"SmolLM2-135M：{smol_n} 个位置") in text  # fmt: skip
     pieces = next(g for g in grids(at) if list(g.columns) == ["模型", "token"])
     smol = pieces.iloc[1, 1].split(" · ")
     assert len(smol) == smol_n and "E4" in " ".join(smol)  # a byte that is no whole character

@@ -277,3 +277,16 @@ def test_the_trained_model_items_open_on_hao_kan_and_dian_ying(key, lang):
     focus_line, strongest = lines[:2]
     assert_printed(numbers(focus_line), [layer + base, head + base, A[q, k], A[q].max(), 1], 2)
     assert_printed(numbers(strongest), [layer + base, head + base, A[q, k], n, 1 / n], 2)
+
+
+def test_a_generate_items_address_bar_holds_its_whole_view(gemma):
+    """Lesson 4, item 4 (temperature 1.5, seeded sampling on 猫坐在): the address the button
+    leaves in the bar can be copied and shared as it is, the prompt, T and seed included."""
+    at = run_app("lessons", lang="zh")
+    at.button(key="go_writes_4").click().run()
+    assert not at.exception
+    query = {k: at.query_params[k] for k in ("gen_prompt", "gen_t", "gen_seed", "gen_mode")}
+    assert query == {"gen_prompt": "猫坐在", "gen_t": "1.5", "gen_seed": "7", "gen_mode": "sample"}
+    shared = run_app("generate", **{k: at.query_params[k] for k in at.query_params})
+    assert shared.text_area(key="gen_prompt").value == "猫坐在"
+    assert shared.slider(key="gen_t").value == 1.5

@@ -80,8 +80,11 @@ def open_if_asked(lang: str) -> None:
     if asked is not None:
         lesson, index = asked
         item = lesson.items[index]
-        query = {"lang": lang}  # the widgets bound to the URL write their own parameters
-        query.update((k, v) for k, v in item.params if not (k in BY_URL and BY_URL[k].bound))
+        query = {"lang": lang}  # the sidebar's widgets bound to the URL write their own; a
+        # page's own are written here too (/generate's prompt, T, seed: its bound widgets write
+        # their value back only when the learner moves them), so the address bar can be shared
+        sidebar_bound = {k for k, s in BY_URL.items() if s.bound and s.widget != "page"}
+        query.update((k, v) for k, v in item.params if k not in sidebar_bound)
         kept = [s.in_url for s in SETTINGS if not (s.reset or s.bound or s.widget == "page")]
         query.update(
             (k, st.query_params[k]) for k in kept if k in st.query_params and k not in query

@@ -74,10 +74,9 @@ PRESENTATION_CSS = """
 html, body, [data-testid="stAppViewContainer"] {font-size: 21px;}
 .stMarkdown p, .stMarkdown li, .stCaption {font-size: 1.15rem !important;}
 .st-key-page_title_small h1 {line-height: 1.5 !important; margin-bottom: 0.3rem;}
-/* tables and the widgets' labels at the captions' size, for the back row; a data grid (drawn on
-   a canvas at 13 px) enlarged as a whole */
+/* tables and the widgets' labels at the captions' size, for the back row (a data grid draws on
+   a canvas at 13 px: a projector's pages print their tables instead, ui/kit/tables.py) */
 [data-testid="stTable"] table, [data-testid="stWidgetLabel"] p {font-size: 1.1rem !important;}
-[data-testid="stDataFrame"] {zoom: 1.45;}
 .block-container {padding: 4.2rem 1.3rem 1rem 1.3rem; max-width: 1800px;}
 /* the lead's text inside its box (Streamlit's −1rem under a paragraph that has no margin here) */
 .st-key-step_lead [data-testid="stMarkdownContainer"] {margin-bottom: 0;}

@@ -30,11 +30,11 @@ def section(text: str, base: int) -> None:
             rows["kv"].append(str(way.n_kv_heads))
             rows["token"].append(byte_size(way.per_token))
             rows["at"].append(byte_size(way.at(AT)))
-            rows["saved"].append(f"{way.saved} ×")
+            rows["saved"].append("1" if way.saved == 1 else f"1/{way.saved}")
     table({t(f"generate.kv_col_{key}", at=AT): column for key, column in rows.items()})
     for name in models:
         own = sharing_of(core.decoder_facts(name))
-        groups = t("shell.list_sep").join(
+        groups = t("generate.group_sep").join(
             t("generate.kv_readers", kv=kv + base, heads=t("shell.list_sep").join(
                 indices(own.n_heads, base)[j] for j in heads))
             for kv, heads in enumerate(own.readers())
@@ -58,7 +58,7 @@ def _tokenizers(text: str, models) -> None:
     table(
         {t("generate.kv_col_model"): list(columns), t("generate.col_piece"): list(columns.values())}
     )
-    st.caption(t("shell.list_sep").join(counts))
+    st.caption(t("generate.group_sep").join(counts))
 
 
 def _shown(tokenizer, i: int) -> str:

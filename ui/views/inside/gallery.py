@@ -8,14 +8,17 @@ import streamlit as st
 from core.lessons.inside import LOCAL, REPEAT_LENGTH, SCORES
 from ui.figures.charts import A_heatmap, head_tiles, line_chart
 from ui.figures.place import plot, plot_for_screens
+from ui.kit.choose import selectbox
 from ui.kit.i18n import labeller, t
 from ui.kit.inside_passes import prompt_pass, repeat_of, scores_of
 from ui.kit.number_box import number_box
 from ui.kit.number_text import num
+from ui.kit.tables import table
 from ui.kit.url import decimal, told, url_choice
 from ui.views.inside.names import head_name, layer_numbers, piece, row_names
 
 SEED = 0  # the repeated sequence's random pieces
+SHOWN_ON_PROJECTOR = 8  # the table's first rows, printed large
 BIND = {"bind": "query-params"}
 
 
@@ -37,9 +40,10 @@ def source(prompt_ids: tuple) -> tuple[tuple, int | None]:
     return repeat_of(seed).ids, seed
 
 
-def _table(scores: dict, by: str, least: float, base: int) -> list[tuple[int, int]]:
+def _table(scores: dict, by: str, least: float, base: int, projector: bool) -> tuple[list, int]:
     """The heads whose ``by`` score is at least ``least``, highest first, as a table whose row a
-    learner clicks; the (layer, head) pairs in its order."""
+    learner clicks: the (layer, head) pairs in its order, and the row picked. On a projector a
+    printed table (the data grid's canvas stays at 13 px) and a picker under it."""
     L, h = scores[by].shape
     heads = sorted(
         ((i, j) for i in range(L) for j in range(h) if scores[by][i, j] >= least),
@@ -50,6 +54,12 @@ def _table(scores: dict, by: str, least: float, base: int) -> list[tuple[int, in
         columns[t(f"inside.score_{name}", local=LOCAL)] = [
             num(float(scores[name][pair]), 3) for pair in heads
         ]
+    if projector:
+        table({name: values[:SHOWN_ON_PROJECTOR] for name, values in columns.items()})
+        names = columns[t("inside.col_head")]
+        picked = selectbox(st, t("inside.full_map_of"), range(len(heads)), key="in_head_big",
+                           format_func=names.__getitem__) if heads else 0  # fmt: skip
+        return heads, int(picked or 0)
     st.dataframe(
         columns,
         hide_index=True,
@@ -59,10 +69,11 @@ def _table(scores: dict, by: str, least: float, base: int) -> list[tuple[int, in
         on_select="rerun",
         selection_mode="single-row",
     )
-    return heads
+    rows = st.session_state.get("in_heads", {}).get("selection", {}).get("rows", [])
+    return heads, rows[0] if rows and rows[0] < len(heads) else 0
 
 
-def section(model, prompt_ids: tuple, base: int) -> None:
+def section(model, prompt_ids: tuple, base: int, projector: bool = False) -> None:
     ids, seed = source(prompt_ids)
     c = model.config
     scores = scores_of(prompt_ids, seed)
@@ -91,13 +102,12 @@ def section(model, prompt_ids: tuple, base: int) -> None:
     with right:
         told("in_least", decimal(0.0, 1.0))
     least = right.slider(t("inside.at_least"), 0.0, 1.0, 0.0, 0.05, key="in_least", **BIND)
-    heads = _table(scores, by, float(least), base)
+    heads, picked = _table(scores, by, float(least), base, projector)
     st.caption(t("inside.scores_note", local=LOCAL))
     if not heads:
         st.info(t("inside.no_heads"))
         return
-    picked = st.session_state.get("in_heads", {}).get("selection", {}).get("rows", [])
-    layer, head = heads[picked[0]] if picked and picked[0] < len(heads) else heads[0]
+    layer, head = heads[picked]
     pieces = [piece(model, i) for i in ids]
     plot(
         A_heatmap(

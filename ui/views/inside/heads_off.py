@@ -33,6 +33,13 @@ def _strongest(model) -> list[str]:
     return [head_code(*divmod(int(k), model.config.n_heads)) for k in sorted(order)]
 
 
+def tell_url(model) -> None:
+    """The URL's off= naming a head the model lacks: said at the page's top, where the link's
+    reader looks, not by the picker 5,000 px down."""
+    c = model.config
+    told("off", lambda text: all(from_code(x, c.n_layers, c.n_heads) for x in _codes(text)))
+
+
 def _codes(text: str) -> list[str]:
     """The URL's off=6.2,12.3 as its codes (off= alone: none)."""
     return [x for x in text.split(",") if x]
@@ -45,7 +52,6 @@ def _set(codes: list[str]) -> None:
 def chosen(model, base: int) -> frozenset:
     """The heads switched off, from the box (first from the URL's off=6.2,12.3)."""
     c = model.config
-    told("off", lambda text: all(from_code(x, c.n_layers, c.n_heads) for x in _codes(text)))
     if KEY not in st.session_state:
         codes = _codes(st.query_params.get("off", ""))
         st.session_state[KEY] = [x for x in codes if from_code(x, c.n_layers, c.n_heads)]
