@@ -20,7 +20,8 @@ def _who(learners: int) -> str:
 def _follow(measurement) -> None:
     """Show the shared measurement's progress until it ends (a rerun may leave earlier: the
     measurement goes on for the others)."""
-    bar = st.progress(0.0)
+    text = t("cost.joined", n=measurement.n or "…", who=_who(measurement.learners))
+    bar = st.progress(0.0, text=text)  # words from the start: the top bar shows no "Running"
     note = st.empty()
     while not measurement.event.wait(POLL_S):
         ahead = QUEUE.queued_before(measurement)
