@@ -137,7 +137,7 @@ LESSONS = (
              ("gen_mode", "sample"), ("gen_seed", "7"), shows=("temperature",),
              uses=("next_token",), section="next-token"),
         page("gen_cache", "generate", ("gen_prompt", "The cat sat on the"), ("written", "8"),
-             uses=("next_token", "cache"), section="next-token"),
+             uses=("next_token", "cache"), section="kv-cache"),
         page("gen_sink", "generate", ("gen_prompt", "注意力机制让模型在生成每个词时"),
              ("gen_layer", "5"), ("gen_head", "0"), shows=("sink",),
              uses=("next_token", "softmax", "heads"), section="attention-map"),

@@ -383,8 +383,8 @@ def test_the_pieces_and_the_pieces_limit_are_the_models(gemma):
     """The pieces table's ids are the tokenizer's, and a prompt past the page's limit is told
     how many pieces it makes and how many the model itself reads (its context)."""
     at = run_app("generate", lang="zh")
-    table = next(d for d in grids(at) if "编号" in list(d.iloc[:, 0]))
-    row = table.set_index(table.columns[0]).loc["编号"]
+    table = next(d for d in grids(at) if "词表编号" in list(d.iloc[:, 0]))
+    row = table.set_index(table.columns[0]).loc["词表编号"]
     assert list(row) == [str(i) for i in gemma.encode(EXAMPLE["zh"])]
     prompt = "好 " * 300
     at = run_app("generate", lang="en", gen_prompt=prompt)

@@ -124,17 +124,30 @@ def _query_row(model, ids, step, view, base: int, decimals: int) -> None:
     plot(fig, "gen_row")
 
 
+CACHE_ROWS = 12  # a longer cache shows its first rows and its last, the newest row in view
+
+
+def _ends(rows: dict) -> dict:
+    """Every row of a short cache; a long one's first 3 and last 8 with "…" between, so that a
+    class sees the row each step adds without scrolling inside the table."""
+    n = len(next(iter(rows.values())))
+    if n <= CACHE_ROWS:
+        return rows
+    return {name: [*column[:3], "…", *column[-8:]] for name, column in rows.items()}
+
+
 def _cache_table(model, ids, step, layer: int, base: int, decimals: int) -> None:
     K, V = (to_numpy(M[layer][0][:, :3]) for M in (step.cache.K, step.cache.V))  # [t, 3] of 256
     positions = len(ids)
-    st.markdown(f"**{t('generate.cache_title', layer=shown_index(layer, base))}**")
+    title = t("generate.cache_title", layer=shown_index(layer, base))
+    st.subheader(title, anchor="kv-cache")  # (lesson 4's "the cache grows a row a step")
     rows = {
         t("generate.col_position"): indices(positions, base),
         t("generate.col_token"): [label(model, i) for i in ids],
         **{f"k[{j + base}]": [num(float(x), decimals) for x in K[:, j]] for j in range(3)},
         **{f"v[{j + base}]": [num(float(x), decimals) for x in V[:, j]] for j in range(3)},
     }
-    table(rows, height=220)
+    table(_ends(rows))
     size = step.cache.nbytes
     st.caption(
         t("generate.cache_size", t=positions, size=byte_size(size), four=byte_size(4 * size))
