@@ -6,9 +6,11 @@ import streamlit as st
 
 from ui.kit.errors import trace_or_stop
 from ui.kit.i18n import t
+from ui.notebooks import walkthrough as notebook
+from ui.notebooks.cells import MIME
 from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
-from ui.views.walkthrough import export, notebook
+from ui.views.walkthrough import export
 from ui.views.walkthrough import view as walkthrough
 from ui.views.walkthrough.steps import NAMES
 
@@ -30,10 +32,10 @@ DOWNLOADS = (  # (label, builder, file name, MIME type)
     ("walkthrough.export_npz", export.to_npz, "attention.npz", "application/octet-stream"),
     ("walkthrough.export_csv", export.to_csv_zip, "attention-csv.zip", "application/zip"),
     (
-        "walkthrough.export_notebook",
+        "notebook.download",
         partial(notebook.build, settings=settings, lang=settings.lang),
-        "self-attention.ipynb",
-        "application/x-ipynb+json",
+        notebook.FILE,
+        MIME,
     ),
 )
 if walkthrough.extras_shown(settings):  # the page's foot: not projected, nor for a follower

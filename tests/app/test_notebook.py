@@ -1,7 +1,9 @@
-"""The walkthrough as a Jupyter notebook (issue 57): the page offers it, and the notebook, made in
-each language, runs top to bottom in a real kernel (nbclient, ipykernel) and rebuilds every
-intermediate the page's trace holds to 1e-12, from the inputs it carries and core/reference.py's
-own lines; a hostile sentence runs and prints literally."""
+"""Take the lesson home (issue 57): each page's notebook, made in each language, runs top to
+bottom in a real kernel (nbclient, ipykernel) and rebuilds every intermediate the page's own trace
+holds to 1e-12, from the inputs it carries and core/reference.py's own lines; a hostile sentence
+runs and prints literally; each page offers its notebook."""
+
+import time
 
 import numpy as np
 import pytest
@@ -9,33 +11,47 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
+from core.lessons import hand_example  # noqa: E402
+from core.lessons.mistakes import mask_after_softmax  # noqa: E402
 from core.trace import FIELDS  # noqa: E402
 from tests.support.app import run_app  # noqa: E402
 from ui.kit.settings import Settings  # noqa: E402
-from ui.kit.traces import TraceKey, sentence_trace  # noqa: E402
-from ui.views.walkthrough import notebook  # noqa: E402
+from ui.kit.traces import TraceKey, batch_trace, sentence_trace  # noqa: E402
+from ui.notebooks import hand_check, masks, walkthrough  # noqa: E402
+from ui.notebooks.cells import SAVED  # noqa: E402
+from ui.views.hand_check.text import hand_trace  # noqa: E402
+
+TIMES = {}  # each kind's execution time, printed at the end (the issue's note quotes it)
 
 
-def _run(data, settings, lang, folder):
-    book = nbformat.reads(notebook.build(data, settings, lang).decode("utf-8"), as_version=4)
+def run(made: bytes, folder, kind: str):
+    """Execute the notebook's file top to bottom; its cells, what they printed, what it saved."""
+    book = nbformat.reads(made.decode("utf-8"), as_version=4)
+    nbformat.validate(book)
+    start = time.perf_counter()
     nbclient.NotebookClient(book, timeout=120, kernel_name="python3",
                             resources={"metadata": {"path": str(folder)}}).execute()  # fmt: skip
-    return book, np.load(folder / notebook.SAVED)
+    TIMES[kind] = time.perf_counter() - start
+    printed = "".join(o.get("text", "") for c in book.cells if c.cell_type == "code"
+                      for o in c.get("outputs", []))  # fmt: skip
+    return book, printed, np.load(folder / SAVED)
+
+
+def same(saved, trace, names=FIELDS):
+    for name in names:
+        np.testing.assert_allclose(saved[name], getattr(trace, name), rtol=0, atol=1e-12,
+                                   err_msg=name)  # fmt: skip
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("mask", ["none", "causal"])
-def test_the_notebook_rebuilds_the_pages_trace(tmp_path, lang, mask):
+def test_the_walkthrough_notebook_rebuilds_the_pages_trace(tmp_path, lang, mask):
     settings = Settings(lang=lang, sentence="这 部 电影 很 好看", d_model=8, n_heads=2, mask=mask)
     data = sentence_trace(TraceKey.of(settings))
-    book, saved = _run(data, settings, lang, tmp_path)
-    for name in FIELDS:
-        expected = getattr(data.trace, name)
-        np.testing.assert_allclose(saved[name], expected, rtol=0, atol=1e-12, err_msg=name)
+    book, printed, saved = run(walkthrough.build(data, settings, lang), tmp_path, "walkthrough")
+    same(saved, data.trace)
     first = book.cells[0].source
     assert ("一步步看懂自注意力" in first) == (lang == "zh") and "这 部 电影 很 好看" in first
-    printed = "".join(o.get("text", "") for c in book.cells if c.cell_type == "code"
-                      for o in c.get("outputs", []))  # fmt: skip
     assert "A (2, 5, 5)" in printed  # each step's shape, for the screen
 
 
@@ -43,14 +59,57 @@ def test_a_hostile_sentence_runs_and_prints_literally(tmp_path):
     sentence = '<script>alert(1)</script> "quoted" back\\slash """ end'
     settings = Settings(lang="en", sentence=sentence, mode="space", d_model=4, n_heads=1)
     data = sentence_trace(TraceKey.of(settings))
-    book, saved = _run(data, settings, "en", tmp_path)
-    printed = book.cells[3].outputs[0]["text"]
-    assert printed.splitlines()[0] == repr(list(data.tokens))
+    book, _, saved = run(walkthrough.build(data, settings, "en"), tmp_path, "walkthrough")
+    assert book.cells[3].outputs[0]["text"].splitlines()[0] == repr(list(data.tokens))
     np.testing.assert_allclose(saved["A"], data.trace.A, rtol=0, atol=1e-12)
 
 
-def test_the_walkthrough_offers_it_in_both_languages():
+@pytest.mark.parametrize(("lang", "kind"), [("zh", "both"), ("en", "padding"), ("en", "causal")])
+def test_the_masks_notebook_rebuilds_the_batch(tmp_path, lang, kind):
+    settings = Settings(lang=lang, d_model=8, n_heads=2)
+    sentences = ("我 爱 你", "今天 天气 很 好 啊", "")  # an empty sentence: a row with no key
+    batch = batch_trace(sentences, TraceKey.of(settings), kind)
+    book, printed, saved = run(masks.build(batch, settings, kind, lang), tmp_path, "masks")
+    same(saved, batch.trace)
+    for name in ("padding", "both"):
+        assert np.array_equal(saved[name], batch.masks[name]), name
+    assert np.array_equal(saved["causal"], batch.masks["causal"])
+    wrong = mask_after_softmax(batch.trace.S_scaled[:, 0], batch.allowed)
+    np.testing.assert_allclose(saved["wrong"], wrong, rtol=0, atol=1e-12)
+    assert ("一批句子" in book.cells[0].source) == (lang == "zh")
+    assert "A (3, 2, 5, 5)" in printed and "rows sum to" in printed
+
+
+@pytest.mark.parametrize(("lang", "d_v", "causal"), [("zh", 4, False), ("en", 2, True)])
+def test_the_hand_check_notebook_rebuilds_the_example_and_its_loop(tmp_path, lang, d_v, causal):
+    matrices = hand_example.example(d_v)
+    matrices["X"][0, 0] = 2.5  # as a learner edited it
+    trace = hand_trace(matrices, causal)
+    tokens = ("我", "爱", "你") if lang == "zh" else ("I", "love", "you")
+    made = hand_check.build(matrices, trace, tokens, causal, lang)
+    _, printed, saved = run(made, tmp_path, "hand check")
+    same(saved, trace)
+    loop = [
+        step.output for step in hand_example.per_token(trace.Q[0], trace.K[0], trace.V[0], causal)
+    ]
+    np.testing.assert_allclose(saved["loop_O"], loop, rtol=0, atol=1e-12)
+    assert np.abs(saved["loop_O"] - trace.O[0]).max() < 1e-12
+    assert "largest difference from the matrices" in printed
+
+
+def test_each_page_offers_its_notebook_in_both_languages():
     for lang, label in (("en", "Jupyter notebook"), ("zh", "Jupyter 笔记本")):
-        at = run_app(lang=lang, step="softmax")
-        buttons = [b for b in at.get("download_button") if label in str(b.proto)]
-        assert buttons and not at.exception
+        for page, query in (
+            ("walkthrough", {"step": "softmax"}),
+            ("masks", {}),
+            ("hand-check", {}),
+        ):
+            at = run_app(page, lang=lang, **query)
+            buttons = [b for b in at.get("download_button") if label in str(b.proto)]
+            assert len(buttons) == 1 and not at.exception, (page, lang)
+
+
+def test_zz_times():
+    """Each kind's time in a real kernel, for the issue's note (read with pytest -s)."""
+    print({kind: round(seconds, 2) for kind, seconds in TIMES.items()})
+    assert set(TIMES) >= {"walkthrough", "masks", "hand check"}

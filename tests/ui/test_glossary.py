@@ -79,7 +79,7 @@ NAMES = {
     *("Gemma", "RoPE", "RMSNorm", "QK-norm", "GeGLU", "GELU", "top-k", "top-p"),  # the decoder's
     *("SmolLM2-135M", "Llama", "Qwen"),  # decoders by their names
     *("SentencePiece", "BPE", "UTF-8"),  # the tokenizers' kinds, and the bytes they fall back to
-    "Jupyter",  # the walkthrough's notebook, as the learner's tool names it
+    "Jupyter",  # the notebooks (ui/notebooks), as the learner's tool names it
     *("logit", "log", "bos", "NUL"),  # parts, the rules' names, −log p, <bos>, the NUL character
     "nat",  # the unit of a loss in natural logarithms, as the inside page's losses are given
     "ln",  # chance as ln 16, the natural logarithm's name

@@ -19,7 +19,8 @@ from ui.kit.url import url_choice
 
 
 def batch_or_stop(settings):
-    """The batch the learner typed (up to 3 sentences, an empty one on request), or a message."""
+    """The batch the learner typed (up to 3 sentences, an empty one on request) and the mask
+    chosen, or a message."""
     text = st.text_area(
         t("masks.batch"), value=DEFAULT_BATCH[settings.lang], key="batch", height=100
     )
@@ -39,7 +40,7 @@ def batch_or_stop(settings):
     try:
         if not any(s.strip() for s in sentences):
             raise core.InputError("empty_sentence")
-        return batch_trace(sentences, TraceKey.of(settings), kind)
+        return batch_trace(sentences, TraceKey.of(settings), kind), kind
     except core.InputError as error:
         show_input_error(error)
         st.stop()

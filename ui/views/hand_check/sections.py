@@ -16,6 +16,8 @@ from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, power_of_ten, row_label, shown_index
 from ui.kit.url import told
+from ui.notebooks import hand_check as notebook
+from ui.notebooks.offer import offer
 from ui.views.hand_check import text as handcheck
 from ui.views.hand_check.worksheet import worksheet_html
 
@@ -166,7 +168,9 @@ def worksheet(matrices, trace, tokens, settings) -> None:
     blocks = handcheck.worksheet_blocks(
         matrices, trace, tokens, settings.decimals, settings.base, settings.lang
     )
-    left, right = st.columns(2)  # the files are made when they are downloaded, not on every run
+    left, middle, right = st.columns(
+        3
+    )  # the files are made when they are downloaded, not on every run
     left.download_button(
         t("hand_check.download_html"),
         partial(worksheet_html, blocks, settings.lang, t("hand_check.ws_print")),
@@ -174,13 +178,16 @@ def worksheet(matrices, trace, tokens, settings) -> None:
         "text/html",
         key="download_html",
     )
-    right.download_button(
+    middle.download_button(
         t("hand_check.download_csv"),
         partial(handcheck.worksheet_csv, matrices, trace, settings.base),
         "attention-worksheet.csv",
         "text/csv",
         key="download_csv",
     )
+    causal = bool(np.isneginf(trace.S_masked).any())
+    build = partial(notebook.build, matrices, trace, tokens, causal, settings.lang)
+    offer(build, notebook.FILE, right)
     st.caption(t("hand_check.download_html_help"))
     with st.expander(t("hand_check.worksheet_open")):
         st.markdown(handcheck.worksheet_markdown(blocks))

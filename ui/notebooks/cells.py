@@ -1,0 +1,137 @@
+"""What every notebook shares: its inputs written exactly, core/reference.py's own lines step by
+step (read from its source when the notebook is made, so the cells cannot drift from the code the
+page shows), a cell after each step that prints its shape and first rows, and the saved arrays."""
+
+import inspect
+import json
+import textwrap
+
+import nbformat
+import numpy as np
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from core import heads, reference
+from ui.kit.i18n import t
+
+SAVED = "trace_from_notebook.npz"
+MIME = "application/x-ipynb+json"
+# core/reference.py's lines, step by step: (the first words of the step's line, its string key)
+STEPS = (
+    ("Q = ", "qkv"),
+    ("S = ", "scores"),
+    ("S_scaled = ", "scaled"),
+    ("S_masked = ", "masked"),
+    ("A = ", "softmax"),
+    ("O = ", "av"),
+    ("concat = ", "concat"),
+)
+SHOWN = {  # after each step: the arrays it made
+    "qkv": ("Q", "K", "V"), "scores": ("S",), "scaled": ("S_scaled",),
+    "masked": ("S_masked",), "softmax": ("A",), "av": ("O",), "concat": ("concat", "output"),
+}  # fmt: skip
+TRACE = ("X", "Q", "K", "V", "S", "S_scaled", "S_masked", "A", "O", "concat", "output")
+SOFTMAX = '''
+
+def softmax_rows(Z):
+    """softmax along the last axis, as core/softmax.py computes it: the row's largest score
+    subtracted first; a −inf score gets weight exactly 0, a row with no allowed key all 0."""
+    row_max = Z.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    E = np.exp(Z - row_max)
+    row_sum = E.sum(axis=-1, keepdims=True)
+    return E / np.where(row_sum > 0, row_sum, 1.0)
+
+
+def softmax_along(Z, axis):
+    return np.moveaxis(softmax_rows(np.moveaxis(Z, axis, -1)), -1, axis)
+
+
+class W:  # the weights by name, as core/reference.py reads them (W.W_Q …)
+    pass
+'''
+
+
+def say(key: str, lang: str, **params) -> str:
+    return t(f"notebook.{key}", lang, **params)
+
+
+def exact(name: str, M) -> str:
+    """``name = np.array(...)`` holding M exactly (each float as its repr; -inf as -np.inf)."""
+    rows = json.dumps(np.asarray(M, dtype=np.float64).tolist())
+    rows = rows.replace("-Infinity", "-np.inf").replace("Infinity", "np.inf")
+    return f"{name} = np.array({rows})"
+
+
+def weights(W, names=("W_Q", "W_K", "W_V", "W_O")) -> list[str]:
+    """The weights as core/reference.py reads them (W.W_Q …), each number exact."""
+    return [exact(f"W.{name}", np.asarray(getattr(W, name))) for name in names]
+
+
+def show(names) -> str:
+    """Print each array's shape and its first rows (3 of each matrix, 4 decimals)."""
+    return "\n".join(
+        f'print("{name}", {name}.shape)\nprint(np.round({name}, 4)[..., :3, :])' for name in names
+    )
+
+
+def source(*functions) -> str:
+    """The functions' own source, to run in the notebook as they run in the app."""
+    return "\n\n".join(inspect.getsource(f) for f in functions)
+
+
+def preamble() -> str:
+    """The imports and the helpers core/reference.py calls: core/heads.py's split and merge as
+    they are, with NumPy as their array namespace, and the softmax."""
+    return (
+        "import math\n\nimport numpy as np\n\nxp = np\n\n\ndef array_namespace(*arrays):\n"
+        "    return np\n\n\n" + source(heads.split_heads, heads.merge_heads) + SOFTMAX
+    )
+
+
+def _reference_lines() -> list[str]:
+    """core/reference.py's attention, its lines after ``xp = …`` up to the trace it returns."""
+    body = inspect.getsource(reference.attention).splitlines()
+    start = next(i for i, line in enumerate(body) if line.strip().startswith("xp = ")) + 1
+    lines = [line for line in body[start:] if not line.strip().startswith("return ")]
+    return textwrap.dedent("\n".join(lines)).splitlines()
+
+
+def attention_steps(lang: str) -> list:
+    """A markdown cell and a code cell per step of core/reference.py (X, W, n_heads and mask
+    defined before them), each code cell ending with the arrays it made."""
+    lines, cells = _reference_lines(), []
+    for at, (first, key) in enumerate(STEPS):
+        until = STEPS[at + 1][0] if at + 1 < len(STEPS) else None
+        start = next(i for i, line in enumerate(lines) if line.startswith(first))
+        end = next((i for i, line in enumerate(lines) if until and line.startswith(until)),
+                   len(lines))  # fmt: skip
+        cells.append(new_markdown_cell(say(key, lang)))
+        cells.append(new_code_cell("\n".join(lines[start:end]) + "\n" + show(SHOWN[key])))
+    return cells
+
+
+def saved(names, lang: str) -> list:
+    """The last cells: every array in ``names`` saved as SAVED."""
+    code = f'np.savez("{SAVED}", ' + ", ".join(f"{n}={n}" for n in names) + ")"
+    return [new_markdown_cell(say("saved", lang, file=SAVED)), new_code_cell(code)]
+
+
+def markdown(text: str):
+    return new_markdown_cell(text)
+
+
+def code(text: str):
+    return new_code_cell(text)
+
+
+def written(cells) -> bytes:
+    """The notebook's file: nbformat's own writer, version 4, Python's kernel."""
+    notebook = new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+        },
+    )
+    nbformat.validate(notebook)
+    return nbformat.writes(notebook).encode("utf-8")

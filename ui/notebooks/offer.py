@@ -1,0 +1,15 @@
+"""The page's "Jupyter notebook" button: the notebook is written when it is downloaded, not on
+every run (Streamlit calls the builder on the click)."""
+
+import streamlit as st
+
+from ui.kit.i18n import t
+from ui.notebooks.cells import MIME
+
+
+def offer(build, file: str, where=st) -> None:
+    """A download button for the notebook ``build()`` writes, saved as ``file``."""
+    where.download_button(
+        t("notebook.download"), build, file, MIME, key=f"notebook_{file}",
+        help=t("notebook.download_help"),
+    )  # fmt: skip
