@@ -3,10 +3,14 @@ by every session with the same settings), its loss against chance, its attention
 scores over training with the step at which the induction head formed, one backward pass opened
 up, and training with and without ÷√d_k. The settings live in the URL."""
 
+from functools import partial
+
 import streamlit as st
 
 from ui.kit.i18n import t
 from ui.kit.session import TRAIN_SETTINGS
+from ui.notebooks import train as notebook
+from ui.notebooks.offer import offer
 from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views.train import backward, curves, live, maps, scaling
@@ -20,6 +24,8 @@ settings = chosen(drawn.presentation)
 if settings is None:
     st.stop()
 st.session_state[TRAIN_SETTINGS] = settings  # a room asks when its induction head forms
+if not drawn.presentation:  # a file to take home: not on the projected screen
+    offer(partial(notebook.build, settings, drawn.lang), notebook.FILE)
 followed = live.followed(settings)
 if followed is not None:
     run, seconds = followed

@@ -16,7 +16,7 @@ from tests.support import ROOT
 from ui.shell.registry import SCRIPTS
 
 PACKAGES = ("ui", "measure", "classroom", "core")
-LAYERS = {"kit", "figures", "shell", "notebooks", "room", "views"}  # ui's own, as pyproject.toml orders them
+LAYERS = {"kit", "figures", "shell", "notebooks", "room", "views"}  # as pyproject.toml orders
 # optional packages (or a slow one), imported where they are used
 OPTIONAL = {"cupy", "array_api_compat", "jieba", "redis", "gguf", "traceback"}
 

@@ -3,6 +3,7 @@ bottom in a real kernel (nbclient, ipykernel) and rebuilds every intermediate th
 holds to 1e-12, from the inputs it carries and core/reference.py's own lines; a hostile sentence
 runs and prints literally; each page offers its notebook."""
 
+import json
 import time
 
 import numpy as np
@@ -14,10 +15,12 @@ nbclient = pytest.importorskip("nbclient")
 from core.lessons import hand_example  # noqa: E402
 from core.lessons.mistakes import mask_after_softmax  # noqa: E402
 from core.trace import FIELDS  # noqa: E402
+from measure.training import Settings as TrainSettings  # noqa: E402
+from measure.training import child_lines  # noqa: E402
 from tests.support.app import run_app  # noqa: E402
 from ui.kit.settings import Settings  # noqa: E402
 from ui.kit.traces import TraceKey, batch_trace, sentence_trace  # noqa: E402
-from ui.notebooks import hand_check, masks, walkthrough  # noqa: E402
+from ui.notebooks import hand_check, masks, train, walkthrough  # noqa: E402
 from ui.notebooks.cells import SAVED  # noqa: E402
 from ui.views.hand_check.text import hand_trace  # noqa: E402
 
@@ -97,6 +100,18 @@ def test_the_hand_check_notebook_rebuilds_the_example_and_its_loop(tmp_path, lan
     assert "largest difference from the matrices" in printed
 
 
+@pytest.mark.parametrize(("lang", "task", "seed"), [("zh", "repeat", 3), ("en", "copy", 0)])
+def test_the_train_notebook_trains_the_same_curve_bit_for_bit(tmp_path, lang, task, seed):
+    settings = TrainSettings(task, d_model=16, n_heads=2, n_layers=2, steps=40, seed=seed)
+    book, printed, saved = run(train.build(settings, lang), tmp_path, "train")
+    # the app's run: the child's lines, as /train's server reads them (measure/training.py)
+    lines = [json.loads(line) for line in child_lines(settings)]
+    assert np.array_equal(saved["loss"], [line["loss"] for line in lines])
+    assert np.array_equal(saved["answer_loss"], [line["answer_loss"] for line in lines])
+    assert np.array_equal(np.round(saved["attention"], 4), lines[-1]["attention"])
+    assert "step   25" in printed and ("看注意力学会" in book.cells[0].source) == (lang == "zh")
+
+
 def test_each_page_offers_its_notebook_in_both_languages():
     for lang, label in (("en", "Jupyter notebook"), ("zh", "Jupyter 笔记本")):
         for page, query in (
@@ -112,4 +127,4 @@ def test_each_page_offers_its_notebook_in_both_languages():
 def test_zz_times():
     """Each kind's time in a real kernel, for the issue's note (read with pytest -s)."""
     print({kind: round(seconds, 2) for kind, seconds in TIMES.items()})
-    assert set(TIMES) >= {"walkthrough", "masks", "hand check"}
+    assert set(TIMES) >= {"walkthrough", "masks", "hand check", "train"}

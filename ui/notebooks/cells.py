@@ -11,6 +11,7 @@ import numpy as np
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from core import heads, reference
+from core.softmax import softmax_block
 from ui.kit.i18n import t
 
 SAVED = "trace_from_notebook.npz"
@@ -32,23 +33,22 @@ SHOWN = {  # after each step: the arrays it made
 TRACE = ("X", "Q", "K", "V", "S", "S_scaled", "S_masked", "A", "O", "concat", "output")
 SOFTMAX = '''
 
-def softmax_rows(Z):
-    """softmax along the last axis, as core/softmax.py computes it: the row's largest score
-    subtracted first; a −inf score gets weight exactly 0, a row with no allowed key all 0."""
-    row_max = Z.max(axis=-1, keepdims=True)
-    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
-    E = np.exp(Z - row_max)
-    row_sum = E.sum(axis=-1, keepdims=True)
-    return E / np.where(row_sum > 0, row_sum, 1.0)
+def softmax_rows(Z, overwrite=False, out=None):
+    """softmax along the last axis, as core/softmax.py computes it: softmax_block on the rows."""
+    out = np.empty(Z.shape, Z.dtype) if out is None else out
+    n = Z.shape[-1]
+    softmax_block(np.ascontiguousarray(Z).reshape(-1, n), out.reshape(-1, n))
+    return out
 
 
 def softmax_along(Z, axis):
     return np.moveaxis(softmax_rows(np.moveaxis(Z, axis, -1)), -1, axis)
-
+'''
+WEIGHTS = """
 
 class W:  # the weights by name, as core/reference.py reads them (W.W_Q …)
     pass
-'''
+"""
 
 
 def say(key: str, lang: str, **params) -> str:
@@ -84,8 +84,14 @@ def preamble() -> str:
     they are, with NumPy as their array namespace, and the softmax."""
     return (
         "import math\n\nimport numpy as np\n\nxp = np\n\n\ndef array_namespace(*arrays):\n"
-        "    return np\n\n\n" + source(heads.split_heads, heads.merge_heads) + SOFTMAX
+        "    return np\n\n\n" + source(heads.split_heads, heads.merge_heads) + softmax() + WEIGHTS
     )
+
+
+def softmax() -> str:
+    """core/softmax.py's softmax_block (the row's largest score subtracted first; a −inf score
+    gets weight exactly 0, a row with no allowed key all 0), applied to every row."""
+    return "\n\n" + source(softmax_block) + SOFTMAX
 
 
 def _reference_lines() -> list[str]:
