@@ -29,6 +29,8 @@ with st.expander(t("generate.rules_fold")) if settings.presentation else st.cont
     view = writing.layer_and_head(model, base, row[5:])
 writing.section(model, ids, rules, view, base, decimals)
 st.caption(t("generate.write_text"))
+if not settings.presentation:  # a file to take home: not on the projected screen
+    writing.take_home(model, text, ids, rules, settings.lang)
 
 st.subheader(t("generate.pieces_title"))
 st.caption(markdown_text(t("generate.pieces_text")))

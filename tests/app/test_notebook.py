@@ -17,10 +17,11 @@ from core.lessons.mistakes import mask_after_softmax  # noqa: E402
 from core.trace import FIELDS  # noqa: E402
 from measure.training import Settings as TrainSettings  # noqa: E402
 from measure.training import child_lines  # noqa: E402
+from tests.support import ROOT  # noqa: E402
 from tests.support.app import run_app  # noqa: E402
 from ui.kit.settings import Settings  # noqa: E402
 from ui.kit.traces import TraceKey, batch_trace, sentence_trace  # noqa: E402
-from ui.notebooks import hand_check, masks, train, walkthrough  # noqa: E402
+from ui.notebooks import generate, hand_check, masks, train, walkthrough  # noqa: E402
 from ui.notebooks.cells import SAVED  # noqa: E402
 from ui.views.hand_check.text import hand_trace  # noqa: E402
 
@@ -112,6 +113,30 @@ def test_the_train_notebook_trains_the_same_curve_bit_for_bit(tmp_path, lang, ta
     assert "step   25" in printed and ("看注意力学会" in book.cells[0].source) == (lang == "zh")
 
 
+@pytest.mark.parametrize(("lang", "sample", "count"), [("zh", True, 3), ("en", False, 0)])
+def test_the_generate_notebook_writes_what_the_page_wrote(
+    tmp_path, monkeypatch, lang, sample, count
+):
+    from ui.kit.decoding import Rules, candidates_at, decoder, written
+
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the kernel finds the app's core/ (APP = ".")
+    model, prompt = decoder(), "太阳系有八大" if lang == "zh" else "The capital of France is"
+    rules, ids = Rules(0.8, 40, 0.95, sample, 7), tuple(model.encode(prompt))
+    made = generate.build(model.name, prompt, ids, rules, count, lang)
+    _, printed, saved = run(made, tmp_path, "generate")
+    page = written(ids, rules, count)  # the page's own writing, through its shared steps
+    assert list(saved["written"]) == list(page.tokens)
+    top = candidates_at((*ids, *page.tokens), len(ids), rules)  # the page's bars
+    assert list(saved["top_ids"]) == list(top.ids)
+    np.testing.assert_allclose(saved["top_q"], top.q, rtol=0, atol=2e-4)  # batched steps' rounding
+    n = max(count, generate.WRITE_AT_LEAST)
+    for name, mode in (("greedy", False), ("sampled", True)):
+        page = written(ids, Rules(0.8, 40, 0.95, mode, 7), n)
+        assert list(saved[name]) == list(page.tokens), name
+    assert f"kept {top.kept_count} of 262144" in printed
+    assert f"greedy:  {model.decode([int(i) for i in saved['greedy']])!r}" in printed
+
+
 def test_each_page_offers_its_notebook_in_both_languages():
     for lang, label in (("en", "Jupyter notebook"), ("zh", "Jupyter 笔记本")):
         for page, query in (
@@ -127,4 +152,4 @@ def test_each_page_offers_its_notebook_in_both_languages():
 def test_zz_times():
     """Each kind's time in a real kernel, for the issue's note (read with pytest -s)."""
     print({kind: round(seconds, 2) for kind, seconds in TIMES.items()})
-    assert set(TIMES) >= {"walkthrough", "masks", "hand check", "train"}
+    assert set(TIMES) >= {"walkthrough", "masks", "hand check", "train", "generate"}

@@ -1,6 +1,8 @@
 """Writing one token at a time: Next and Play over the tokens written, and at each step the text,
 the next token's bars, the new query's weights over every cached key, and the K/V cache."""
 
+from functools import partial
+
 import streamlit as st
 
 from core import to_numpy
@@ -21,6 +23,8 @@ from ui.kit.number_text import byte_size, indices, num, shown_index
 from ui.kit.player import player
 from ui.kit.tables import table
 from ui.kit.url import keep_in_url, told, whole
+from ui.notebooks import generate as notebook
+from ui.notebooks.offer import offer
 from ui.room.connection import is_teacher
 from ui.room.follow_here import follow_here
 from ui.views.generate.next_token import bars, label, probability_text
@@ -152,3 +156,10 @@ def _cache_table(model, ids, step, layer: int, base: int, decimals: int) -> None
     st.caption(
         t("generate.cache_size", t=positions, size=byte_size(size), four=byte_size(4 * size))
     )
+
+
+def take_home(model, text: str, prompt_ids: tuple, rules, lang: str) -> None:
+    """The page's view as a notebook: the prompt, the rules and the tokens written so far."""
+    count = st.session_state.get(KEY, 0)
+    build = partial(notebook.build, model.name, text, prompt_ids, rules, count, lang)
+    offer(build, notebook.FILE)
