@@ -452,7 +452,17 @@ def test_a_following_students_page_has_no_foot_until_they_explore():
         student.toggle(key="room_follow").set_value(False).run()
         keys = {b.key for b in student.button}
         assert "next_step_bottom" in keys and backend in page_text(student)
-        assert len(student.get("download_button")) == 2
+        assert len(student.get("download_button")) == 3  # .npz, CSV and the notebook
         assert t("shell.share_hint", lang) in [c.value for c in student.sidebar.caption]
     alone = run_app(lang="en", step="softmax")
     assert "next_step_bottom" in {b.key for b in alone.button} and alone.get("download_button")
+
+
+def test_the_class_notebook_carries_the_summary_in_the_teachers_language():
+    from ui.room import summary as room_summary
+
+    asked = [{"kind": "row_sum", "params": {"i": "3"}, "answer": 1, "counts": [1, 3, 0, 0]}]
+    zh = room_summary.as_markdown(room_summary.rows(asked), "zh")
+    assert zh.startswith("## 本节课的问题") and zh.splitlines()[2].endswith("：4 人作答 · 答对 75%")
+    en = room_summary.as_markdown(room_summary.rows(asked), "en")
+    assert en.splitlines()[2].endswith(": 4 answers · 75% right")

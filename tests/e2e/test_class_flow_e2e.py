@@ -13,11 +13,17 @@ import csv
 import io
 import re
 
+import nbclient
+import nbformat
+import numpy as np
 import pytest
 
 from tests.e2e.conftest import SHOTS
 from tests.support.browser import wait_for_sentence
 from ui.kit.i18n import t
+from ui.kit.settings import Settings
+from ui.kit.traces import TraceKey, sentence_trace
+from ui.notebooks.cells import SAVED
 
 SENTENCES = {"zh": "我 喜欢 学习 语言 模型", "en": "the cat sat on mats"}  # 5 tokens each
 N, D_K = 5, 4  # d_model 8 and 2 heads (the defaults): d_k = 4
@@ -117,7 +123,7 @@ def _answer(s, say, label: str) -> None:
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_a_whole_class(session, lang):
+def test_a_whole_class(session, lang, tmp_path):
     say, locale, sentence = Say(lang), LOCALES[lang], SENTENCES[lang]
     shape_prompt, explain = say("room.q_shape"), say("walkthrough.explain_scores")[:14].strip()
     teacher = session(locale=locale, width=1280, height=720).open(f"/room?lang={lang}")
@@ -238,6 +244,14 @@ def test_a_whole_class(session, lang):
         [*header, say("room.summary_right")],
         ["1", f"QKᵀ · {shape_prompt}", "2", "50%"],
     ]
+    with teacher.page.expect_download() as download:  # the class notebook, the summary inside
+        teacher.page.get_by_role("button", name=say("room.summary_notebook")).click()
+    book = nbformat.read(download.value.path(), as_version=4)
+    assert f"1. QKᵀ · {shape_prompt}" in book.cells[1].source and summary in book.cells[1].source
+    nbclient.NotebookClient(book, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()  # fmt: skip
+    seen = sentence_trace(TraceKey.of(Settings(lang=lang, sentence=sentence)))  # the class's
+    np.testing.assert_allclose(np.load(tmp_path / SAVED)["A"], seen.trace.A, rtol=0, atol=1e-12)
 
     for s in (teacher, phone, laptop):
         s.assert_healthy()

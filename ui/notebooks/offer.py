@@ -7,9 +7,9 @@ from ui.kit.i18n import t
 from ui.notebooks.cells import MIME
 
 
-def offer(build, file: str, where=st) -> None:
+def offer(build, file: str, where=st, label: str = "") -> None:
     """A download button for the notebook ``build()`` writes, saved as ``file``."""
     where.download_button(
-        t("notebook.download"), build, file, MIME, key=f"notebook_{file}",
+        label or t("notebook.download"), build, file, MIME, key=f"notebook_{file}",
         help=t("notebook.download_help"),
     )  # fmt: skip

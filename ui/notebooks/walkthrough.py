@@ -25,14 +25,16 @@ def _inputs(data, settings) -> str:
     return "\n".join([*lines, "print(tokens)", cells.show(["X"])])
 
 
-def build(data, settings, lang: str) -> bytes:
-    """The notebook of ``data`` (ui/kit/traces.py's SentenceTrace for ``settings``), in ``lang``."""
+def build(data, settings, lang: str, before: str = "") -> bytes:
+    """The notebook of ``data`` (ui/kit/traces.py's SentenceTrace for ``settings``), in ``lang``;
+    ``before``: markdown for a cell after the title (a class's summary)."""
     about = {"sentence": markdown_text(" ".join(data.tokens)), "n": len(data.tokens),
              "d_model": settings.d_model, "heads": settings.n_heads, "seed": settings.seed,
              "pe": say(f"pe_{settings.positional}", lang),
              "mask": say(f"mask_{settings.mask}", lang)}  # fmt: skip
     return cells.written([
         cells.markdown(say("walkthrough_title", lang, **about)),
+        *([cells.markdown(before)] if before else []),
         cells.code(cells.preamble()),
         cells.markdown(say("walkthrough_inputs", lang)),
         cells.code(_inputs(data, settings)),

@@ -5,12 +5,17 @@ not a table either, whose columns a sidebar squeezes to a character wide."""
 
 import csv
 import io
+from functools import partial
 
 import streamlit as st
 
+import core
 from ui.kit import question_text as questions
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
+from ui.kit.traces import TraceKey, sentence_trace
+from ui.notebooks import walkthrough as notebook
+from ui.notebooks.offer import offer
 
 
 def rows(asked: list[dict]) -> list[tuple[int, str, int, str]]:
@@ -36,8 +41,28 @@ def as_csv(table: list[tuple]) -> bytes:
     return text.getvalue().encode("utf-8-sig")  # (a BOM: Excel reads the Chinese)
 
 
-def show(code: str, room: dict, counts_now: list[int] | None) -> None:
-    """The questions filed so far, and the current one with its answers so far."""
+def as_markdown(table: list[tuple], lang: str) -> str:
+    """The summary as the class notebook's second cell: a heading and a line per question."""
+    lines = [f"## {t('room.summary_notebook_heading', lang)}", ""]
+    colon = "：" if lang == "zh" else ": "
+    for n, p, a, r in table:
+        line = t("room.summary_line", lang, answers=a, right=r)
+        lines.append(f"{n}. {markdown_text(p)}{colon}{line}")
+    return "\n".join(lines)
+
+
+def _trace(settings):
+    """The room's sentence under its settings (cached: the teacher's page made it), or None
+    when it cannot run (the page says why)."""
+    try:
+        return sentence_trace(TraceKey.of(settings))
+    except core.InputError:
+        return None
+
+
+def show(code: str, room: dict, counts_now: list[int] | None, settings) -> None:
+    """The questions filed so far, and the current one with its answers so far; the summary as
+    CSV, and the class notebook (the room's sentence and settings, made when it is pressed)."""
     asked = list(room.get("asked", []))
     if room["question"] and counts_now is not None:
         asked.append({**room["question"], "counts": counts_now})
@@ -53,3 +78,9 @@ def show(code: str, room: dict, counts_now: list[int] | None) -> None:
             t("room.summary_csv"), as_csv(table), file_name=f"class-{code}.csv",
             mime="text/csv", key="room_summary_csv",
         )  # fmt: skip
+        data = _trace(settings)
+        if data is not None:  # the walkthrough's notebook of the room's sentence, summary inside
+            build = partial(
+                notebook.build, data, settings, settings.lang, as_markdown(table, settings.lang)
+            )
+            offer(build, f"class-{code}.ipynb", label=t("room.summary_notebook"))

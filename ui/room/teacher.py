@@ -41,7 +41,7 @@ def panel(code: str, settings) -> None:
                   help=t("room.lock_help"))  # fmt: skip
         question = room["question"]
         counts = rooms().answers(code, question["id"], question) if question else None
-        room_summary.show(code, room, counts)
+        room_summary.show(code, room, counts, settings)
         if not settings.presentation and st.toggle(t("room.show_key"), key="room_show_key"):
             st.caption(t("room.key_shown", code=code))
             st.code(st.session_state["room_key"], language=None)
