@@ -36,7 +36,8 @@ def write(count, rng=None):
         tokens.append(pick(dist, rng))
         trace = model.forward([tokens[-1]], trace.cache)
     return tokens, trace.logits[-1]'''
-TABLE = """written, logits = write({count}, np.random.default_rng(seed) if {sample!r} else None)
+TABLE = """{rng}
+written, logits = write({count}, rng)
 print(repr(model.decode(ids + written)))  # (control tokens such as <bos> unshown)
 dist = next_token(logits, T, top_k, top_p)
 top = candidates(dist, 10)
@@ -44,6 +45,10 @@ print(f"kept {{top.kept_count}} of {{top.vocab}}")
 for rank, i in enumerate(top.ids, 1):
     print(f"{{rank:2d}} {{model.pieces([i])[0]!r:>16}} logit {{dist.logits[i]:8.3f}} "
           f"p {{dist.p[i]:.4f}} q {{dist.q[i]:.4f}}")"""
+RNG = {
+    True: "rng = np.random.default_rng(seed)  # the page samples: one generator, seeded once",
+    False: "rng = None  # the page writes greedily",
+}
 BOTH = """greedy, _ = write({n})
 sampled, _ = write({n}, np.random.default_rng(seed))
 print("greedy: ", repr(model.decode(greedy)))
@@ -65,7 +70,7 @@ def build(name: str, prompt: str, ids, rules, count: int, lang: str) -> bytes:
         cells.code(MODEL.format(name=name, prompt=prompt, ids=list(ids))),
         cells.markdown(say("generate_table", lang, count=count)),
         cells.code(WRITE.format(**rules.__dict__)),
-        cells.code(TABLE.format(count=count, sample=rules.sample)),
+        cells.code(TABLE.format(count=count, rng=RNG[rules.sample])),
         cells.markdown(say("generate_both", lang, n=n)),
         cells.code(BOTH.format(n=n)),
         *cells.saved(("ids", "written", "logits", "top_ids", "top_q", "greedy", "sampled"), lang),
