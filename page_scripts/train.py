@@ -24,8 +24,6 @@ settings = chosen(drawn.presentation)
 if settings is None:
     st.stop()
 st.session_state[TRAIN_SETTINGS] = settings  # a room asks when its induction head forms
-if not drawn.presentation:  # a file to take home: not on the projected screen
-    offer(partial(notebook.build, settings, drawn.lang), notebook.FILE)
 followed = live.followed(settings)
 if followed is not None:
     run, seconds = followed
@@ -41,3 +39,5 @@ st.subheader(t("train.backward_title"), anchor="backward")
 backward.section(settings, base)
 st.subheader(t("train.scale_title"), anchor="scaling")
 scaling.section(settings)
+if not drawn.presentation:  # a file to take home: not on the projected screen
+    offer(partial(notebook.build, settings, drawn.lang), notebook.FILE)

@@ -11,5 +11,6 @@ def offer(build, file: str, where=st, label: str = "") -> None:
     """A download button for the notebook ``build()`` writes, saved as ``file``."""
     where.download_button(
         label or t("notebook.download"), build, file, MIME, key=f"notebook_{file}",
+        icon=":material/download:",
         help=t("notebook.download_help"),
     )  # fmt: skip

@@ -90,8 +90,9 @@ def pieces_table(model, ids, base: int) -> None:
     rows = {
         t("generate.col_piece"): pieces,
         t("generate.col_id"): [str(i) for i in ids],
-        t("generate.col_bytes"): [p[1:-1] if p.startswith("<0x") else "" for p in pieces],
     }
+    if any(p.startswith("<0x") for p in pieces):  # a byte row only where a piece is a byte
+        rows[t("generate.col_bytes")] = [p[1:-1] if p.startswith("<0x") else "" for p in pieces]
     columns = {"": list(rows)}  # the rows' names, then a column per position
     columns.update(
         (str(position + base), [values[position] for values in rows.values()])
