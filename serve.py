@@ -80,15 +80,15 @@ async def model_work(_request) -> JSONResponse:
     turns = import_module("ui.kit.model_turns").TURNS
     decoding, load = import_module("ui.kit.decoding"), import_module("ui.kit.model_load")
     inside = import_module("ui.kit.inside_passes")
-    built = (decoding._step, decoding.prompt_pass, *inside.MODEL_WORK)
+    built = (decoding._step, decoding._prompt_pass, *inside.MODEL_WORK)
     body = {
         "passes": sum(cache.builds for cache in built),
         "turns": turns.started,
         "running": turns.running(),
         "waiting": turns.waiting(),
         "longest_line": turns.most_waiting,
-        "batches": decoding.ONE_TOKEN.batches,
-        "batched_tokens": decoding.ONE_TOKEN.items,
+        "batches": sum(batcher.batches for batcher in decoding.ONE_TOKEN.values()),
+        "batched_tokens": sum(batcher.items for batcher in decoding.ONE_TOKEN.values()),
         "read_ahead": decoding.AHEAD.done,
         "distributions": decoding._distribution.builds,
         "candidates": decoding._candidates.builds,

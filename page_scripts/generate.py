@@ -14,10 +14,12 @@ from ui.views.generate import inside, next_token, prompt, sharing, writing
 settings = current()
 base, decimals = settings.base, settings.decimals
 page_header(folded=settings.presentation)
-model = prompt.model_or_stop()
-text = prompt.prompt_box(settings.lang)
+box, picker = st.columns([2, 1])  # the model beside the prompt: the bars stay in the first screen
+model = prompt.model_or_stop(picker)
+with box:
+    text = prompt.prompt_box(settings.lang)
 ids = prompt.prompt_ids_or_stop(model, text)
-prompt_pass(ids)  # first: a learner whose pass waits its turn sees the line under the box
+prompt_pass(ids, model.name)  # first: a waiting learner sees the line under the box
 
 # the first screen: the prompt, then Next and the bars, with the rules and the layer and head
 # (on a projector the rules fold away, and the bars come within the first screen)

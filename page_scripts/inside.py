@@ -13,8 +13,10 @@ from ui.views.inside import gallery, heads_off, lens, residual
 settings = current()  # the numbering and the language (none of the layer's settings)
 base = settings.base
 page_header(folded=settings.presentation)
-model = prompt.model_or_stop()
-text = lens.prompt_box(settings.lang)
+box, picker = st.columns([2, 1])  # the model beside the prompt: the lens stays in the first screen
+model = prompt.model_or_stop(picker)
+with box:
+    text = lens.prompt_box(settings.lang)
 ids = prompt.prompt_ids_or_stop(model, text)
 heads_off.tell_url(model)
 
@@ -29,7 +31,7 @@ with st.spinner(t("inside.working_sum")):
     residual.section(model, ids, found.answer, base)
 
 st.subheader(t("inside.gallery_title"), anchor="heads")
-st.caption(t("inside.gallery_text"))
+st.caption(t("inside.gallery_text", layers=model.config.n_layers, heads=model.config.n_heads))
 with st.spinner(t("inside.working_heads", heads=model.config.n_layers * model.config.n_heads)):
     gallery.section(model, ids, base, settings.presentation)
 

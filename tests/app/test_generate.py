@@ -256,9 +256,11 @@ def test_the_weight_on_bos_is_each_heads_mean_over_the_later_queries(gemma, lang
     c = gemma.config
     A = gemma.forward(gemma.encode(EXAMPLE[lang])).A[layer]  # [heads, n, n]
     on_bos = A[:, 1:, 0].mean(axis=1)
-    printed = numbers(_line(at, "Weight on <bos>", f"层 {layer} 各个头"))
-    assert printed[0] == layer and printed[1::2] == list(range(c.n_heads))
-    assert_printed(printed[2::2], on_bos, 2, "weight on <bos>")
+    line = _line(at, f"Per head of layer {layer}", f"层 {layer} 各个头")
+    printed = numbers(line)
+    assert "<bos>" in line and printed[:2] == [layer, 0]  # <bos> at position 0
+    assert printed[2::2] == list(range(c.n_heads))
+    assert_printed(printed[3::2], on_bos, 2, "weight on <bos>")
     caption = _line(at, f"Layer {layer} is", f"层 {layer} 是")
     assert numbers(caption) == ([layer, c.window] if local else [layer])
     assert ("local" in caption or "局部" in caption) == local, caption

@@ -11,6 +11,7 @@ import pytest
 from core.lessons.inside import MAP_POSITIONS, REPEAT_LENGTH, repeated_tokens
 from tests.support.app import charts, decode, grids, page_text, room_opened, run_app
 from tests.support.numbers import numbers
+from tests.support.oracles import induction_by_hand
 
 PROMPT = "法语：fleur，中文：花。法语：montagne，中文："  # the Chinese page opens on it
 ENGLISH = "French: fleur, English: flower. French: montagne, English:"  # the English page's
@@ -113,24 +114,12 @@ def test_the_repeats_loss_and_its_drop(gemma, page):
     assert numbers(drop) == pytest.approx([first, second, first - second], abs=6e-3)
 
 
-def _induction_by_hand(A, ids):
-    """Each head's weight on keys whose previous piece is the query's, over such queries."""
-    n = len(ids)
-    queries = [i for i in range(n) if any(ids[j - 1] == ids[i] for j in range(1, i + 1))]
-    scores = np.zeros((len(A), A[0].shape[0]))
-    for layer, maps in enumerate(A):
-        for i in queries:
-            keys = [j for j in range(1, i + 1) if ids[j - 1] == ids[i]]
-            scores[layer] += maps[:, i, keys].sum(axis=-1) / len(queries)
-    return scores
-
-
 def test_switching_off_the_top_induction_heads_breaks_the_copy(gemma):
     at = run_app("inside", lang="zh")
     at.button(key="in_off_top").click().run()
     assert not at.exception
     ids = repeated_tokens(gemma, 0)
-    scores = _induction_by_hand(gemma.forward(ids).A, ids)
+    scores = induction_by_hand(gemma.forward(ids).A, ids)
     top = sorted(np.argsort(-scores.ravel())[:3])
     off = {divmod(int(k), 4) for k in top}
     assert (5, 1) in off  # layer 6, head 2 counted from 1
@@ -204,7 +193,7 @@ def test_the_gallery_table_and_the_rank_chart_are_the_tests_own(gemma, page):
     loops written here."""
     ids = repeated_tokens(gemma, 0)
     A = gemma.forward(ids).A
-    induction = _induction_by_hand(A, ids)
+    induction = induction_by_hand(A, ids)
     previous = np.array([[maps[h, np.arange(1, len(ids)), np.arange(len(ids) - 1)].mean()
                           for h in range(4)] for maps in A])  # fmt: skip
     table = next(d for d in grids(page) if "induction" in d.columns)

@@ -26,7 +26,7 @@ def counted(gemma, monkeypatch):
 
     monkeypatch.setattr(gemma, "forward", counting)
     monkeypatch.setattr(gemma, "steps", counting_steps)
-    monkeypatch.setattr(decoding, "decoder", lambda: gemma)
+    monkeypatch.setattr(decoding, "decoder", lambda name=decoding.FIRST: gemma)
     decoding._step.cache_clear()
     decoding._distribution.cache_clear()
     decoding._writing.cache_clear()

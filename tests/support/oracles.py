@@ -65,3 +65,16 @@ def simulated_cnn_layers(n: int, k: int) -> int:
         reached = {j for j in range(n) if any(j - k + 1 <= i <= j for i in reached)}
         layers += 1
     return layers
+
+
+def induction_by_hand(A, ids):
+    """Each head's induction score [layers, heads], by loops: its weight on the keys whose
+    previous piece is the query's, averaged over the queries that have such a key."""
+    n = len(ids)
+    queries = [i for i in range(n) if any(ids[j - 1] == ids[i] for j in range(1, i + 1))]
+    scores = np.zeros((len(A), A[0].shape[0]))
+    for layer, maps in enumerate(A):
+        for i in queries:
+            keys = [j for j in range(1, i + 1) if ids[j - 1] == ids[i]]
+            scores[layer] += maps[:, i, keys].sum(axis=-1) / len(queries)
+    return scores

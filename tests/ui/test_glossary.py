@@ -73,7 +73,8 @@ NAMES = {
     *("NumPy", "CuPy", "Python", "tracemalloc", "jieba", "GPU", "CPU", "RNN", "CNN"),
     *("Transformer", "FlashAttention", "BERT", "XLM-R", "all-MiniLM-L6-v2"),
     *("multilingual-e5-small", "float32", "float64", "CSV", "HTML", "PDF", "PNG", "npz"),
-    *("bench", "gpu_timing.py", "core", "reference.py"),  # the files bench/…, core/… shown
+    *("bench", "gpu_timing.py", "core", "reference.py", "tiny"),  # bench/…, core/… shown
+    "Adam",  # the optimizer, by its name (the /train notebook)
     "Redis",  # the room store's server, named as the teacher's admin knows it
     "Esc",  # the key that closes the projector's "how to join" card
     *("Gemma", "RoPE", "RMSNorm", "QK-norm", "GeGLU", "GELU", "top-k", "top-p"),  # the decoder's

@@ -2,15 +2,18 @@
 the model (loaded on the first visit), the prompt's pass, and each written step, which extends the
 step before it through the K/V cache. A rerun of a view already computed runs no model at all.
 
-Every step and every next-token distribution is built once, however many sessions ask for it at
-the same moment (ui/kit/shared_cache.py: the first builds it, the others wait for it), so a class
-writing the same prompt with the same settings and seed costs one generation. Each pass waits its
-turn at the model (ui/kit/model_turns.py). The one-token steps that sessions ask for together go
-out in one pass (measure/batches.py: the weights are read once for up to 32 tokens), so a Play's
-token and another learner's Next share a pass, and neither waits longer than the pass before.
+Every piece of work is keyed by the model's name beside its ids (the same ids are different pieces
+in Gemma and SmolLM2). Every step and every next-token distribution is built once, however many
+sessions ask for it at the same moment (ui/kit/shared_cache.py: the first builds it, the others
+wait for it), so a class writing the same prompt with the same settings and seed costs one
+generation. Each pass waits its turn at the models (ui/kit/model_turns.py). The one-token steps
+that sessions ask for together go out in one pass (measure/batches.py: the weights are read once
+for up to 32 tokens), so a Play's token and another learner's Next share a pass, and neither
+waits longer than the pass before.
 """
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import streamlit as st
@@ -28,11 +31,14 @@ MAX_WRITTEN = 32  # tokens the page writes after the prompt
 TRAINING_ROWS = 24  # positions compared between the training pass and one-at-a-time decoding
 
 
+FIRST = model_load.FIRST  # Gemma 3 270M: the pages open on it
+
+
 @st.cache_resource(show_spinner=False)
-def decoder():
-    """Gemma 3 270M, once per process (InputError "model_missing" when it is not installed): the
-    load that the server began at its start (ui/kit/model_load.py), or one made now."""
-    return model_load.model()
+def decoder(name: str = FIRST):
+    """The decoder ``name``, once per process (InputError "model_missing" when it is not
+    installed): the load begun in the background (ui/kit/model_load.py), or one made now."""
+    return model_load.model(name)
 
 
 @dataclass(frozen=True)
@@ -66,24 +72,25 @@ def _from_trace(ids: tuple, trace) -> Step:
     return Step(ids, np.array(trace.logits[-1]), A, trace.cache)
 
 
-def _steps(items: list) -> list:
-    """Many sessions' next tokens, each after its own kept step, in one pass."""
-    return decoder().steps([token for token, _ in items], [cache for _, cache in items])
+def _steps(name: str, items: list) -> list:
+    """Many sessions' next tokens, each after its own kept step, in one pass of model ``name``."""
+    return decoder(name).steps([token for token, _ in items], [cache for _, cache in items])
 
 
-ONE_TOKEN = Batcher(_steps, TURNS, most=32)  # the tokens asked for together go out together
+# the tokens asked for together go out together, one batch per model (a cache is one model's)
+ONE_TOKEN = {name: Batcher(partial(_steps, name), TURNS, most=32) for name in model_load.LOADS}
 
 
 @shared(max_entries=KEEP_STEPS)  # (its passes take their turns: the batch's, or their own)
-def _step(ids: tuple, start: int) -> Step:
+def _step(name: str, ids: tuple, start: int) -> Step:
     if len(ids) <= start:  # the prompt: one pass
         with TURNS.turn():
-            return _from_trace(ids, decoder().forward(list(ids)))
-    before = _step(ids[:-1], start)  # kept, or built again the same way
-    return _from_trace(ids, ONE_TOKEN((ids[-1], before.cache)))  # one token, through the cache
+            return _from_trace(ids, decoder(name).forward(list(ids)))
+    before = _step(name, ids[:-1], start)  # kept, or built again the same way
+    return _from_trace(ids, ONE_TOKEN[name]((ids[-1], before.cache)))  # one token, cached K/V
 
 
-def step_of(ids: tuple, start: int) -> Step:
+def step_of(ids: tuple, start: int, name: str = FIRST) -> Step:
     """The step for ``ids``, whose first ``start`` are the prompt: the prompt's one pass, then
     one token at a time through the K/V cache, each step built once however many sessions ask
     at once and kept a while. A step asked for again after it was dropped is built again the
@@ -91,7 +98,7 @@ def step_of(ids: tuple, start: int) -> Step:
     sequence, whose different sums drew another token in a busy class's bench. (A token batched
     with others still rounds a little differently from one alone, logits within 2e-4: the
     bench's 60 students saw one sampled token in 20 Plays of 32 differ.)"""
-    return _step(tuple(ids), int(start))
+    return _step(name, tuple(ids), int(start))
 
 
 def _target_p(logits: np.ndarray, target: int) -> float:
@@ -102,11 +109,10 @@ def _target_p(logits: np.ndarray, target: int) -> float:
 
 
 @shared(max_entries=16, turns=TURNS)
-def prompt_pass(ids: tuple) -> Prompt:
-    """One causal pass over the prompt, and its first rows again one position at a time."""
-    model = decoder()
+def _prompt_pass(name: str, ids: tuple) -> Prompt:
+    model = decoder(name)
     whole = model.forward(list(ids))
-    step = _step.put(_from_trace(ids, whole), ids, len(ids))
+    step = _step.put(_from_trace(ids, whole), name, ids, len(ids))
     rows = min(TRAINING_ROWS, len(ids) - 1)
     target_p, target_p_cached, max_diff, one = [], [], 0.0, None
     for i in range(rows):
@@ -118,6 +124,11 @@ def prompt_pass(ids: tuple) -> Prompt:
     return Prompt(
         step, tuple(whole.A), np.array(target_p), np.array(target_p_cached), max_diff
     )  # fmt: skip
+
+
+def prompt_pass(ids: tuple, name: str = FIRST) -> Prompt:
+    """One causal pass over the prompt, and its first rows again one position at a time."""
+    return _prompt_pass(name, tuple(ids))
 
 
 @dataclass(frozen=True)
@@ -144,26 +155,26 @@ SHOWN = 10  # candidates the bars show
 
 
 @shared(max_entries=KEEP_DISTRIBUTIONS)
-def _distribution(ids: tuple, start: int, shape: tuple) -> NextToken:
-    return next_token(step_of(ids, start).logits, *shape)
+def _distribution(name: str, ids: tuple, start: int, shape: tuple) -> NextToken:
+    return next_token(step_of(ids, start, name).logits, *shape)
 
 
-def distribution_at(ids: tuple, start: int, rules: Rules) -> NextToken:
+def distribution_at(ids: tuple, start: int, rules: Rules, name: str = FIRST) -> NextToken:
     """The next token's whole distribution after ``ids`` (the first ``start`` the prompt) under
     ``rules``, kept a short while: what a pick draws from (its 262 144 probabilities cost a
     few ms to make, and 9 MB to keep)."""
-    return _distribution(tuple(ids), int(start), rules.shape)
+    return _distribution(name, tuple(ids), int(start), rules.shape)
 
 
 @shared(max_entries=KEEP_CANDIDATES)
-def _candidates(ids: tuple, start: int, shape: tuple) -> Candidates:
-    return candidates(_distribution(ids, start, shape), SHOWN)
+def _candidates(name: str, ids: tuple, start: int, shape: tuple) -> Candidates:
+    return candidates(_distribution(name, ids, start, shape), SHOWN)
 
 
-def candidates_at(ids: tuple, start: int, rules: Rules) -> Candidates:
+def candidates_at(ids: tuple, start: int, rules: Rules, name: str = FIRST) -> Candidates:
     """The SHOWN most likely next tokens after ``ids`` under ``rules``, and their numbers: what
     the bars draw, kept for every step a class is on (a rerun makes no distribution again)."""
-    return _candidates(tuple(ids), int(start), rules.shape)
+    return _candidates(name, tuple(ids), int(start), rules.shape)
 
 
 @dataclass(frozen=True)
@@ -177,12 +188,12 @@ class Writing:
 
 
 @shared(max_entries=KEEP_WRITINGS)
-def _writing(prompt: tuple, rules: Rules, count: int) -> Writing:
+def _writing(name: str, prompt: tuple, rules: Rules, count: int) -> Writing:
     if count == 0:
         rng = np.random.default_rng(rules.seed) if rules.sample else None
         return Writing((), (), rng.bit_generator.state if rng else None)
-    before = _writing(prompt, rules, count - 1)  # one token after the writing before it
-    dist = distribution_at((*prompt, *before.tokens), len(prompt), rules)
+    before = _writing(name, prompt, rules, count - 1)  # one token after the writing before it
+    dist = distribution_at((*prompt, *before.tokens), len(prompt), rules, name)
     rng = None
     if rules.sample:
         rng = np.random.default_rng()
@@ -195,7 +206,7 @@ def _writing(prompt: tuple, rules: Rules, count: int) -> Writing:
 AHEAD = Ahead(workers=32)  # as many as a batch takes, so that their passes go out together
 
 
-def read_ahead(prompt_ids: tuple, rules: Rules, count: int) -> None:
+def read_ahead(prompt_ids: tuple, rules: Rules, count: int, name: str = FIRST) -> None:
     """After ``count`` tokens were drawn: the next Next's work, in the background (the token, its
     step and its bars, and the token after it, which needs no pass), so that the press, or a
     Play's next tick, finds it done and each whole distribution is made once. One such job waits
@@ -205,16 +216,16 @@ def read_ahead(prompt_ids: tuple, rules: Rules, count: int) -> None:
     prompt_ids, count = tuple(prompt_ids), int(count)
 
     def job() -> None:
-        chosen = written(prompt_ids, rules, count + 1)  # the token (from a kept distribution)
-        candidates_at((*prompt_ids, *chosen.tokens), len(prompt_ids), rules)  # its pass, its bars
+        chosen = written(prompt_ids, rules, count + 1, name)  # the token (a kept distribution's)
+        candidates_at((*prompt_ids, *chosen.tokens), len(prompt_ids), rules, name)  # its bars
         if count + 2 <= MAX_WRITTEN:  # and the pick after it, while its distribution is kept
-            written(prompt_ids, rules, count + 2)
+            written(prompt_ids, rules, count + 2, name)
 
     AHEAD.submit(TURNS.who(), job)
 
 
-def written(prompt_ids: tuple, rules: Rules, count: int) -> Writing:
+def written(prompt_ids: tuple, rules: Rules, count: int, name: str = FIRST) -> Writing:
     """``count`` tokens written after the prompt. The same rules and seed write the same text:
     one generator seeded once, drawing once per token, its state carried from each writing to
     the next (kept, so a rerun draws nothing again)."""
-    return _writing(tuple(prompt_ids), rules, int(count))
+    return _writing(name, tuple(prompt_ids), rules, int(count))

@@ -1,10 +1,11 @@
-"""Gemma 3 270M loaded once per process, in the background from the server's start (serve.py),
-so that the first class to open /generate or /inside does not wait on a frozen page: a visitor
-who comes before it is ready sees how long it has been loading, and the page draws itself when
-it is. Without the server's start (`streamlit run app.py`) the first visit to a model page starts
-it the same way; a class that never opens one never loads it.
+"""Each decoder loaded once per process in the background: Gemma 3 270M from the server's start
+(serve.py), so that the first class to open /generate or /inside does not wait on a frozen page;
+another model (SmolLM2) when a learner first chooses it. A visitor who comes before it is ready
+sees how long it has been loading, and the page draws itself when it is. Without the server's
+start (`streamlit run app.py`) the first visit to a model page starts Gemma's the same way; a
+class that never opens one never loads it, nor a model nobody chooses.
 
-The load's time and the process's resident memory before and after it are kept for the bench.
+Each load's time and the process's resident memory before and after it are kept for the bench.
 """
 
 import importlib.util
@@ -15,10 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import core
-from core.decoder import PACKAGE
+from core.decoder import MODELS
 from ui.kit import heap
 
-USUAL_S = 6.0  # about how long the load takes on two cores (bench/results: 4-7 s)
+FIRST = next(iter(MODELS))  # Gemma: the pages open on it, the server loads it at its start
+USUAL_S = {FIRST: 6.0, "smollm2-135m": 3.0}  # about how long each load takes on two cores
 
 
 @dataclass
@@ -31,7 +33,8 @@ class Load:
     thread: threading.Thread | None = None
 
 
-LOAD = Load()
+LOADS = {name: Load() for name in MODELS}
+LOAD = LOADS[FIRST]  # (the bench reads Gemma's)
 _lock = threading.Lock()
 
 
@@ -43,7 +46,7 @@ def rss() -> int:
     return 0
 
 
-def _load() -> None:
+def _load(name: str) -> None:
     # The load's thread gives way for the cores (Linux's nice, per thread): a class arriving at a
     # fresh serve.py has its first pages drawn while Gemma is read and dequantised beside them.
     # Its first renders by 4.2 s instead of 4.8-5.0 with the model drawn as soon (9.3 s).
@@ -51,39 +54,44 @@ def _load() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
     except (AttributeError, OSError):  # not Linux: the load runs at the pages' priority
         pass
-    LOAD.rss_before = rss()
+    load = LOADS[name]
+    load.rss_before = rss()
     try:
-        core.load_decoder()
+        core.load_decoder(name)
     except Exception as error:  # the page says it (a missing package: InputError)
-        LOAD.error = error
+        load.error = error
     heap.give_back()  # the GGUF's reading leaves ~40 MB of freed pages resident otherwise
-    LOAD.seconds = time.monotonic() - LOAD.started
-    LOAD.rss_after = rss()
+    load.seconds = time.monotonic() - load.started
+    load.rss_after = rss()
 
 
-def start() -> bool:
-    """Begin loading in a thread of its own, once, when the model's packages are installed."""
+def start(name: str = FIRST) -> bool:
+    """Begin loading ``name`` in a thread of its own, once, when its package is installed."""
     with _lock:
-        if LOAD.thread is not None or importlib.util.find_spec(PACKAGE) is None:
+        load = LOADS[name]
+        if load.thread is not None or importlib.util.find_spec(MODELS[name].package) is None:
             return False
-        LOAD.started = time.monotonic()
-        LOAD.thread = threading.Thread(target=_load, name="gemma-load", daemon=True)
-        LOAD.thread.start()
+        load.started = time.monotonic()
+        load.thread = threading.Thread(target=_load, args=(name,), name=f"{name}-load",
+                                       daemon=True)  # fmt: skip
+        load.thread.start()
         return True
 
 
-def loading() -> bool:
-    """True while the background load runs."""
-    return LOAD.thread is not None and LOAD.thread.is_alive()
+def loading(name: str = FIRST) -> bool:
+    """True while ``name``'s background load runs."""
+    thread = LOADS[name].thread
+    return thread is not None and thread.is_alive()
 
 
-def elapsed() -> float:
-    return 0.0 if LOAD.started is None else time.monotonic() - LOAD.started
+def elapsed(name: str = FIRST) -> float:
+    started = LOADS[name].started
+    return 0.0 if started is None else time.monotonic() - started
 
 
-def model():
-    """The model: the background load's, waited for if it runs, else loaded here (once)."""
-    thread = LOAD.thread
+def model(name: str = FIRST):
+    """The model ``name``: its background load's, waited for if it runs, else loaded here."""
+    thread = LOADS[name].thread
     if thread is not None:
         thread.join()
-    return core.load_decoder()
+    return core.load_decoder(name)

@@ -2,9 +2,10 @@
 subscripts, tiny numbers as powers of ten, brackets in products, positions from 0 or 1."""
 
 from core.lessons.number_text import num, power_of_ten, sub
+from ui.kit.i18n import current_lang
 
 __all__ = ["num", "sub", "power_of_ten", "factor", "sum_notes", "shown_index", "row_label",
-           "indices", "numbered", "byte_size"]  # fmt: skip
+           "indices", "numbered", "byte_size", "one_in"]  # fmt: skip
 
 
 def factor(value: float, decimals: int) -> str:
@@ -44,3 +45,13 @@ def byte_size(n: int) -> str:
 def indices(count: int, base: int) -> list[str]:
     """Axis labels 0 … count−1 (or 1 … count)."""
     return [str(i + base) for i in range(count)]
+
+
+CHINESE_DIGITS = "一二三四五六七八九"
+
+
+def one_in(n: int) -> str:
+    """The fraction 1/n in the page's language: 四分之一 in Chinese (up to 1/9), else 1/n."""
+    if current_lang() == "zh" and 2 <= n <= len(CHINESE_DIGITS):
+        return f"{CHINESE_DIGITS[n - 1]}分之一"
+    return f"1/{n}"

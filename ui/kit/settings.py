@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, make_dataclass
 
 import core
+from core.decoder import MODELS as DECODERS
 
 MAX_TOKENS = 512
 MAX_CHARS = 5000  # checked before tokenizing: jieba on 100,000 characters takes minutes
@@ -84,6 +85,10 @@ SETTINGS = (
     Setting("step", str, "page", "step", "tokens", followed=True, reset=True),
     Setting("head", int, "page", "walkthrough.head", 0, parse=int, followed=True, reset=True),
     Setting("focus", int, "page", "focus", None, parse=int, followed=True),
+    # the decoder /generate and /inside run (Gemma first), in their URL and a room's view; a
+    # lesson's item that names none goes back to Gemma, whose layers the lessons tell of
+    Setting("model", str, "page", "generate.model", next(iter(DECODERS)), tuple(DECODERS),
+            followed=True, reset=True),
     # /generate's own, in its URL and a room's view: a class following the teacher writes the
     # teacher's prompt with the teacher's rules, as far as the teacher has written (one
     # generation for the whole room: ui/kit/decoding.py shares it)

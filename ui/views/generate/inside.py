@@ -6,8 +6,8 @@ import math
 import numpy as np
 import streamlit as st
 
-from core import to_numpy
-from core.pretrained.gemma import allowed, rms_norm, rope
+from core.lessons import decoder_parts
+from core.pretrained.gemma import allowed
 from ui.figures.charts import A_heatmap
 from ui.figures.place import plot
 from ui.kit.decoding import decoder, prompt_pass
@@ -20,7 +20,7 @@ from ui.views.generate.next_token import label, probability_text
 
 def training(model, ids: tuple, decimals: int, base: int) -> None:
     st.markdown(t("generate.train_text"))
-    seen = prompt_pass(ids)
+    seen = prompt_pass(ids, model.name)
     n = len(seen.target_p)
     if n == 0:
         return
@@ -39,7 +39,7 @@ def training(model, ids: tuple, decimals: int, base: int) -> None:
 def attention_map(model, ids: tuple, view: tuple, decimals: int, base: int) -> None:
     layer, head = view
     c = model.config
-    A = prompt_pass(ids).A[layer]  # [h, n, n]
+    A = prompt_pass(ids, model.name).A[layer]  # [h, n, n]
     positions = np.arange(A.shape[1])
     hidden = ~allowed(positions, positions, c.window if c.is_local(layer) else None)
     pieces = [label(model, i) for i in ids]
@@ -52,66 +52,75 @@ def attention_map(model, ids: tuple, view: tuple, decimals: int, base: int) -> N
         t("generate.head_weight", head=shown_index(h, base), weight=num(float(w), 2))
         for h, w in enumerate(mean_on_first(A))
     )
-    st.caption(markdown_text(t("generate.sink", layer=L, sinks=sinks)))
+    first = label(model, ids[0])  # Gemma's <bos>; SmolLM2 adds none
+    st.caption(markdown_text(t("generate.sink", layer=L, sinks=sinks, first=first, at=base)))
 
 
-# The two computations below are made once per prompt and shared, as the model's passes are
-# (ui/kit/decoding.py): each is a few products with a layer's weights, and OpenBLAS's threads
-# spin on the other core after each one, ~45 ms of CPU a rerun of this page (issue 24).
+# The two computations below are made once per model and prompt and shared, as the model's
+# passes are (ui/kit/decoding.py): each is a few products with a layer's weights, and OpenBLAS's
+# threads spin on the other core after each one, ~45 ms of CPU a rerun of this page (issue 24).
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _rope_scores(ids: tuple, shift: int) -> tuple[float, float]:
-    """Layer 0, head 0: the last two pieces' q·k/16 at their own positions, and moved by shift."""
-    model = decoder()
-    c, w = model.config, model.layers[0]
-    x = rms_norm(model.embed(ids[-2:]), w.attn_norm, c.eps)
-    q = rms_norm((x @ w.W_Q.T)[:, : c.head_dim], w.q_norm, c.eps)
-    k = rms_norm(x @ w.W_K.T, w.k_norm, c.eps)
-    at = np.array([len(ids) - 1, len(ids) - 2])
-    scores = []
-    for move in (0, shift):
-        qi = rope(q[1:2], at[:1] + move, 10_000.0)[0]
-        kj = rope(k[0:1], at[1:] + move, 10_000.0)[0]
-        scores.append(float(qi @ kj) / math.sqrt(c.head_dim))
-    return scores[0], scores[1]
+def _rope_scores(name: str, ids: tuple, shift: int) -> tuple[float, float]:
+    return decoder_parts.rope_scores(decoder(name), ids, shift)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _norms(name: str, token: int) -> tuple:
+    return decoder_parts.norms(decoder(name), token)
+
+
+def _sharing(model, base: int) -> tuple[str, str]:
+    """The title and text of how this model's query heads share K and V, in its numbers."""
+    c = model.config
+    sizes = {"d": c.d_model, "h": c.n_heads, "hd": c.head_dim, "kv": c.n_kv_heads,
+             "q_cols": c.n_heads * c.head_dim, "kv_cols": c.n_kv_heads * c.head_dim,
+             "saved": c.group, "g": c.group}  # fmt: skip
+    if c.n_kv_heads == 1:
+        title, text = t("generate.mqa_title", **sizes), t("generate.mqa_text", **sizes)
+    else:
+        first = f"{shown_index(0, base)}–{shown_index(c.group - 1, base)}"
+        group = {"first": first, "kv_first": shown_index(0, base)}
+        title, text = t("generate.gqa_title", **sizes), t("generate.gqa_text", **sizes, **group)
+    if c.n_heads * c.head_dim != c.d_model:
+        text += t("generate.split_note", **sizes)
+    return title, text
 
 
 def differences(model, ids: tuple, decimals: int, base: int) -> None:
+    c, name = model.config, model.name
     with st.expander(t("generate.rope_title")):
         if len(ids) >= 3:
-            s1, s2 = _rope_scores(ids, 40)
+            s1, s2 = _rope_scores(name, ids, 40)
             i, j = len(ids) - 1, len(ids) - 2
             names = {"a": markdown_text(label(model, ids[-1])),
                      "b": markdown_text(label(model, ids[-2]))}  # fmt: skip
             at = {"i": i + base, "j": j + base, "i2": i + 40 + base, "j2": j + 40 + base}
             st.markdown(t("generate.rope_text", **names, **at, s1=num(s1, 4), s2=num(s2, 4)))
-    with st.expander(t("generate.mqa_title")):
-        st.markdown(t("generate.mqa_text"))
-    with st.expander(t("generate.norm_title")):
-        x_mean, x_rms, q_before, q_after = _norms(ids[-1])
-        numbers = {"mean": num(x_mean, 3), "rms": num(x_rms, 3), "q_before": num(q_before, 2),
-                   "q_after": num(q_after, 2)}  # fmt: skip
-        st.markdown(t("generate.norm_text", layer=shown_index(0, base), **numbers))
-    with st.expander(t("generate.ffn_title")):
-        st.markdown(t("generate.ffn_text"))
+    title, text = _sharing(model, base)
+    with st.expander(title):
+        st.markdown(text)
+    x_mean, x_rms, q_before, q_after = _norms(name, ids[-1])
+    numbers = {"mean": num(x_mean, 3), "rms": num(x_rms, 3), "q_before": num(q_before, 2),
+               "layer": shown_index(0, base)}  # fmt: skip
+    plain = "" if c.qk_norm else "_plain"
+    with st.expander(t(f"generate.norm_title{plain}")):
+        after = {} if q_after is None else {"q_after": num(q_after, 2)}
+        st.markdown(t(f"generate.norm_text{plain}", **numbers, **after))
+    glu, act = ("GeGLU", "GELU") if c.activation.startswith("gelu") else ("SwiGLU", "SiLU")
+    with st.expander(t("generate.ffn_title", glu=glu)):
+        st.markdown(t("generate.ffn_text", act=act, d_ff=f"{c.d_ff:,}"))
     with st.expander(t("generate.scale_title")):
-        st.markdown(t("generate.scale_text"))
-    with st.expander(t("generate.tied_title")):
-        st.markdown(
-            t("generate.tied_text", vocab=f"{model.E.shape[0]:,}", mb=model.E.nbytes // 2**20)
-        )
-
-
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _norms(token: int) -> tuple[float, float, float, float]:
-    """Layer 0, the last piece: its scaled embedding's mean and RMS, and its query head's length
-    before and after the query's own RMSNorm."""
-    model = decoder()
-    c, w = model.config, model.layers[0]
-    x = model.embed([token])[0]
-    q_raw = (rms_norm(x, w.attn_norm, c.eps) @ w.W_Q.T)[: c.head_dim]
-    x, q_raw, q_normed = (to_numpy(v) for v in (x, q_raw, rms_norm(q_raw, w.q_norm, c.eps)))
-    rms = float(np.sqrt((x * x).mean()))
-    return float(x.mean()), rms, float(np.linalg.norm(q_raw)), float(np.linalg.norm(q_normed))
+        root = num(math.sqrt(c.head_dim), 2).rstrip("0").rstrip(".")
+        st.markdown(t("generate.scale_text", hd=c.head_dim, root=root))
+    sizes = {"vocab": f"{model.E.shape[0]:,}", "d": c.d_model, "mb": model.E.nbytes // 2**20}
+    if model.head is not None:
+        with st.expander(t("generate.head_title")):
+            st.markdown(t("generate.head_text", **sizes))
+    else:
+        with st.expander(t("generate.tied_title")):
+            st.markdown(
+                t("generate.tied_text" if c.embed_scale else "generate.tied_text_plain", **sizes)
+            )
 
 
 def mean_on_first(A: np.ndarray) -> np.ndarray:

@@ -37,12 +37,26 @@ def rules(row) -> Rules:
     return Rules(float(temperature), int(top_k), float(top_p), mode == "sample", int(seed))
 
 
+def partial_bytes(tokenizer, i: int) -> str | None:
+    """A byte-level piece that is no whole character (SmolLM2 cuts 天 into E5 A4 A9) as its
+    bytes in hex, "E5 A4"; None for any other piece."""
+    if not hasattr(tokenizer, "piece_bytes") or tokenizer.types[i] == 3:
+        return None
+    data = tokenizer.piece_bytes(i)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return " ".join(f"{b:02X}" for b in data)
+    return None
+
+
 def label(model, i: int) -> str:
-    """A token as a label: its text; a control token (<bos>) or a byte (<0xE4>) by its name; a
-    run of spaces or newlines as escapes."""
+    """A token as a label: its text; a control token (<bos>) or a byte (<0xE4>) by its name, a
+    byte-level piece that is no whole character by its bytes (E5 A4); a run of spaces or
+    newlines as escapes."""
     if model.tokenizer.types[i] in (3, 6):  # control, byte
         return model.tokenizer.vocabulary[i]
-    text = model.decode([i])
+    text = partial_bytes(model.tokenizer, i) or model.decode([i])
     return repr(text)[1:-1] if text.strip() == "" else text
 
 

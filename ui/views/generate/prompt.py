@@ -3,6 +3,7 @@ input in the box with a message in the learner's language, and the model's piece
 
 import re
 import unicodedata
+from functools import cache
 
 import streamlit as st
 
@@ -10,38 +11,78 @@ import core
 from ui.kit import model_load
 from ui.kit.decoding import MAX_PROMPT_CHARS, MAX_PROMPT_PIECES, decoder
 from ui.kit.escape import markdown_text
-from ui.kit.i18n import error_text, t
+from ui.kit.i18n import error_text, labeller, t
 from ui.kit.tables import table
+from ui.kit.url import url_choice
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # but tab and newline
 MARKERS = re.compile(r"<(bos|eos|pad|unk|mask|start_of_turn|end_of_turn)>")
 
 
-def model_or_stop():
-    """The shared model; a missing package is said, not raised. The first to ask starts its load
-    in the background (serve.py starts it with the server); while it runs, how long it has taken,
-    and the page once it is done. (Loaded in the visitor's own run, a first visit on `streamlit
-    run app.py` drew nothing for 10-13 s while a class arrived, issue 54.)"""
-    model_load.start()
-    if model_load.loading():
-        _wait_for_the_model()
+@cache
+def installed() -> tuple[str, ...]:
+    """The decoders whose packages are here, Gemma first (read once per process)."""
+    return core.decoder_names() or (model_load.FIRST,)
+
+
+def chosen_model(where=st) -> str:
+    """The model the learner (or the room) chose, in the URL as model=, its picker drawn in
+    ``where`` (a column beside the prompt); no picker when only one model is installed."""
+    names = installed()
+    if len(names) < 2:
+        return names[0]
+    words = {"format_func": labeller("generate.model"), "help": t("generate.model_help")}
+    return url_choice(where.segmented_control, t("generate.model"), names, "model", names[0],
+                      **words)  # fmt: skip
+
+
+DRAWN = "model_drawn"  # the model this session's model page drew last
+ITS_OWN = ("gen_layer", "gen_head", "in_off", "in_head_big", "in_heads")  # its layers and heads
+IN_URL = ("gen_layer", "gen_head", "off")
+
+
+def _forget_the_other_models(name: str) -> None:
+    """A switch of model drops the pickers that name the other model's layers and heads (and
+    their values in the URL): the new model opens on its own defaults."""
+    drawn = st.session_state.get(DRAWN)
+    if drawn is not None and drawn != name:
+        for key in ITS_OWN:
+            st.session_state.pop(key, None)
+        for key in IN_URL:
+            if key in st.query_params:
+                del st.query_params[key]
+    st.session_state[DRAWN] = name
+
+
+def model_or_stop(where=st):
+    """The chosen model, shared by the server; a missing package is said, not raised. The first
+    to ask starts its load in the background (serve.py starts Gemma's with the server); while it
+    runs, how long it has taken, and the page once it is done. (Loaded in the visitor's own run,
+    a first visit on `streamlit run app.py` drew nothing for 10-13 s while a class arrived,
+    issue 54.)"""
+    name = chosen_model(where)
+    _forget_the_other_models(name)
+    model_load.start(name)
+    if model_load.loading(name):
+        _wait_for_the_model(name)
         st.stop()
     try:
         with st.spinner(t("generate.loading")):
-            return decoder()
+            return decoder(name)
     except core.InputError as error:
         st.error(t("generate.missing", hint=error.params.get("hint", error_text(error))))
         st.stop()
 
 
-def _wait_for_the_model() -> None:
+def _wait_for_the_model(name: str) -> None:
     @st.fragment(run_every=0.5)
     def waiting():
-        if not model_load.loading():
+        if not model_load.loading(name):
             st.rerun()
-        seconds = model_load.elapsed()
-        text = t("generate.loading_for", s=f"{seconds:.0f}", usual=f"{model_load.USUAL_S:.0f}")
-        st.progress(min(seconds / model_load.USUAL_S, 0.95), text=text)
+        seconds, usual = model_load.elapsed(name), model_load.USUAL_S[name]
+        shown = labeller("generate.model")(name)
+        text = t("generate.loading_for", model=shown, s=f"{seconds:.0f}", usual=f"{usual:.0f}")
+        st.progress(min(seconds / usual, 0.95), text=text)
 
     waiting()
 

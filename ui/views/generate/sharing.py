@@ -11,6 +11,7 @@ from core.lessons.kv_sharing import sharing_of, three_ways
 from ui.kit.i18n import t
 from ui.kit.number_text import byte_size, indices
 from ui.kit.tables import table
+from ui.views.generate.next_token import partial_bytes
 
 AT = 512  # tokens: the cache's size at this length
 NAMES = {"gemma3-270m": "Gemma 3 270M", "smollm2-135m": "SmolLM2-135M"}
@@ -63,9 +64,5 @@ def _tokenizers(text: str, models) -> None:
 
 def _shown(tokenizer, i: int) -> str:
     if hasattr(tokenizer, "piece_bytes"):  # byte-level: a piece's bytes, as text where they are
-        data = tokenizer.piece_bytes(i)
-        try:
-            return data.decode("utf-8").replace(" ", "␣")
-        except UnicodeDecodeError:
-            return " ".join(f"{b:02X}" for b in data)
+        return partial_bytes(tokenizer, i) or tokenizer.piece_bytes(i).decode().replace(" ", "␣")
     return tokenizer.vocabulary[i].replace("▁", "␣")

@@ -19,7 +19,7 @@ from ui.kit.decoding import (
 )
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
-from ui.kit.number_text import byte_size, indices, num, shown_index
+from ui.kit.number_text import byte_size, indices, num, one_in, shown_index
 from ui.kit.player import player
 from ui.kit.tables import table
 from ui.kit.url import keep_in_url, told, whole
@@ -63,6 +63,8 @@ def layer_and_head(model, base: int, columns) -> tuple[int, int]:
         told(key, whole(0, count - 1))
         if key not in st.session_state:
             st.session_state[key] = int(st.query_params.get(key, default))
+        if st.session_state[key] not in range(count):  # another model's layer: this one's last
+            st.session_state[key] = default
         value = selectbox(column, t(words), range(count), key=key,
                           format_func=lambda i: shown_index(i, base))  # fmt: skip
         keep_in_url(key, str(value), str(default))
@@ -82,19 +84,20 @@ def start_from_url() -> None:
 
 def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: int) -> None:
     start_from_url()
-    prompt_pass(prompt_ids)  # the prompt's step comes with the prompt's one pass
+    name = model.name
+    prompt_pass(prompt_ids, name)  # the prompt's step comes with the prompt's one pass
 
     def draw(count: int) -> None:
         keep_in_url("written", str(count), "0")
         playing = st.session_state.get(f"{KEY}_playing", False)
         if playing:  # Play: each token as it is written
             st.progress(count / MAX_WRITTEN, text=t("generate.playing", k=count, n=MAX_WRITTEN))
-        chosen = written(prompt_ids, rules, count)
+        chosen = written(prompt_ids, rules, count, name)
         ids = (*prompt_ids, *chosen.tokens)
         _text_so_far(model, prompt_ids, chosen)
-        step = step_of(ids, len(prompt_ids))
-        bars(model, candidates_at(ids, len(prompt_ids), rules), "gen_bars", not playing)
-        read_ahead(prompt_ids, rules, count)  # the next token's pass, before Next asks for it
+        step = step_of(ids, len(prompt_ids), name)
+        bars(model, candidates_at(ids, len(prompt_ids), rules, name), "gen_bars", not playing)
+        read_ahead(prompt_ids, rules, count, name)  # the next token's pass, before Next asks
         if playing:  # a token a second: the text and the bars; the rest when it stops
             st.caption(t("generate.while_playing"))
             return
@@ -105,9 +108,9 @@ def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: i
 
 
 def _text_so_far(model, prompt_ids, chosen) -> None:
-    st.session_state["gen_text_so_far"] = model.decode([*prompt_ids[1:], *chosen.tokens])
+    st.session_state["gen_text_so_far"] = model.decode([*prompt_ids, *chosen.tokens])  # no <bos>
     # (the room's "which token comes next?" quotes it)
-    prompt = markdown_text(model.decode(prompt_ids[1:]))
+    prompt = markdown_text(model.decode(prompt_ids))
     new = [markdown_text(model.decode([token])) for token in chosen.tokens]
     if new:  # (HTML, not **: Markdown's bold fails beside Chinese punctuation)
         new[-1] = f'<b style="background:#fde68a">{new[-1]}</b>'
@@ -152,10 +155,15 @@ def _cache_table(model, ids, step, layer: int, base: int, decimals: int) -> None
         **{f"v[{j + base}]": [num(float(x), decimals) for x in V[:, j]] for j in range(3)},
     }
     table(_ends(rows))
-    size = step.cache.nbytes
-    st.caption(
-        t("generate.cache_size", t=positions, size=byte_size(size), four=byte_size(4 * size))
-    )
+    c, size = model.config, step.cache.nbytes
+    numbers = c.n_kv_heads * c.head_dim
+    words = t("generate.cache_size", t=positions, layers=c.n_layers, numbers=numbers,
+              size=byte_size(size))  # fmt: skip
+    if c.group > 1:  # K and V once per K/V head: the factor saved against one per query head
+        way = "mqa" if c.n_kv_heads == 1 else "gqa"
+        words += t(f"generate.cache_shared_{way}", h=c.n_heads, kv=c.n_kv_heads, saved=c.group,
+                   full=byte_size(c.group * size), one_in=one_in(c.group))  # fmt: skip
+    st.caption(words)
 
 
 def take_home(model, text: str, prompt_ids: tuple, rules, lang: str) -> None:

@@ -22,7 +22,7 @@ SHOWN_ON_PROJECTOR = 8  # the table's first rows, printed large
 BIND = {"bind": "query-params"}
 
 
-def source(prompt_ids: tuple) -> tuple[tuple, int | None]:
+def source(prompt_ids: tuple, name: str) -> tuple[tuple, int | None]:
     """The sequence the gallery reads, and the repeat's seed (None: the prompt)."""
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     with left:
@@ -37,7 +37,7 @@ def source(prompt_ids: tuple) -> tuple[tuple, int | None]:
     if on == "prompt":
         return prompt_ids, None
     seed = number_box(right, t("inside.seed"), 0, 999, SEED, "in_seed", **BIND)
-    return repeat_of(seed).ids, seed
+    return repeat_of(seed, name=name).ids, seed
 
 
 def _table(scores: dict, by: str, least: float, base: int, projector: bool) -> tuple[list, int]:
@@ -74,10 +74,11 @@ def _table(scores: dict, by: str, least: float, base: int, projector: bool) -> t
 
 
 def section(model, prompt_ids: tuple, base: int, projector: bool = False) -> None:
-    ids, seed = source(prompt_ids)
-    c = model.config
-    scores = scores_of(prompt_ids, seed)
-    maps = prompt_pass(prompt_ids).A if seed is None else repeat_of(seed).A
+    c, name = model.config, model.name
+    ids, seed = source(prompt_ids, name)
+    scores = scores_of(prompt_ids, seed, name=name)
+    run = prompt_pass(prompt_ids, name=name) if seed is None else repeat_of(seed, name=name)
+    maps = run.A
     names = row_names(c.n_layers, base)[1:]
     maps = [list(a) for a in maps]
     numbers = layer_numbers(c.n_layers, base)  # across: the layers' numbers alone
@@ -120,7 +121,7 @@ def section(model, prompt_ids: tuple, base: int, projector: bool = False) -> Non
         "in_full",
     )
     if seed is not None:
-        _loss(repeat_of(seed), base)
+        _loss(repeat_of(seed, name=model.name), base)
 
 
 def _loss(repeat, base: int) -> None:

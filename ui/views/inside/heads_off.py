@@ -28,7 +28,8 @@ def _all_heads(model) -> list[str]:
 
 def _strongest(model) -> list[str]:
     """The TOP_INDUCTION heads with the highest induction score on the repeat."""
-    scores = scores_of(repeat_of(SEED).ids, SEED)["induction"]
+    name = model.name
+    scores = scores_of(repeat_of(SEED, name=name).ids, SEED, name=name)["induction"]
     order = np.argsort(-scores.ravel(), kind="stable")[:TOP_INDUCTION]
     return [head_code(*divmod(int(k), model.config.n_heads)) for k in sorted(order)]
 
@@ -82,7 +83,7 @@ def chosen(model, base: int) -> frozenset:
 
 
 def _bars(model, ids: tuple, off: frozenset, title: str):
-    run = prompt_pass(ids, off) if off else prompt_pass(ids)  # one cache entry for the whole model
+    run = prompt_pass(ids, off, name=model.name)  # (no heads off: the page's one pass)
     logits = run.logits[-1].astype(np.float64)
     p = np.exp(logits - logits.max())
     p /= p.sum()
@@ -99,8 +100,8 @@ def section(model, ids: tuple, answer: int, base: int) -> None:
     if off:  # with none off, "after" would repeat "before"
         bars.append((_bars(model, ids, off, t("inside.bars_after")), "in_bars_after"))
     grid(bars, per_row=2)
-    before = repeat_of(SEED)
-    after = repeat_of(SEED, off) if off else before
+    before = repeat_of(SEED, name=model.name)
+    after = repeat_of(SEED, off, name=model.name) if off else before
     table(
         {
             "": [t("inside.before"), t("inside.after")],
@@ -118,10 +119,10 @@ def section(model, ids: tuple, answer: int, base: int) -> None:
 
 def _ranks(model, ids: tuple, off: frozenset, answer: int, base: int) -> None:
     """The whole model's answer: its rank after each layer, and with heads off beside it."""
-    rank_before = lens_of(ids).rank
+    rank_before = lens_of(ids, name=model.name).rank
     series = {t("inside.before"): rank_before}
     if off:
-        rank_after = lens_of(ids, off, answer).rank
+        rank_after = lens_of(ids, off, answer, name=model.name).rank
         series[t("inside.after")] = rank_after
     word = piece(model, answer)
     chart = line_chart(list(range(len(rank_before))), series,

@@ -80,7 +80,7 @@ def story(model, lens: Lens, base: int) -> str:
 
 
 def section(model, ids: tuple, base: int) -> Lens:
-    lens = lens_of(ids)
+    lens = lens_of(ids, name=model.name)
     names = row_names(model.config.n_layers, base)
     st.success(story(model, lens, base), icon=":material/lightbulb:")
     columns = {t("inside.col_row"): names}
@@ -135,4 +135,7 @@ def _map(model, ids: tuple, lens: Lens, names: list[str], base: int) -> None:
         return piece_map(rows, lens.map_p[:, -k:], names, positions[-k:], title, "p")
 
     plot_for_screens(last(len(positions)), lambda: last(PHONE_POSITIONS), "in_map")
-    st.caption(t("inside.map_note", m=len(positions), m_phone=PHONE_POSITIONS, base=base))
+    vocab = f"{model.E.shape[0]:,}"
+    st.caption(
+        t("inside.map_note", m=len(positions), m_phone=PHONE_POSITIONS, base=base, vocab=vocab)
+    )
