@@ -242,7 +242,7 @@ def test_the_cache_caption_is_the_caches_own_size(gemma, lang, prompt, written):
         assert abs(read - value) <= half * (1 + 1e-9), f"{line}: {value} bytes"
     factor = each // size
     figures = [positions, c.n_layers, c.n_kv_heads * c.head_dim, BYTES, c.n_heads]
-    figures += {"en": [factor], "zh": [c.n_kv_heads]}[lang]  # en: "one K/V head"
+    figures += {"en": [factor, 1, factor], "zh": [c.n_kv_heads, factor]}[lang]  # en: 1/4
     assert numbers(_SIZE.sub("", line)) == figures
     assert lang == "en" or (factor == 4 and "四分之一" in line), line  # zh: "a quarter of"
 

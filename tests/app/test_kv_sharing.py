@@ -7,6 +7,7 @@ count from transformers' own ids, the fixture tests/core/test_smollm2.py reads).
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.support.app import grids, page_text, run_app
@@ -57,3 +58,27 @@ def test_the_prompt_cut_by_each_tokenizer(gemma, smollm2):
     pieces = next(g for g in grids(at) if list(g.columns) == ["模型", "token"])
     smol = pieces.iloc[1, 1].split(" · ")
     assert len(smol) == smol_n and "E4" in " ".join(smol)  # a byte that is no whole character
+
+
+@pytest.mark.parametrize(
+    ("model", "layer", "rows"), [("smollm2-135m", 18, 3), ("gemma3-270m", 5, 1)]
+)
+def test_the_real_map_puts_each_k_v_heads_readers_in_its_row(gemma, smollm2, model, layer, rows):
+    """The chosen layer's query heads, a row per K/V head: each map the test's own pass's A for
+    that query head, titled with the K/V head it reads (head j reads K/V head j // group)."""
+    from tests.support.app import chart_titled, decode
+    from ui.kit import model_load
+
+    model_load.start(model)
+    model_load.model(model)
+    decoder = {"smollm2-135m": smollm2, "gemma3-270m": gemma}[model]
+    prompt = "The cat sat on the mat because it was tired"
+    at = run_app("generate", lang="en", model=model, gen_prompt=prompt, gen_layer=layer)
+    assert not at.exception
+    A = decoder.forward(decoder.encode(prompt)).A[layer]  # [query heads, n, n]
+    c = decoder.config
+    for h in range(c.n_heads):
+        spec = chart_titled(at, f"query head {h + 1} · K/V head {h // c.group + 1}")
+        z = decode(spec["data"][0]["z"]).astype(float)
+        np.testing.assert_allclose(np.nan_to_num(z), np.tril(A[h]), atol=1e-6)
+    assert c.n_kv_heads == rows

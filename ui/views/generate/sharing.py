@@ -1,23 +1,30 @@
 """How the heads share K and V, with the installed decoders' real numbers (core/lessons/
 kv_sharing.py): each model's layer as it is beside the same layer with one K/V head per query head
 and with one for all, what the cache keeps per token and at 512 tokens, and which query heads read
-which K/V head; then the prompt cut by each model's tokenizer: Gemma's SentencePiece words
-against SmolLM2's byte-level pieces, and what that costs in positions."""
+which K/V head, on the chosen model's real maps; then the prompt cut by each model's tokenizer:
+Gemma's SentencePiece words against SmolLM2's byte-level pieces, and what that costs in
+positions."""
 
+import numpy as np
 import streamlit as st
 
 import core
 from core.lessons.kv_sharing import sharing_of, three_ways
+from ui.figures.charts import A_heatmap
+from ui.figures.place import grid
+from ui.kit.decoding import prompt_pass
 from ui.kit.i18n import t
-from ui.kit.number_text import byte_size, indices
+from ui.kit.number_text import byte_size, indices, shown_index
 from ui.kit.tables import table
-from ui.views.generate.next_token import partial_bytes
+from ui.views.generate.next_token import label, partial_bytes
 
 AT = 512  # tokens: the cache's size at this length
 NAMES = {"gemma3-270m": "Gemma 3 270M", "smollm2-135m": "SmolLM2-135M"}
 
 
-def section(text: str, base: int) -> None:
+def section(model, text: str, ids: tuple, view: tuple, base: int, decimals: int) -> None:
+    """The ways side by side, the groups, the chosen model's real map (``view``'s layer), and
+    the prompt ``text`` under each tokenizer."""
     models = core.decoder_names()
     rows = {key: [] for key in ("model", "way", "q", "kv", "token", "at", "saved")}
     for name in models:
@@ -41,6 +48,7 @@ def section(text: str, base: int) -> None:
             for kv, heads in enumerate(own.readers())
         )  # fmt: skip
         st.caption(t("generate.kv_groups", model=NAMES[name], groups=groups))
+    group_maps(model, ids, view[0], base, decimals)
     if len(models) > 1:
         _tokenizers(text, models)
 
@@ -66,3 +74,23 @@ def _shown(tokenizer, i: int) -> str:
     if hasattr(tokenizer, "piece_bytes"):  # byte-level: a piece's bytes, as text where they are
         return partial_bytes(tokenizer, i) or tokenizer.piece_bytes(i).decode().replace(" ", "␣")
     return tokenizer.vocabulary[i].replace("▁", "␣")
+
+
+def group_maps(model, ids: tuple, layer: int, base: int, decimals: int) -> None:
+    """The chosen layer's query heads on the prompt, a row per K/V head: the heads of one row
+    read the same K and V, and differ only by their own q (the mask's future cells grey)."""
+    c = model.config
+    A = prompt_pass(ids, model.name).A[layer]  # [h, n, n]: each query head's own map
+    pieces = [label(model, i) for i in ids]
+    future = np.triu(np.ones((len(ids), len(ids)), dtype=bool), 1)
+    words = {"model": NAMES[model.name], "layer": shown_index(layer, base), "g": c.group}
+    st.markdown(t("generate.kv_map_text", **words))
+    for kv, heads in enumerate(sharing_of(c).readers()):
+        named = {"kv": shown_index(kv, base)}
+        figures = [
+            (A_heatmap(A[h], pieces, title=t("generate.kv_map_title", head=shown_index(h, base),
+                                             **named),
+                       decimals=decimals, forbidden=future, sums=False), f"gen_kv_map_{h}")
+            for h in heads
+        ]  # fmt: skip
+        grid(figures, per_row=len(heads))
