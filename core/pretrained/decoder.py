@@ -27,6 +27,7 @@ from array_api_compat import array_namespace
 
 from core.backend import to_numpy
 from core.heads import merge_heads, split_heads
+from core.softmax import softmax_rows
 
 
 @dataclass(frozen=True)
@@ -182,12 +183,6 @@ def allowed(q_positions, k_positions, window: int | None):
     """[n, t] True where query i may read key j: j ≤ i, and i − j < window on a local layer."""
     gap = q_positions[:, None] - k_positions[None, :]
     return (gap >= 0) & (gap < window) if window else gap >= 0
-
-
-def softmax_rows(S):
-    xp = array_namespace(S)
-    E = xp.exp(S - xp.max(S, axis=-1, keepdims=True))  # every row keeps its own key: no −∞ row
-    return E / xp.sum(E, axis=-1, keepdims=True)
 
 
 class Decoder:

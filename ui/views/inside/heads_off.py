@@ -5,6 +5,7 @@ layers. One click turns off the strongest induction heads, another as many heads
 import numpy as np
 import streamlit as st
 
+from core.softmax import softmax_rows
 from ui.figures.charts import line_chart, probability_bars
 from ui.figures.place import grid, plot
 from ui.kit.escape import markdown_text
@@ -84,9 +85,7 @@ def chosen(model, base: int) -> frozenset:
 
 def _bars(model, ids: tuple, off: frozenset, title: str):
     run = prompt_pass(ids, off, name=model.name)  # (no heads off: the page's one pass)
-    logits = run.logits[-1].astype(np.float64)
-    p = np.exp(logits - logits.max())
-    p /= p.sum()
+    p = softmax_rows(run.logits[-1].astype(np.float64))  # [vocab]
     top = np.argsort(-p)[:SHOWN]
     return probability_bars(
         [piece(model, int(i)) for i in top], p[top], [True] * SHOWN, title, t("inside.p_axis")
