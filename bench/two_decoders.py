@@ -7,11 +7,16 @@ the same run (a large array copied: read once, written once).
 
 Run: python bench/two_decoders.py [--out bench/results/two_decoders_issue56.txt]
 (torch==2.13.0, transformers and accelerate are benchmark-only; without them the torch columns
-are left out. llama.cpp is not measured here: see the issue 56 note.)
+are left out. llama.cpp: set LLAMA_PYTHON to a Python with llama-cpp-python built from its PyPI
+source (bench/llama_cpp_timing.py says how); it runs there, in a process of its own, on the same
+GGUF file and the same ids, its weights as quantised as the file holds them.)
 """
 
 import argparse
+import json
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -77,6 +82,29 @@ def torch_call(torch, hf, ids, past=None):
         return hf(torch.tensor([ids]), past_key_values=past, use_cache=True)
 
 
+def llama_cpp(name: str, ids, folder: Path) -> dict | None:
+    """llama.cpp's prefill and steps on ``name``'s GGUF (its parts joined into one file), or
+    None when no LLAMA_PYTHON is set."""
+    python = os.environ.get("LLAMA_PYTHON")
+    if not python:
+        return None
+    from core.decoder import _paths
+
+    gguf = folder / f"{name}.gguf"
+    with open(gguf, "wb") as whole:
+        for part in _paths(name):
+            with open(part, "rb") as piece:
+                shutil.copyfileobj(piece, whole)
+    (folder / "ids.json").write_text(json.dumps([int(i) for i in ids]))
+    script = Path(__file__).with_name("llama_cpp_timing.py")
+    lengths = ",".join(map(str, LENGTHS))
+    out = subprocess.run([python, str(script), str(gguf), str(folder / "ids.json"), lengths],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    gguf.unlink()
+    timed = json.loads(out.stdout.strip().splitlines()[-1])
+    return {"prefill": timed["prefill"], "step": {int(n): s for n, s in timed["step"].items()}}
+
+
 def bench_model(name: str, rate: float, say) -> None:
     import copy
 
@@ -87,7 +115,10 @@ def bench_model(name: str, rate: float, say) -> None:
     hf, torch = torch_model(name)
     say(f"{name}: {c.n_layers} layers, {c.n_heads} query heads over {c.n_kv_heads} K/V heads;"
         f" weights {weights / 2**20:.0f} MB as float32")  # fmt: skip
-    ids = model.encode(TEXT)[:512]
+    ids = model.encode(TEXT)[: 512 + 4]  # (llama.cpp's steps go 3 past the longest)
+    with tempfile.TemporaryDirectory() as folder:
+        native = llama_cpp(name, ids, Path(folder))
+    ids = ids[:512]
     impls = {"ours": lambda: model.forward(ids)}
     if hf is not None:
         impls["torch"] = lambda: torch_call(torch, hf, ids)
@@ -95,8 +126,12 @@ def bench_model(name: str, rate: float, say) -> None:
     row = f"  prefill 512: ours {fmt_seconds(timed['ours']['best'])}"
     if hf is not None:
         row += f", torch {fmt_seconds(timed['torch']['best'])}"
+    if native is not None:
+        row += f", llama.cpp {fmt_seconds(native['prefill'])} (ours÷llama.cpp"
+        row += f" {timed['ours']['best'] / native['prefill']:.1f}x)"
     say(row)
-    say("  n     ours/token   torch/token   ours÷torch   floor   ours÷floor")
+    head = "  n     ours/token   torch/token   ours÷torch   floor   ours÷floor"
+    say(head + ("   llama.cpp   ours÷llama.cpp" if native is not None else ""))
     for n in LENGTHS:
         prefix = model.forward(ids[: n - 1])
         impls = {"ours": lambda p=prefix, n=n: model.forward(ids[n - 1 : n], p.cache)}
@@ -114,7 +149,10 @@ def bench_model(name: str, rate: float, say) -> None:
             row += f" {fmt_seconds(theirs):>13} {ours / theirs:>11.2f}x"
         else:
             row += f" {'-':>13} {'-':>12}"
-        say(row + f" {fmt_seconds(floor):>7} {ours / floor:>10.1f}x")
+        row += f" {fmt_seconds(floor):>7} {ours / floor:>10.1f}x"
+        if native is not None:
+            row += f" {fmt_seconds(native['step'][n]):>11} {ours / native['step'][n]:>13.1f}x"
+        say(row)
 
 
 def main() -> list[str]:
