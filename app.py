@@ -3,7 +3,7 @@
 import streamlit as st
 
 import preload  # noqa: F401 (first: a page's lazy imports done before any page runs; preload.py)
-from ui.kit import emoji_check, model_load
+from ui.kit import emoji_check
 from ui.kit.errors import show_unexpected_error
 from ui.kit.session import PAGE_SCRIPT, SETTINGS_DRAWN
 from ui.room.hooks import (
@@ -18,6 +18,7 @@ from ui.shell.navigation import session_pages
 from ui.shell.registry import by_url
 from ui.shell.sidebar import language, sidebar
 from ui.shell.style import FAVICON, apply_style
+from ui.work import model_load
 
 emoji_check.remember()  # Streamlit's emoji check, once per label (ui/kit/emoji_check.py)
 

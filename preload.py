@@ -21,7 +21,7 @@ from ui.kit import process
 process.tune()  # the process's settings, before NumPy's import (ui/kit/process.py): for app.py
 
 # The app's own packages, every module of them: what app.py and the pages import at their top.
-APP_PACKAGES = ("core", "measure", "classroom", "ui")
+APP_PACKAGES = ("core", "measure", "scheduling", "classroom", "ui")
 
 # Modules that libraries import lazily, inside a function, on a page's first run.
 LAZY = (

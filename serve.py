@@ -77,10 +77,10 @@ async def model_work(_request) -> JSONResponse:
     their turn, those running and waiting, the longest line, the written steps kept and their
     bound, the jobs read ahead (and whether one waits or runs), and the model's load. For the
     class benches (bench/classroom.py)."""
-    turns = import_module("ui.kit.model_turns").TURNS
-    decoding, load = import_module("ui.kit.decoding"), import_module("ui.kit.model_load")
-    inside = import_module("ui.kit.inside_passes")
-    built = (decoding._step, decoding._prompt_pass, *inside.MODEL_WORK)
+    turns = import_module("ui.work.model_turns").TURNS
+    decoding, load = import_module("ui.work.decoding"), import_module("ui.work.model_load")
+    inside = import_module("ui.work.reading_passes")
+    built = (decoding._step, decoding._prompt_for_writing, *inside.MODEL_WORK)
     body = {
         "passes": sum(cache.builds for cache in built),
         "turns": turns.started,
@@ -106,7 +106,7 @@ async def lifespan(_app):
     # every page's imports, lazy ones included (preload.py), before the first session: here the
     # runtime exists, so the pages' caches are made in its storage
     await asyncio.to_thread(import_module, "preload")
-    import_module("ui.kit.model_load").start()  # Gemma, in the background (its pages wait for it)
+    import_module("ui.work.model_load").start()  # Gemma, in the background (its pages wait for it)
     problem = store_problem()
     if problem:
         print(f"the room store does not work: {problem.reason}", flush=True)

@@ -8,7 +8,7 @@ fragment rerun as the browser's timer does) in the same second that the other 40
 
 Measured: each Play's time from the press to its 32nd token, the Next reruns, and the server's
 passes (serve.py's /model/work) against the distinct steps the class asked for. Checked: each
-Play's text equals what the same seed writes alone (ui/kit/decoding.py in this process, after the
+Play's text equals what the same seed writes alone (ui/work/decoding.py in this process, after the
 server is gone), and each Next showed as many tokens as that student had pressed: nothing lost,
 nothing duplicated. (A Play's text may differ from the seed's alone where a batch's float32 sums
 moved a sampled token: said apart, with where it starts.)
@@ -22,10 +22,10 @@ from contextlib import AsyncExitStack
 
 from tests.support.model_work import steps_shown, until_loaded, when_settled, work
 from tests.support.session import connect, open_room
-from ui.kit import decoding
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.room.pulse import HERE_KEY
+from ui.work import decoding
 
 TOKENS = 32
 LABELS = ("**Text so far:**", "**目前的文字**")  # the text written, in either language
@@ -128,7 +128,7 @@ def expected(seeds: list[int], counts: list[int]) -> tuple[list[str], int]:
     """What each seed writes alone, in this process (the server gone): the text shown after
     ``count`` tokens, and the passes the class needed: the prompt's, and one per distinct
     sequence a step was asked after (the prompt's own step comes with its pass), the one read
-    ahead after each student's last token included (ui/kit/decoding.py ``read_ahead``)."""
+    ahead after each student's last token included (ui/work/decoding.py ``read_ahead``)."""
     model = decoding.decoder()
     prompt = tuple(model.encode(t("generate.example", "en")))
     texts, steps = [], set()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import core  # noqa: E402
-from core.lessons import inside  # noqa: E402
+from core.lessons import model_reading  # noqa: E402
 from tests.support.app import run_app  # noqa: E402
 
 PROMPT = "The quick brown fox jumps over the lazy dog, and then it runs into the forest to hide. "
@@ -41,12 +41,12 @@ def main() -> None:
     for _ in range(3):
         start = time.perf_counter()
         run = forward(ids, residuals=True)
-        inside.logit_lens(model, run.H)
+        model_reading.logit_lens(model, run.H)
         alone.append(time.perf_counter() - start)
     print(f"prompt: {len(ids)} pieces")
     print(f"one forward pass with residuals + the lens (best of 3): {min(alone):.2f} s")
 
-    repeat = inside.repeated_tokens(model, 0)
+    repeat = model_reading.repeated_tokens(model, 0)
     forward(repeat)  # warm: the repeat's pass is shared by every prompt's page
     at = run_app("inside", lang="en")  # the default prompt, so the repeat pass is cached
     pages = []

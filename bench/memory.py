@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import core  # noqa: E402
 from bench.torch_compare import best_ms  # noqa: E402
 from core.pretrained.gemma import rms_norm  # noqa: E402
-from ui.kit.model_load import rss  # noqa: E402
+from ui.work.model_load import rss  # noqa: E402
 
 REFERENCE = Path(__file__).resolve().parents[1] / "tests/core/reference/gemma3_270m.json"
 

@@ -26,13 +26,13 @@ import numpy as np  # noqa: E402
 from core.lessons import hand_example  # noqa: E402
 from core.lessons.mistakes import mask_after_softmax  # noqa: E402
 from core.trace import FIELDS  # noqa: E402
-from measure.training import Settings as TrainSettings  # noqa: E402
-from measure.training import child_lines  # noqa: E402
+from scheduling.training import Settings as TrainSettings  # noqa: E402
+from scheduling.training import child_lines  # noqa: E402
 from ui.kit.settings import Settings  # noqa: E402
-from ui.kit.traces import TraceKey, batch_trace, sentence_trace  # noqa: E402
 from ui.notebooks import generate, hand_check, masks, train, walkthrough  # noqa: E402
 from ui.notebooks.cells import SAVED  # noqa: E402
 from ui.views.hand_check.text import hand_trace  # noqa: E402
+from ui.work.traces import TraceKey, batch_trace, sentence_trace  # noqa: E402
 
 
 def execute(made: bytes, folder: Path):
@@ -73,7 +73,7 @@ def kinds():
     run = TrainSettings("repeat", d_model=32, n_heads=2, n_layers=2, steps=200, seed=0)
     lines = [json.loads(line) for line in child_lines(run)]
     yield "train", train.build(run, "zh"), {"loss": [line["loss"] for line in lines]}
-    from ui.kit.decoding import Rules, candidates_at, decoder, written
+    from ui.work.decoding import Rules, candidates_at, decoder, written
 
     model, rules = decoder(), Rules(0.8, 40, 0.95, True, 7)
     ids = tuple(model.encode("太阳系有八大"))

@@ -4,7 +4,6 @@ one pass against generation one token at a time with a K/V cache."""
 import streamlit as st
 
 from measure.cost import cost_ns, gpu_usable
-from ui.kit.errors import trace_or_stop
 from ui.kit.i18n import t
 from ui.kit.measure_panel import measured
 from ui.shell.page_header import page_header
@@ -13,6 +12,7 @@ from ui.shell.sidebar import current
 from ui.views.cost import charts as cost
 from ui.views.cost.paths import paths
 from ui.views.cost.training import generation, training
+from ui.work.traces import trace_or_stop
 
 settings = current()
 page_header()

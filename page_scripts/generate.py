@@ -4,12 +4,12 @@ how the real layer differs from the walkthrough's. The view lives in the URL."""
 
 import streamlit as st
 
-from ui.kit.decoding import prompt_pass
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
-from ui.views.generate import inside, next_token, prompt, sharing, writing
+from ui.views.generate import next_token, prompt, real_layer, sharing, writing
+from ui.work.decoding import prompt_for_writing
 
 settings = current()
 base, decimals = settings.base, settings.decimals
@@ -19,7 +19,7 @@ model = prompt.model_or_stop(picker)
 with box:
     text = prompt.prompt_box(settings.lang)
 ids = prompt.prompt_ids_or_stop(model, text)
-prompt_pass(ids, model.name)  # first: a waiting learner sees the line under the box
+prompt_for_writing(ids, model.name)  # first: a waiting learner sees the line under the box
 
 # the first screen: the prompt, then Next and the bars, with the rules and the layer and head
 # (on a projector the rules fold away, and the bars come within the first screen)
@@ -38,11 +38,11 @@ st.subheader(t("generate.pieces_title"))
 st.caption(markdown_text(t("generate.pieces_text")))
 prompt.pieces_table(model, ids, base)
 st.subheader(t("generate.train_title"), anchor="training")
-inside.training(model, ids, decimals, base)
+real_layer.training(model, ids, decimals, base)
 st.subheader(t("generate.map_heading"), anchor="attention-map")
-inside.attention_map(model, ids, view, decimals, base)
+real_layer.attention_map(model, ids, view, decimals, base)
 st.subheader(t("generate.diff_title"))
-inside.differences(model, ids, decimals, base)
+real_layer.differences(model, ids, decimals, base)
 st.subheader(t("generate.kv_title"), anchor="kv-sharing")
 st.markdown(t("generate.kv_text"))
 sharing.section(model, text, ids, view, base, decimals)

@@ -6,10 +6,10 @@ import core
 from ui.kit.errors import show_input_error
 from ui.kit.i18n import t
 from ui.kit.measure_panel import arriving
-from ui.kit.traces import loop_for, trace_for
 from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views.loop_vs_matrix import rows_side_by_side, timing_table
+from ui.work.traces import loop_for, trace_for
 
 settings = current()
 page_header()

@@ -2,13 +2,12 @@
 
 import streamlit as st
 
-from ui.kit.errors import trace_or_stop
 from ui.kit.i18n import t
 from ui.kit.number_text import shown_index
-from ui.kit.traces import TraceKey
 from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views import mistakes
+from ui.work.traces import TraceKey, trace_or_stop
 
 settings = current()
 page_header(head=shown_index(0, settings.base))

@@ -3,11 +3,11 @@ be; and Q, K, V as a soft lookup against a hard one."""
 
 import streamlit as st
 
-from ui.kit.errors import trace_or_stop
 from ui.kit.i18n import t
 from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views import projections
+from ui.work.traces import trace_or_stop
 
 settings = current()
 page_header()

@@ -4,7 +4,6 @@ from functools import partial
 
 import streamlit as st
 
-from ui.kit.errors import trace_or_stop
 from ui.kit.i18n import t
 from ui.notebooks import walkthrough as notebook
 from ui.notebooks.cells import MIME
@@ -13,6 +12,7 @@ from ui.shell.sidebar import current
 from ui.views.walkthrough import export
 from ui.views.walkthrough import view as walkthrough
 from ui.views.walkthrough.steps import NAMES
+from ui.work.traces import trace_or_stop
 
 settings = current()
 title, caption = st.container(), st.container(key="app_caption")

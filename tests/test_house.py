@@ -15,8 +15,16 @@ import pytest
 from tests.support import ROOT
 from ui.shell.registry import SCRIPTS
 
-PACKAGES = ("ui", "measure", "classroom", "core")
-LAYERS = {"kit", "figures", "shell", "notebooks", "room", "views"}  # as pyproject.toml orders
+PACKAGES = ("ui", "measure", "scheduling", "classroom", "core")
+LAYERS = {
+    "kit",
+    "work",
+    "figures",
+    "shell",
+    "notebooks",
+    "room",
+    "views",
+}  # as pyproject.toml orders
 # optional packages (or a slow one), imported where they are used
 OPTIONAL = {"cupy", "array_api_compat", "jieba", "redis", "gguf", "traceback"}
 
@@ -121,8 +129,8 @@ def test_the_settings_table_is_what_the_other_lists_read():
     from classroom.rooms import Rooms  # noqa: F401  (the store keeps whatever view it is given)
     from ui.kit.i18n import STRINGS
     from ui.kit.settings import FOLLOWED, LAYER, SETTINGS, Settings
-    from ui.kit.traces import TraceKey
     from ui.room.connection import VIEW_FIELDS
+    from ui.work.traces import TraceKey
 
     drawn = [s.name for s in SETTINGS if s.widget != "page"]
     assert [f.name for f in dataclasses.fields(Settings)] == drawn

@@ -12,7 +12,7 @@ def the_model_loaded():
     """Gemma loaded before any AppTest run, as on a server that has been up a while: a model
     page's first visit starts its load in the background and shows the wait, which AppTest, with no
     browser's timer, would not rerun (tests/deploy/test_model_load.py follows that wait)."""
-    from ui.kit import model_load
+    from ui.work import model_load
 
     if model_load.start():
         model_load.model()
@@ -22,7 +22,7 @@ def the_model_loaded():
 def gpu_app(gpu_stand_in):
     """The stand-in GPU for a whole app run, with the process-wide trace cache emptied before and
     after, so no result computed under it outlives the test."""
-    from ui.kit.traces import sentence_trace
+    from ui.work.traces import sentence_trace
 
     sentence_trace.cache_clear()
     yield gpu_stand_in

@@ -397,8 +397,8 @@ def test_the_pieces_and_the_pieces_limit_are_the_models(gemma):
 def test_a_room_follows_the_teacher_onto_generate_and_writes_one_generation(gemma):
     """The teacher's prompt, rules, seed and tokens written are the room's view: each student,
     in either language, shows the teacher's text, and the whole room costs one generation."""
-    from ui.kit import decoding
     from ui.room import connection as room
+    from ui.work import decoding
 
     _, code, key = room_opened()
     teacher = run_app("generate", room=code, key=key, lang="en")

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from core.lessons.inside import MAP_POSITIONS, REPEAT_LENGTH, repeated_tokens
+from core.lessons.model_reading import MAP_POSITIONS, REPEAT_LENGTH, repeated_tokens
 from tests.support.app import charts, decode, grids, page_text, room_opened, run_app
 from tests.support.numbers import numbers
 from tests.support.oracles import induction_by_hand

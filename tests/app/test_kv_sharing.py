@@ -67,7 +67,7 @@ def test_the_real_map_puts_each_k_v_heads_readers_in_its_row(gemma, smollm2, mod
     """The chosen layer's query heads, a row per K/V head: each map the test's own pass's A for
     that query head, titled with the K/V head it reads (head j reads K/V head j // group)."""
     from tests.support.app import chart_titled, decode
-    from ui.kit import model_load
+    from ui.work import model_load
 
     model_load.start(model)
     model_load.model(model)

@@ -64,11 +64,11 @@ def test_the_loop_panel_prints_the_output_row_by_row(query):
 
 @pytest.fixture
 def loop_off_by_one(monkeypatch):
-    """core.attention_loop, where ui/kit/traces.py looks it up, giving the true loop's output + 1:
+    """core.attention_loop, where ui/work/traces.py looks it up, giving the true loop's output + 1:
     a loop that no longer agrees with the matrix. Its cached results are dropped before and
     after."""
     import core
-    from ui.kit.traces import loop_trace
+    from ui.work.traces import loop_trace
 
     true_loop = core.attention_loop
 

@@ -7,7 +7,7 @@ and heads; a model the URL names wrongly is said, and Gemma opens."""
 import numpy as np
 import pytest
 
-from core.lessons.inside import repeated_tokens
+from core.lessons.model_reading import repeated_tokens
 from tests.support.app import grids, page_text, room_opened, run_app
 from tests.support.numbers import numbers
 from tests.support.oracles import induction_by_hand
@@ -20,7 +20,7 @@ ENGLISH = "French: fleur, English: flower. French: montagne, English:"
 def smollm2_loaded():
     """SmolLM2 loaded before the pages ask for it, as after a first learner chose it (a page's
     first choice shows the load's wait, which AppTest, with no browser's timer, would not rerun)."""
-    from ui.kit import model_load
+    from ui.work import model_load
 
     model_load.start(SMOL)
     model_load.model(SMOL)

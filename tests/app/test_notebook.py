@@ -15,15 +15,15 @@ nbclient = pytest.importorskip("nbclient")
 from core.lessons import hand_example  # noqa: E402
 from core.lessons.mistakes import mask_after_softmax  # noqa: E402
 from core.trace import FIELDS  # noqa: E402
-from measure.training import Settings as TrainSettings  # noqa: E402
-from measure.training import child_lines  # noqa: E402
+from scheduling.training import Settings as TrainSettings  # noqa: E402
+from scheduling.training import child_lines  # noqa: E402
 from tests.support import ROOT  # noqa: E402
 from tests.support.app import run_app  # noqa: E402
 from ui.kit.settings import Settings  # noqa: E402
-from ui.kit.traces import TraceKey, batch_trace, sentence_trace  # noqa: E402
 from ui.notebooks import generate, hand_check, masks, train, walkthrough  # noqa: E402
 from ui.notebooks.cells import SAVED  # noqa: E402
 from ui.views.hand_check.text import hand_trace  # noqa: E402
+from ui.work.traces import TraceKey, batch_trace, sentence_trace  # noqa: E402
 
 TIMES = {}  # each kind's execution time, printed at the end (the note quotes it)
 
@@ -105,7 +105,7 @@ def test_the_hand_check_notebook_rebuilds_the_example_and_its_loop(tmp_path, lan
 def test_the_train_notebook_trains_the_same_curve_bit_for_bit(tmp_path, lang, task, seed):
     settings = TrainSettings(task, d_model=16, n_heads=2, n_layers=2, steps=40, seed=seed)
     book, printed, saved = run(train.build(settings, lang), tmp_path, "train")
-    # the app's run: the child's lines, as /train's server reads them (measure/training.py)
+    # the app's run: the child's lines, as /train's server reads them (scheduling/training.py)
     lines = [json.loads(line) for line in child_lines(settings)]
     assert np.array_equal(saved["loss"], [line["loss"] for line in lines])
     assert np.array_equal(saved["answer_loss"], [line["answer_loss"] for line in lines])
@@ -117,7 +117,7 @@ def test_the_train_notebook_trains_the_same_curve_bit_for_bit(tmp_path, lang, ta
 def test_the_generate_notebook_writes_what_the_page_wrote(
     tmp_path, monkeypatch, lang, sample, count
 ):
-    from ui.kit.decoding import Rules, candidates_at, decoder, written
+    from ui.work.decoding import Rules, candidates_at, decoder, written
 
     monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the kernel finds the app's core/ (APP = ".")
     model, prompt = decoder(), "太阳系有八大" if lang == "zh" else "The capital of France is"

@@ -141,7 +141,7 @@ def test_a_class_bets_on_the_step_the_induction_head_forms(history):
 
 
 def test_stop_stops_the_run_within_a_step_and_keeps_what_was_trained():
-    from ui.kit.model_turns import RUNS
+    from ui.work.model_turns import RUNS
 
     at = run_app("train", lang="zh", tr_task="copy", tr_steps=1000, tr_d_model=32, tr_seed=5)
     at.button(key="tr_train").click().run()
@@ -160,7 +160,7 @@ def test_with_and_without_scaling_are_the_tests_own():
     """At step 0 the page's largest weight per row and mean |dS| through the softmax, against
     torch on the same one-head d_head = 128 model; both runs' last answer losses against the
     runs themselves."""
-    from ui.kit.model_turns import RUNS
+    from ui.work.model_turns import RUNS
 
     at = run_app("train", lang="en", tr_task="copy")
     at.button(key="tr_scale_go").click().run()

@@ -133,7 +133,7 @@ def test_trained_page_says_how_to_get_a_missing_model(monkeypatch):
     def no_package(name):
         raise ImportError(name)
 
-    from ui.kit.traces import model_traces
+    from ui.work.traces import model_traces
 
     pretrained.load.cache_clear()
     model_traces.clear()

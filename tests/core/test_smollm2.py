@@ -114,17 +114,17 @@ def test_each_model_follows_its_own_rule_for_a_first_token(smollm2, gemma):
 
 def test_its_induction_heads_copy_the_repeat_and_share_k_v_groups(smollm2):
     """On 40 random pieces repeated, SmolLM2's strongest induction heads (the inside page's
-    score, core.lessons.inside) sit in layers 18-19 (from 0: 17-18), two by two in one K/V
+    score, core.lessons.model_reading) sit in layers 18-19 (from 0: 17-18), two by two in one K/V
     group: 19.7 and 19.8 read K/V head 3, 18.4 and 18.5 K/V head 2; the second copy's loss
     falls from about 12.8 nats to 3.7."""
-    from core.lessons import inside
+    from core.lessons import model_reading
 
-    ids = inside.repeated_tokens(smollm2, 0)
+    ids = model_reading.repeated_tokens(smollm2, 0)
     run = smollm2.forward(list(ids), residuals=True, rows=0)
-    scores = inside.head_scores(run.A, ids)["induction"]  # [layers, heads]
+    scores = model_reading.head_scores(run.A, ids)["induction"]  # [layers, heads]
     best = [divmod(int(k), 9) for k in np.argsort(-scores.ravel())[:4]]
     assert sorted(best) == [(17, 3), (17, 4), (18, 6), (18, 7)]
     assert scores[18, 6] > 0.8 and scores[17, 3] > 0.6
     assert {h // 3 for layer, h in best if layer == 18} == {2}  # one K/V group, counted from 0
-    first, second = inside.copy_halves(inside.losses_of(smollm2, run.H[-1], ids))
+    first, second = model_reading.copy_halves(model_reading.losses_of(smollm2, run.H[-1], ids))
     assert first > 10 and second < 4.5

@@ -1,4 +1,4 @@
-"""Gemma loads in the background from the server's start (ui/kit/model_load.py): a learner who
+"""Gemma loads in the background from the server's start (ui/work/model_load.py): a learner who
 opens /generate before it is ready (or starts it, on `streamlit run app.py`) sees how long it
 has been loading, not a frozen page, with a fragment that looks again every half second, and
 the page once it is ready. (In a browser that

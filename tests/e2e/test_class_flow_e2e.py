@@ -22,8 +22,8 @@ from tests.e2e.conftest import SHOTS
 from tests.support.browser import wait_for_sentence
 from ui.kit.i18n import t
 from ui.kit.settings import Settings
-from ui.kit.traces import TraceKey, sentence_trace
 from ui.notebooks.cells import SAVED
+from ui.work.traces import TraceKey, sentence_trace
 
 SENTENCES = {"zh": "我 喜欢 学习 语言 模型", "en": "the cat sat on mats"}  # 5 tokens each
 N, D_K = 5, 4  # d_model 8 and 2 heads (the defaults): d_k = 4

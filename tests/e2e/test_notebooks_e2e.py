@@ -14,14 +14,14 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from core.lessons import hand_example
 from core.trace import FIELDS
-from measure.training import Settings as TrainSettings
-from measure.training import child_lines
+from scheduling.training import Settings as TrainSettings
+from scheduling.training import child_lines
 from tests.support import ROOT
 from ui.kit.i18n import DEFAULT_BATCH, t
 from ui.kit.settings import Settings
-from ui.kit.traces import TraceKey, batch_trace, sentence_trace
 from ui.notebooks.cells import SAVED
 from ui.views.hand_check.text import hand_trace
+from ui.work.traces import TraceKey, batch_trace, sentence_trace
 
 SENTENCES = {"zh": "我 喜欢 学习 语言 模型", "en": "the cat sat on mats"}
 PROMPTS = {"zh": "太阳系有八大", "en": "The capital of France is"}
@@ -83,7 +83,7 @@ def test_each_pages_notebook_downloaded_and_run(session, lang, tmp_path, monkeyp
     run = TrainSettings("repeat", d_model=16, n_heads=2, n_layers=1, steps=50, seed=3)
     assert np.array_equal(saved["loss"], [json.loads(line)["loss"] for line in child_lines(run)])
 
-    from ui.kit.decoding import Rules, candidates_at, decoder, written
+    from ui.work.decoding import Rules, candidates_at, decoder, written
 
     prompt = PROMPTS[lang]
     s.open(f"/generate?lang={lang}&{GENERATE}&gen_prompt={prompt.replace(' ', '+')}")

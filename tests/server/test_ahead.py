@@ -1,8 +1,9 @@
-"""measure/ahead.py: a session's next request done in the background, one waiting job a session."""
+"""scheduling/ahead.py: a session's next request done in the background, one waiting job a
+session."""
 
 import threading
 
-from measure.ahead import Ahead
+from scheduling.ahead import Ahead
 
 
 def test_a_newer_job_takes_the_place_of_its_sessions_waiting_one():

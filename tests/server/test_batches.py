@@ -1,4 +1,4 @@
-"""measure/batches.py: requests that arrive together are served in one batch, each getting its
+"""scheduling/batches.py: requests that arrive together are served in one batch, each getting its
 own result; an error reaches every request of its batch and no other; a leader stopped before
 its turn hands the lead on, and its request is not run; batches take their turns at the model."""
 
@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from measure.batches import Batcher
-from measure.turns import Turns
+from scheduling.batches import Batcher
+from scheduling.turns import Turns
 from tests.support.threads import join_all
 
 RUN_S = 0.1

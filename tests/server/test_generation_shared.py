@@ -7,7 +7,7 @@ import threading
 import numpy as np
 import pytest
 
-from ui.kit import decoding
+from ui.work import decoding
 
 
 @pytest.fixture

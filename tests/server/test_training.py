@@ -1,5 +1,5 @@
-"""Training runs shared by the server (measure/training.py), with real child processes: one run per
-settings however many sessions ask, the child's losses those of core.tiny.train in this process
+"""Training runs shared by the server (scheduling/training.py), with real child processes: one run
+per settings however many sessions ask, the child's losses those of core.tiny.train in this process
 bit for bit, Stop ending a run within a step when no one else follows it, two runs at once both
 finishing, and a third waiting its turn."""
 
@@ -11,8 +11,8 @@ import pytest
 
 from core import tiny
 from core.threads import on_one_core
-from measure.training import TURN_S, Settings, TrainingRuns
-from measure.turns import Turns
+from scheduling.training import TURN_S, Settings, TrainingRuns
+from scheduling.turns import Turns
 
 SMALL = Settings("repeat", d_model=16, n_heads=2, n_layers=2, steps=40)
 LONG = Settings("copy", d_model=32, n_heads=2, n_layers=2, steps=1000)
@@ -149,7 +149,7 @@ def test_a_training_run_holds_anothers_job_for_about_one_turn():
 def test_the_watching_count_drops_a_page_that_stopped_drawing_the_run():
     """The reviewed case: "3 people are watching" counted two sessions that had closed. A page
     that draws the run live says so every 0.5 s; one that has not for WATCH_S is gone."""
-    from measure.training import WATCH_S
+    from scheduling.training import WATCH_S
 
     runs = TrainingRuns(max_runs=1)
     run = runs.request(SMALL, "teacher")

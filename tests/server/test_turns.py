@@ -1,4 +1,4 @@
-"""measure/turns.py: the model's bounded pool. At most ``slots`` jobs at once, in the order they
+"""scheduling/turns.py: the model's bounded pool. At most ``slots`` jobs at once, in the order they
 came; a Play made of one-token jobs holds another session's Next for at most one job; one waiting
 job per session, a rerun's place kept for its next job; a waiting job told how many are before it;
 and shared values (ui/kit/shared_cache.py) built once through it, nested builds included."""
@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from measure import turns as turns_module
-from measure.turns import Replaced, Turns
+from scheduling import turns as turns_module
+from scheduling.turns import Replaced, Turns
 from tests.support.threads import join_all, start_all
 from ui.kit.shared_cache import shared
 
@@ -108,7 +108,7 @@ def test_a_waiting_job_is_told_who_is_ahead_and_a_rerun_keeps_its_place(monkeypa
     monkeypatch.setattr(turns_module, "POLL_S", 0.02)
     who, told, stop_c = Who(), {}, threading.Event()
 
-    class Line:  # as ui/kit/model_turns.py shows it, here recorded; C's rerun interrupts it
+    class Line:  # as ui/work/model_turns.py shows it, here recorded; C's rerun interrupts it
         def __init__(self):
             self.session = who()
 

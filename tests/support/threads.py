@@ -1,4 +1,4 @@
-"""Threads for the tests of the server's shared machinery (measure/turns.py, measure/batches.py):
+"""Threads for the tests of the server's shared machinery (scheduling/turns.py and batches.py):
 started in order, and joined with a bound so that a deadlock fails a test instead of hanging it."""
 
 import threading

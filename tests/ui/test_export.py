@@ -8,8 +8,8 @@ import zipfile
 import numpy as np
 
 import core
-from ui.kit.traces import SentenceTrace, _host_trace, _host_weights
 from ui.views.walkthrough.export import to_csv_zip, to_npz
+from ui.work.traces import SentenceTrace, _host_trace, _host_weights
 
 TOKENS = ["<b>", "a,b", '"q"', "=1+1", "好看"]
 

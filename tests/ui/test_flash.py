@@ -6,7 +6,7 @@ from ui.kit.i18n import DEFAULT_SENTENCE
 
 
 def test_the_default_tile_rescales_in_the_first_steps_of_both_default_sentences():
-    from ui.kit.traces import TraceKey, sentence_trace
+    from ui.work.traces import TraceKey, sentence_trace
 
     for sentence in DEFAULT_SENTENCE.values():
         data = sentence_trace(TraceKey(sentence, "auto", 8, 2, 0, True, "none"))

@@ -1,4 +1,4 @@
-"""After Gemma's load the server hands the heap's freed pages back (ui/kit/model_load.py): a
+"""After Gemma's load the server hands the heap's freed pages back (ui/work/model_load.py): a
 process that frees most of many mid-sized allocations, the rest kept between them, is resident
 by far less once ``heap.give_back`` has run. In a child process, whose heap is its own."""
 
@@ -9,7 +9,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 CHILD = """
-from ui.kit import heap, model_load
+from ui.kit import heap
+from ui.work import model_load
 kept, freed = [], []
 for i in range(200_000):  # 2 kB each (malloc's, not Python's small-object arenas), 1 in 8 kept
     (kept if i % 8 == 0 else freed).append(bytes(2000) + bytes([i % 256]))

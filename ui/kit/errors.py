@@ -4,7 +4,6 @@ import streamlit as st
 
 import core
 from ui.kit.i18n import error_text, t
-from ui.kit.traces import trace_for
 
 
 def _keep_first_characters(box: str, mode: str, limit: int) -> None:
@@ -38,19 +37,6 @@ def show_input_error(error: core.InputError, box: str | None = None, mode: str =
             key=f"{label.partition('.')[2]}_{box}",  # e.g. cut_tokens_sentence
             type="primary",
         )
-
-
-def trace_or_stop(settings):
-    """The sidebar sentence's trace; on bad input, the message and nothing more on this page."""
-    try:
-        data = trace_for(settings)
-    except core.InputError as error:
-        show_input_error(error, box="sentence", mode=settings.mode)
-        st.stop()
-    invisible = core.count_invisible(settings.sentence)
-    if invisible:
-        st.caption(t("shell.invisible_removed", k=invisible))
-    return data
 
 
 def show_unexpected_error(error: Exception) -> None:

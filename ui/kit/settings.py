@@ -91,7 +91,7 @@ SETTINGS = (
             followed=True, reset=True),
     # /generate's own, in its URL and a room's view: a class following the teacher writes the
     # teacher's prompt with the teacher's rules, as far as the teacher has written (one
-    # generation for the whole room: ui/kit/decoding.py shares it)
+    # generation for the whole room: ui/work/decoding.py shares it)
     Setting("gen_prompt", str, "page", "generate.prompt", "", bound=True, followed=True),
     Setting("gen_t", float, "page", "generate.temperature", 1.0, parse=float, bound=True,
             followed=True),

@@ -101,7 +101,7 @@ class Shared:
 
 
 def shared(max_entries: int, turns=None):
-    """Keep a function's values (``max_entries`` at most). ``turns`` (measure.turns.Turns): a
+    """Keep a function's values (``max_entries`` at most). ``turns`` (scheduling.turns.Turns): a
     build waits its turn at the model first; a caller who finds the value being built waits for
     that build without a turn of its own."""
     return lambda build: Shared(build, max_entries, turns)

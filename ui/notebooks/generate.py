@@ -58,7 +58,7 @@ top_ids, top_q = top.ids, top.q"""
 
 
 def build(name: str, prompt: str, ids, rules, count: int, lang: str) -> bytes:
-    """The notebook of /generate's view: ``prompt`` (its ``ids``), the ``rules`` (ui/kit/decoding
+    """The notebook of /generate's view: ``prompt`` (its ``ids``), the ``rules`` (ui/work/decoding
     Rules) and the ``count`` tokens written so far, for the model ``name``."""
     n = max(count, WRITE_AT_LEAST)
     mode = say("greedy" if not rules.sample else "sampled", lang, seed=rules.seed)

@@ -23,7 +23,7 @@ print("right order, rows sum to", np.round(A[:, 0].sum(axis=-1), 4))"""
 
 
 def _weights(settings, n: int) -> core.Weights:
-    """The page's weights (ui/kit/traces.py batch_trace draws them the same way)."""
+    """The page's weights (ui/work/traces.py batch_trace draws them the same way)."""
     config = core.AttentionConfig(
         d_model=settings.d_model, n_heads=settings.n_heads, seed=settings.seed
     )
@@ -33,7 +33,7 @@ def _weights(settings, n: int) -> core.Weights:
 
 
 def build(batch, settings, kind: str, lang: str) -> bytes:
-    """The notebook of ``batch`` (ui/kit/traces.py's BatchTrace) with the page's mask ``kind``."""
+    """The notebook of ``batch`` (ui/work/traces.py's BatchTrace) with the page's mask ``kind``."""
     b, n = len(batch.tokens), len(batch.tokens[0])
     W = _weights(settings, n)
     sentences = " / ".join(

@@ -77,7 +77,7 @@ def without_core_imports(module) -> str:
 
 
 def build(settings, lang: str) -> bytes:
-    """The notebook of a /train run's ``settings`` (measure/training.py's Settings)."""
+    """The notebook of a /train run's ``settings`` (scheduling/training.py's Settings)."""
     about = {**settings.__dict__, "task": t(f"train.task_{settings.task}", lang)}
     helpers = (
         CORE + cells.source(seeding.rng_for, heads.split_heads, heads.merge_heads) + cells.softmax()

@@ -26,7 +26,7 @@ def _inputs(data, settings) -> str:
 
 
 def build(data, settings, lang: str, before: str = "") -> bytes:
-    """The notebook of ``data`` (ui/kit/traces.py's SentenceTrace for ``settings``), in ``lang``;
+    """The notebook of ``data`` (ui/work/traces.py's SentenceTrace for ``settings``), in ``lang``;
     ``before``: markdown for a cell after the title (a class's summary)."""
     about = {"sentence": markdown_text(" ".join(data.tokens)), "n": len(data.tokens),
              "d_model": settings.d_model, "heads": settings.n_heads, "seed": settings.seed,

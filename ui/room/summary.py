@@ -13,9 +13,9 @@ import core
 from ui.kit import question_text as questions
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
-from ui.kit.traces import TraceKey, sentence_trace
 from ui.notebooks import walkthrough as notebook
 from ui.notebooks.offer import offer
+from ui.work.traces import TraceKey, sentence_trace
 
 
 def rows(asked: list[dict]) -> list[tuple[int, str, int, str]]:

@@ -15,18 +15,18 @@ from core.lessons.questions import (
     make_question,
     next_token_question,
 )
-from measure.training import Settings
+from scheduling.training import Settings
 from ui.figures.charts import answer_bars
 from ui.figures.place import plot
 from ui.kit import question_text as questions
 from ui.kit.choose import selectbox
 from ui.kit.i18n import labeller, t
-from ui.kit.model_turns import RUNS
 from ui.kit.session import GEN_CANDIDATES, INSIDE_RANKS, PAGE_SCRIPT, TRAIN_SETTINGS, anonymous_id
-from ui.kit.traces import trace_for
 from ui.room import invite
 from ui.room import summary as room_summary
 from ui.room.connection import POLL_S, fragment_guarded, leave, rooms
+from ui.work.model_turns import RUNS
+from ui.work.traces import trace_for
 
 TRAIN_WAIT_S = 120  # the longest a teacher's Ask waits for the run it bets on
 

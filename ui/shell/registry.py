@@ -31,7 +31,7 @@ class PageEntry:
     unused: tuple = ()  # sidebar settings (URL keys) this page does not read: set aside there
     intro: bool = True  # under its heading, its introduction (the title's key, _title -> _intro)
     class_view: bool = True  # a teacher here shows it to the class (the room page: their desk)
-    model: bool = False  # it runs Gemma: a visit starts the model's load (ui/kit/model_load.py)
+    model: bool = False  # it runs Gemma: a visit starts the model's load (ui/work/model_load.py)
 
     @property
     def intro_key(self) -> str | None:

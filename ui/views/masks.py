@@ -14,8 +14,8 @@ from ui.kit.choose import selectbox
 from ui.kit.errors import show_input_error
 from ui.kit.i18n import DEFAULT_BATCH, labeller, t
 from ui.kit.number_text import indices, row_label, shown_index
-from ui.kit.traces import BATCH_MASKS, TraceKey, batch_trace
 from ui.kit.url import url_choice
+from ui.work.traces import BATCH_MASKS, TraceKey, batch_trace
 
 
 def batch_or_stop(settings):

@@ -12,7 +12,7 @@ from ui.figures.charts import A_heatmap, heatmap
 from ui.figures.place import grid
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, sum_notes
-from ui.kit.traces import TraceKey, sentence_trace
+from ui.work.traces import TraceKey, sentence_trace
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -10,7 +10,7 @@ from ui.figures.place import head_bands, head_grid, plot
 from ui.kit import reference_lines as code_lines
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, shown_index
-from ui.kit.traces import TraceKey, sentence_trace
+from ui.work.traces import TraceKey, sentence_trace
 
 
 def _A_args(data, decimals: int) -> dict:

@@ -15,8 +15,8 @@ from ui.kit.errors import show_input_error
 from ui.kit.i18n import current_lang, t
 from ui.kit.number_box import number_box
 from ui.kit.number_text import indices, num, shown_index
-from ui.kit.traces import TraceKey, sentence_trace
 from ui.kit.url import url_choice
+from ui.work.traces import TraceKey, sentence_trace
 
 # sentence pairs for the word-order lesson; ?pe_pair=<index> picks one (0: 我喜欢你 ↔ 你喜欢我)
 PAIRS = (  # each the other's words reordered: every token of one is in the other

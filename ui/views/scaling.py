@@ -13,7 +13,7 @@ from ui.figures.place import grid, plot
 from ui.kit.i18n import t
 from ui.kit.number_text import num, shown_index
 from ui.kit.tables import table
-from ui.kit.traces import SCALING_D_K, dot_product_samples, sharpness_curves
+from ui.work.traces import SCALING_D_K, dot_product_samples, sharpness_curves
 
 UNSCALED = "#D55E00"  # Okabe-Ito vermillion: "without scaling" in every chart of the page
 SCALED = "#0072B2"  # Okabe-Ito blue: "with ÷√d_k"

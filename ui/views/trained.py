@@ -29,8 +29,8 @@ from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
 from ui.kit.number_text import indices, num, row_label, shown_index
 from ui.kit.tables import table
-from ui.kit.traces import ModelTraces, model_traces
 from ui.kit.url import keep_in_url, told, url_choice, whole
+from ui.work.traces import ModelTraces, model_traces
 
 
 @dataclass(frozen=True)

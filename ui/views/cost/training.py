@@ -14,7 +14,7 @@ from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, power_of_ten, shown_index
 from ui.kit.player import player
-from ui.kit.traces import TraceKey, sentence_trace
+from ui.work.traces import TraceKey, sentence_trace
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

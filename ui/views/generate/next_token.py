@@ -5,7 +5,6 @@ import streamlit as st
 
 from ui.figures.charts import probability_bars
 from ui.figures.place import plot
-from ui.kit.decoding import Rules
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
 from ui.kit.number_box import number_box
@@ -13,6 +12,7 @@ from ui.kit.number_text import num, power_of_ten
 from ui.kit.session import GEN_CANDIDATES
 from ui.kit.tables import table
 from ui.kit.url import decimal, told, url_choice
+from ui.work.decoding import Rules
 
 BIND = {"bind": "query-params"}
 

@@ -8,12 +8,12 @@ from functools import cache
 import streamlit as st
 
 import core
-from ui.kit import model_load
-from ui.kit.decoding import MAX_PROMPT_CHARS, MAX_PROMPT_PIECES, decoder
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import error_text, labeller, t
 from ui.kit.tables import table
 from ui.kit.url import url_choice
+from ui.work import model_load
+from ui.work.decoding import MAX_PROMPT_CHARS, MAX_PROMPT_PIECES, decoder
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # but tab and newline
 MARKERS = re.compile(r"<(bos|eos|pad|unk|mask|start_of_turn|end_of_turn)>")

@@ -12,11 +12,11 @@ import core
 from core.lessons.kv_sharing import sharing_of, three_ways
 from ui.figures.charts import A_heatmap
 from ui.figures.place import grid
-from ui.kit.decoding import prompt_pass
 from ui.kit.i18n import t
 from ui.kit.number_text import byte_size, indices, shown_index
 from ui.kit.tables import table
 from ui.views.generate.next_token import label, partial_bytes
+from ui.work.decoding import prompt_for_writing
 
 AT = 512  # tokens: the cache's size at this length
 NAMES = {"gemma3-270m": "Gemma 3 270M", "smollm2-135m": "SmolLM2-135M"}
@@ -80,7 +80,7 @@ def group_maps(model, ids: tuple, layer: int, base: int, decimals: int) -> None:
     """The chosen layer's query heads on the prompt, a row per K/V head: the heads of one row
     read the same K and V, and differ only by their own q (the mask's future cells grey)."""
     c = model.config
-    A = prompt_pass(ids, model.name).A[layer]  # [h, n, n]: each query head's own map
+    A = prompt_for_writing(ids, model.name).A[layer]  # [h, n, n]: each query head's own map
     pieces = [label(model, i) for i in ids]
     future = np.triu(np.ones((len(ids), len(ids)), dtype=bool), 1)
     words = {"model": NAMES[model.name], "layer": shown_index(layer, base), "g": c.group}

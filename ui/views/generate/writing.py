@@ -9,14 +9,6 @@ from core import to_numpy
 from ui.figures.charts import heatmap
 from ui.figures.place import plot
 from ui.kit.choose import selectbox
-from ui.kit.decoding import (
-    MAX_WRITTEN,
-    candidates_at,
-    prompt_pass,
-    read_ahead,
-    step_of,
-    written,
-)
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import byte_size, indices, num, one_in, shown_index
@@ -28,6 +20,14 @@ from ui.notebooks.offer import offer
 from ui.room.connection import is_teacher
 from ui.room.follow_here import follow_here
 from ui.views.generate.next_token import bars, label, probability_text
+from ui.work.decoding import (
+    MAX_WRITTEN,
+    candidates_at,
+    prompt_for_writing,
+    read_ahead,
+    step_of,
+    written,
+)
 
 KEY = "gen_written"
 PUBLISH = "gen_publish"  # a teacher's Next, to publish with a whole run
@@ -85,7 +85,7 @@ def start_from_url() -> None:
 def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: int) -> None:
     start_from_url()
     name = model.name
-    prompt_pass(prompt_ids, name)  # the prompt's step comes with the prompt's one pass
+    prompt_for_writing(prompt_ids, name)  # the prompt's step comes with the prompt's one pass
 
     def draw(count: int) -> None:
         keep_in_url("written", str(count), "0")

@@ -5,17 +5,17 @@ its full map), and on the repeat the loss at each position of both copies."""
 import numpy as np
 import streamlit as st
 
-from core.lessons.inside import LOCAL, REPEAT_LENGTH, SCORES
+from core.lessons.model_reading import LOCAL, REPEAT_LENGTH, SCORES
 from ui.figures.charts import A_heatmap, head_tiles, line_chart
 from ui.figures.place import plot, plot_for_screens
 from ui.kit.choose import selectbox
 from ui.kit.i18n import labeller, t
-from ui.kit.inside_passes import prompt_pass, repeat_of, scores_of
 from ui.kit.number_box import number_box
 from ui.kit.number_text import num
 from ui.kit.tables import table
 from ui.kit.url import decimal, told, url_choice
 from ui.views.inside.names import head_name, layer_numbers, piece, row_names
+from ui.work.reading_passes import repeat_of, scores_of, stream_pass
 
 SEED = 0  # the repeated sequence's random pieces
 SHOWN_ON_PROJECTOR = 8  # the table's first rows, printed large
@@ -77,7 +77,7 @@ def section(model, prompt_ids: tuple, base: int, projector: bool = False) -> Non
     c, name = model.config, model.name
     ids, seed = source(prompt_ids, name)
     scores = scores_of(prompt_ids, seed, name=name)
-    run = prompt_pass(prompt_ids, name=name) if seed is None else repeat_of(seed, name=name)
+    run = stream_pass(prompt_ids, name=name) if seed is None else repeat_of(seed, name=name)
     maps = run.A
     names = row_names(c.n_layers, base)[1:]
     maps = [list(a) for a in maps]

@@ -10,12 +10,12 @@ from ui.figures.charts import line_chart, probability_bars
 from ui.figures.place import grid, plot
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
-from ui.kit.inside_passes import lens_of, prompt_pass, repeat_of, scores_of
 from ui.kit.number_text import num
 from ui.kit.tables import table
 from ui.kit.url import keep_in_url, told
 from ui.views.inside.gallery import SEED
 from ui.views.inside.names import from_code, head_code, head_name, piece, row_names, stream_ticks
+from ui.work.reading_passes import lens_of, repeat_of, scores_of, stream_pass
 
 KEY = "in_off"
 TOP_INDUCTION = 3  # heads the one-click buttons switch off
@@ -84,7 +84,7 @@ def chosen(model, base: int) -> frozenset:
 
 
 def _bars(model, ids: tuple, off: frozenset, title: str):
-    run = prompt_pass(ids, off, name=model.name)  # (no heads off: the page's one pass)
+    run = stream_pass(ids, off, name=model.name)  # (no heads off: the page's one pass)
     p = softmax_rows(run.logits[-1].astype(np.float64))  # [vocab]
     top = np.argsort(-p)[:SHOWN]
     return probability_bars(

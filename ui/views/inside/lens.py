@@ -5,16 +5,16 @@ first piece over the last positions."""
 import numpy as np
 import streamlit as st
 
-from core.lessons.inside import Lens
+from core.lessons.model_reading import Lens
 from ui.figures.charts import line_chart, piece_map
 from ui.figures.place import grid, plot_for_screens
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
-from ui.kit.inside_passes import lens_of
 from ui.kit.number_text import num
 from ui.kit.session import INSIDE_RANKS
 from ui.kit.tables import table
 from ui.views.inside.names import piece, row_names, stream_ticks
+from ui.work.reading_passes import lens_of
 
 PRESETS = {  # model inputs, the same in both languages
     "translate": "法语：fleur，中文：花。法语：montagne，中文：",

@@ -9,10 +9,10 @@ from ui.figures.charts import grouped_bars
 from ui.figures.place import plot
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
-from ui.kit.inside_passes import parts_of
 from ui.kit.number_text import num, power_of_ten
 from ui.kit.tables import table
 from ui.views.inside.names import layer_numbers, piece, row_names
+from ui.work.reading_passes import parts_of
 
 DECIMALS = 3
 

@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from core import tiny
-from measure.training import Settings
+from scheduling.training import Settings
 from ui.figures.charts import heatmap
 from ui.figures.place import grid
 from ui.kit.choose import selectbox

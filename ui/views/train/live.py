@@ -1,4 +1,4 @@
-"""Train and Stop: the run this session follows (measure/training.py: shared by every session
+"""Train and Stop: the run this session follows (scheduling/training.py: shared by every session
 with the same settings, trained in the background), its place in the queue, its progress and
 its loss while it trains. A run already trained by someone else plays back at the pace it
 trained, so that a class watching the projector sees the same curve come down."""
@@ -7,12 +7,12 @@ import time
 
 import streamlit as st
 
-from measure.training import Run, Settings
+from scheduling.training import Run, Settings
 from ui.kit.i18n import t
-from ui.kit.model_turns import RUNS
 from ui.kit.number_text import num
 from ui.kit.session import anonymous_id
 from ui.views.train import curves
+from ui.work.model_turns import RUNS
 
 RUN, STARTED, STOPPED_AT = "tr_run", "tr_started", "tr_stopped_at"
 POLL_S = 0.5

@@ -1,5 +1,5 @@
 """With and without ÷√d_k at a large d_head: the same model and data trained twice (shared runs,
-measure/training.py), their answer losses side by side, and at step 0 how peaked the softmax is
+scheduling/training.py), their answer losses side by side, and at step 0 how peaked the softmax is
 and how much gradient gets through it."""
 
 import dataclasses
@@ -9,15 +9,15 @@ import numpy as np
 import streamlit as st
 
 from core import tiny
-from measure.training import Settings
+from scheduling.training import Settings
 from ui.figures.charts import line_chart
 from ui.figures.place import plot
 from ui.kit.i18n import t
-from ui.kit.model_turns import RUNS
 from ui.kit.number_text import num, power_of_ten
 from ui.kit.session import anonymous_id
 from ui.kit.tables import table
 from ui.shell.registry import script_path
+from ui.work.model_turns import RUNS
 
 D_HEAD, STEPS = 128, 300  # one head this wide, trained this long
 PAIR = "tr_scale_runs"

@@ -5,7 +5,7 @@ language with every setting kept."""
 import streamlit as st
 
 from core import InputError, tiny
-from measure.training import Settings
+from scheduling.training import Settings
 from ui.kit.errors import show_input_error
 from ui.kit.i18n import labeller, t
 from ui.kit.number_box import number_box

@@ -6,8 +6,8 @@ Every piece of work is keyed by the model's name beside its ids (the same ids ar
 in Gemma and SmolLM2). Every step and every next-token distribution is built once, however many
 sessions ask for it at the same moment (ui/kit/shared_cache.py: the first builds it, the others
 wait for it), so a class writing the same prompt with the same settings and seed costs one
-generation. Each pass waits its turn at the models (ui/kit/model_turns.py). The one-token steps
-that sessions ask for together go out in one pass (measure/batches.py: the weights are read once
+generation. Each pass waits its turn at the models (ui/work/model_turns.py). The one-token steps
+that sessions ask for together go out in one pass (scheduling/batches.py: the weights are read once
 for up to 32 tokens), so a Play's token and another learner's Next share a pass, and neither
 waits longer than the pass before.
 """
@@ -19,11 +19,11 @@ import numpy as np
 import streamlit as st
 
 from core.lessons.sampling import Candidates, NextToken, candidates, next_token, pick
-from measure.ahead import Ahead
-from measure.batches import Batcher
-from ui.kit import model_load
-from ui.kit.model_turns import TURNS
+from scheduling.ahead import Ahead
+from scheduling.batches import Batcher
 from ui.kit.shared_cache import shared
+from ui.work import model_load
+from ui.work.model_turns import TURNS
 
 MAX_PROMPT_CHARS = 2000
 MAX_PROMPT_PIECES = 256  # every layer's whole attention map is kept for the page: 18 × 4 × n × n
@@ -37,7 +37,7 @@ FIRST = model_load.FIRST  # Gemma 3 270M: the pages open on it
 @st.cache_resource(show_spinner=False)
 def decoder(name: str = FIRST):
     """The decoder ``name``, once per process (InputError "model_missing" when it is not
-    installed): the load begun in the background (ui/kit/model_load.py), or one made now."""
+    installed): the load begun in the background (ui/work/model_load.py), or one made now."""
     return model_load.model(name)
 
 
@@ -109,7 +109,7 @@ def _target_p(logits: np.ndarray, target: int) -> float:
 
 
 @shared(max_entries=16, turns=TURNS)
-def _prompt_pass(name: str, ids: tuple) -> Prompt:
+def _prompt_for_writing(name: str, ids: tuple) -> Prompt:
     model = decoder(name)
     whole = model.forward(list(ids))
     step = _step.put(_from_trace(ids, whole), name, ids, len(ids))
@@ -126,9 +126,9 @@ def _prompt_pass(name: str, ids: tuple) -> Prompt:
     )  # fmt: skip
 
 
-def prompt_pass(ids: tuple, name: str = FIRST) -> Prompt:
+def prompt_for_writing(ids: tuple, name: str = FIRST) -> Prompt:
     """One causal pass over the prompt, and its first rows again one position at a time."""
-    return _prompt_pass(name, tuple(ids))
+    return _prompt_for_writing(name, tuple(ids))
 
 
 @dataclass(frozen=True)
@@ -210,7 +210,7 @@ def read_ahead(prompt_ids: tuple, rules: Rules, count: int, name: str = FIRST) -
     """After ``count`` tokens were drawn: the next Next's work, in the background (the token, its
     step and its bars, and the token after it, which needs no pass), so that the press, or a
     Play's next tick, finds it done and each whole distribution is made once. One such job waits
-    per session (measure/ahead.py); none past MAX_WRITTEN."""
+    per session (scheduling/ahead.py); none past MAX_WRITTEN."""
     if count >= MAX_WRITTEN:
         return
     prompt_ids, count = tuple(prompt_ids), int(count)

@@ -17,7 +17,7 @@ one thread, so that two jobs on two cores do not each start two BLAS threads, wh
 a third of the CPU when a class opened /inside and /generate at once); a job alone keeps every
 core. A job that already holds a turn runs the jobs it calls inside it without asking again. Who is
 asking (the session) and how to show the wait are the caller's: ``who()`` and ``show()`` are set by
-the app (ui/kit/model_turns.py); without them a thread is its own session and waits silently.
+the app (ui/work/model_turns.py); without them a thread is its own session and waits silently.
 """
 
 import threading

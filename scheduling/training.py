@@ -2,13 +2,13 @@
 
 A class presses Train on the same settings together: the run is made once and every session that
 asks follows it (single flight, keyed by its settings). Each run trains in a child process
-(``python -m measure.training``), niced like the measurements, so that it holds neither the
+(``python -m scheduling.training``), niced like the measurements, so that it holds neither the
 server's GIL nor its reruns; at most ``MAX_RUNS`` (the cores) children live at once and the other
 runs wait in order. The child prints one line of JSON per step, and a snapshot's attention maps
 and head scores when it takes one; the server keeps them in the run, where a page reads them as
 they come.
 
-The same pool as Gemma's work: given ``turns`` (the app gives the model's, ui/kit/model_turns.py),
+The same pool as Gemma's work: given ``turns`` (the app gives the model's, ui/work/model_turns.py),
 a child trains only while its run holds a turn there, about ``TURN_S`` of steps a turn (one
 written token's time), then waits for the next. So training and the class's writing share the
 cores in the order they asked, and a training run holds a student's Next for at most one turn.
@@ -123,7 +123,7 @@ def _read(run: Run, turns=None) -> None:
     order = json.dumps(run.settings.__dict__)
     with tempfile.TemporaryFile("w+") as errors:
         run.child = subprocess.Popen(
-            [sys.executable, "-m", "measure.training", order],
+            [sys.executable, "-m", "scheduling.training", order],
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -245,10 +245,10 @@ class TrainingRuns:
 
 
 def main(argv) -> None:
-    """``python -m measure.training '{"task": "repeat", ...}'``: one line of JSON per step, on one
-    core (small matrices gain nothing from BLAS's threads, and two runs share two cores). It trains
-    when told on stdin: ``go``, about TURN_S of steps then the line TURN_ENDS; ``go on``, to the
-    end."""
+    """``python -m scheduling.training '{"task": "repeat", ...}'``: one line of JSON per step,
+    on one core (small matrices gain nothing from BLAS's threads, and two runs share two cores).
+    It trains when told on stdin: ``go``, about TURN_S of steps then the line TURN_ENDS; ``go
+    on``, to the end."""
     os.nice(NICE)
     settings = Settings(**json.loads(argv[0]))
     lines = child_lines(settings)

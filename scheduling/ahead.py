@@ -10,7 +10,7 @@ second.
 - Each session has at most one job waiting here: a newer one takes its place (the learner has
   moved on; the older guess is no longer the next request).
 - ``workers`` threads take the waiting jobs in the order they came. Several run at once, so that
-  their passes go out together (measure/batches.py), each after its turn (measure/turns.py).
+  their passes go out together (scheduling/batches.py), each after its turn (scheduling/turns.py).
 - A job that fails is dropped: the press does the same work in the open, and says why there.
 """
 

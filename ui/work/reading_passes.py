@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.lessons import inside
-from ui.kit.decoding import FIRST, decoder
-from ui.kit.model_turns import TURNS
+from core.lessons import model_reading
 from ui.kit.shared_cache import shared
+from ui.work.decoding import FIRST, decoder
+from ui.work.model_turns import TURNS
 
 KEEP = 16  # entries kept per kind
 
@@ -27,54 +27,56 @@ class Repeat:
 
 
 @shared(max_entries=KEEP, turns=TURNS)
-def _prompt_pass(name: str, ids: tuple, off: frozenset):
+def _stream_pass(name: str, ids: tuple, off: frozenset):
     """Kept with its last position's logits only, the one row the page reads: the whole [n,
     vocab] is 1 MB a piece, for as long as the pass is kept."""
     return decoder(name).forward(ids, residuals=True, off=off, rows=1)
 
 
 @shared(max_entries=KEEP, turns=TURNS)
-def _lens(name: str, ids: tuple, off: frozenset, answer: int | None) -> inside.Lens:
-    return inside.logit_lens(decoder(name), _prompt_pass(name, ids, off).H, answer=answer)
+def _lens(name: str, ids: tuple, off: frozenset, answer: int | None) -> model_reading.Lens:
+    return model_reading.logit_lens(decoder(name), _stream_pass(name, ids, off).H, answer=answer)
 
 
 @shared(max_entries=KEEP, turns=TURNS)
-def _parts(name: str, ids: tuple) -> inside.ResidualParts:
-    run, lens = prompt_pass(ids, name=name), lens_of(ids, name=name)
-    return inside.residual_parts(decoder(name), run, lens.answer)
+def _parts(name: str, ids: tuple) -> model_reading.ResidualParts:
+    run, lens = stream_pass(ids, name=name), lens_of(ids, name=name)
+    return model_reading.residual_parts(decoder(name), run, lens.answer)
 
 
 @shared(max_entries=KEEP, turns=TURNS)
 def _repeat(name: str, seed: int, off: frozenset) -> Repeat:
     model = decoder(name)
-    ids = inside.repeated_tokens(model, seed)
+    ids = model_reading.repeated_tokens(model, seed)
     run = model.forward(ids, off=off, residuals=True, rows=0)  # the loss reads H[-1] in parts
-    loss = inside.losses_of(model, run.H[-1], ids)
-    return Repeat(ids, run.A, loss, *inside.copy_halves(loss))
+    loss = model_reading.losses_of(model, run.H[-1], ids)
+    return Repeat(ids, run.A, loss, *model_reading.copy_halves(loss))
 
 
 @shared(max_entries=KEEP)
 def _scores(name: str, ids: tuple, seed: int | None) -> dict:
     if seed is None:
-        return inside.head_scores(prompt_pass(ids, name=name).A, ids)
+        return model_reading.head_scores(stream_pass(ids, name=name).A, ids)
     repeat = repeat_of(seed, name=name)
-    return inside.head_scores(repeat.A, repeat.ids)
+    return model_reading.head_scores(repeat.A, repeat.ids)
 
 
-MODEL_WORK = (_prompt_pass, _lens, _parts, _repeat)  # each build one turn at the model
+MODEL_WORK = (_stream_pass, _lens, _parts, _repeat)  # each build one turn at the model
 
 
-def prompt_pass(ids, off=frozenset(), name: str = FIRST):
+def stream_pass(ids, off=frozenset(), name: str = FIRST):
     """The prompt's pass with its residual stream (``off``: heads switched off)."""
-    return _prompt_pass(name, tuple(ids), frozenset(off))
+    return _stream_pass(name, tuple(ids), frozenset(off))
 
 
-def lens_of(ids, off=frozenset(), answer: int | None = None, name: str = FIRST) -> inside.Lens:
+def lens_of(
+    ids, off=frozenset(), answer: int | None = None, name: str = FIRST
+) -> model_reading.Lens:
     """The logit lens of the prompt's pass (``answer``: whose rank to follow, default its own)."""
     return _lens(name, tuple(ids), frozenset(off), answer)
 
 
-def parts_of(ids, name: str = FIRST) -> inside.ResidualParts:
+def parts_of(ids, name: str = FIRST) -> model_reading.ResidualParts:
     return _parts(name, tuple(ids))
 
 

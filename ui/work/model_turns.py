@@ -1,4 +1,4 @@
-"""The server's turns at the cores (measure/turns.py), as the pages use them: at most one job per
+"""The server's turns at the cores (scheduling/turns.py), as the pages use them: at most one job per
 core at once (a Gemma pass, or a turn's steps of a /train run), one waiting job per session, and a
 waiting learner told, where the result will be drawn, how many jobs wait before theirs
 ("排队中：前面还有 k 个"). ``RUNS``: /train's shared runs, training in these same turns."""
@@ -10,8 +10,8 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.threads import blas_on_one_thread
-from measure.training import TrainingRuns
-from measure.turns import Turns
+from scheduling.training import TrainingRuns
+from scheduling.turns import Turns
 from ui.kit.i18n import t
 
 

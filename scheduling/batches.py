@@ -3,7 +3,7 @@ in one pass of the model (core.pretrained.gemma.Gemma.steps), which reads Gemma'
 memory once for all of them (32 tokens at once: about 340 ms here, against 32 × 72 ms alone).
 
 The first request when none is being served leads: it waits for a turn at the model (``turns``,
-measure/turns.py), takes every request queued by then (at most ``most``) and runs them as one
+scheduling/turns.py), takes every request queued by then (at most ``most``) and runs them as one
 batch. Requests that came meanwhile wait; when the batch is done, the first of them leads the
 next one. So a Play's token and another student's Next go out in the same pass, and nobody waits
 longer than the batch before theirs.

@@ -10,17 +10,17 @@ from core.lessons import decoder_parts
 from core.pretrained.gemma import allowed
 from ui.figures.charts import A_heatmap
 from ui.figures.place import plot
-from ui.kit.decoding import decoder, prompt_pass
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, power_of_ten, shown_index
 from ui.kit.tables import table
 from ui.views.generate.next_token import label, probability_text
+from ui.work.decoding import decoder, prompt_for_writing
 
 
 def training(model, ids: tuple, decimals: int, base: int) -> None:
     st.markdown(t("generate.train_text"))
-    seen = prompt_pass(ids, model.name)
+    seen = prompt_for_writing(ids, model.name)
     n = len(seen.target_p)
     if n == 0:
         return
@@ -39,7 +39,7 @@ def training(model, ids: tuple, decimals: int, base: int) -> None:
 def attention_map(model, ids: tuple, view: tuple, decimals: int, base: int) -> None:
     layer, head = view
     c = model.config
-    A = prompt_pass(ids, model.name).A[layer]  # [h, n, n]
+    A = prompt_for_writing(ids, model.name).A[layer]  # [h, n, n]
     positions = np.arange(A.shape[1])
     hidden = ~allowed(positions, positions, c.window if c.is_local(layer) else None)
     pieces = [label(model, i) for i in ids]
@@ -57,7 +57,7 @@ def attention_map(model, ids: tuple, view: tuple, decimals: int, base: int) -> N
 
 
 # The two computations below are made once per model and prompt and shared, as the model's
-# passes are (ui/kit/decoding.py): each is a few products with a layer's weights, and OpenBLAS's
+# passes are (ui/work/decoding.py): each is a few products with a layer's weights, and OpenBLAS's
 # threads spin on the other core after each one, ~45 ms of CPU a rerun of this page (issue 24).
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _rope_scores(name: str, ids: tuple, shift: int) -> tuple[float, float]:

@@ -9,6 +9,8 @@ import streamlit as st
 import core
 from core.backend import asarray
 from core.lessons.scaling import dot_products, softmax_sharpness
+from ui.kit.errors import show_input_error
+from ui.kit.i18n import t
 from ui.kit.settings import MAX_CHARS, MAX_TOKENS, SETTINGS
 
 
@@ -212,3 +214,16 @@ def model_traces(model_name: str, sentence: str) -> ModelTraces:
         tuple(p.word for p in pieces),
         tuple(_host_trace(trace) for trace in model.traces(sentence)),
     )
+
+
+def trace_or_stop(settings):
+    """The sidebar sentence's trace; on bad input, the message and nothing more on this page."""
+    try:
+        data = trace_for(settings)
+    except core.InputError as error:
+        show_input_error(error, box="sentence", mode=settings.mode)
+        st.stop()
+    invisible = core.count_invisible(settings.sentence)
+    if invisible:
+        st.caption(t("shell.invisible_removed", k=invisible))
+    return data

@@ -1,13 +1,13 @@
-"""The inside page's figures (core/lessons/inside.py) against loops written here: the logit lens
-row by row, the residual stream's parts adding up to the logit, each head's scores over its
-attention map, and the loss on each next piece."""
+"""The inside page's figures (core/lessons/model_reading.py) against loops written here: the
+logit lens row by row, the residual stream's parts adding up to the logit, each head's scores
+over its attention map, and the loss on each next piece."""
 
 import math
 
 import numpy as np
 import pytest
 
-from core.lessons import inside
+from core.lessons import model_reading
 from core.pretrained.gemma import rms_norm
 
 PROMPT = "法语：fleur，中文：花。法语：montagne，中文："
@@ -19,9 +19,9 @@ def translation(gemma):
 
 
 def test_the_lens_reads_every_layer_at_the_last_position(gemma, translation):
-    lens = inside.logit_lens(gemma, translation.H)
+    lens = model_reading.logit_lens(gemma, translation.H)
     L = gemma.config.n_layers
-    assert lens.top_ids.shape == (L + 1, inside.TOP)
+    assert lens.top_ids.shape == (L + 1, model_reading.TOP)
     for layer in (0, 6, 13, L):
         h = translation.H[layer][-1].astype(np.float64)
         normed = h / math.sqrt(float(np.mean(h * h)) + gemma.config.eps) * gemma.final_norm
@@ -29,8 +29,10 @@ def test_the_lens_reads_every_layer_at_the_last_position(gemma, translation):
         p = np.exp(logits - logits.max())
         p /= p.sum()
         order = np.argsort(-logits)
-        assert list(lens.top_ids[layer]) == list(order[: inside.TOP]), layer
-        np.testing.assert_allclose(lens.top_p[layer], p[order[: inside.TOP]], rtol=1e-3, atol=1e-6)
+        assert list(lens.top_ids[layer]) == list(order[: model_reading.TOP]), layer
+        np.testing.assert_allclose(
+            lens.top_p[layer], p[order[: model_reading.TOP]], rtol=1e-3, atol=1e-6
+        )
         assert lens.rank[layer] == 1 + int(np.sum(logits > logits[lens.answer])), layer
         assert lens.p[layer] == pytest.approx(p[lens.answer], rel=1e-3, abs=1e-9)
     assert lens.answer == int(np.argmax(translation.logits[-1]))
@@ -38,7 +40,7 @@ def test_the_lens_reads_every_layer_at_the_last_position(gemma, translation):
 
 
 def test_the_lens_map_is_each_rows_first_piece(gemma, translation):
-    lens = inside.logit_lens(gemma, translation.H, positions=3)
+    lens = model_reading.logit_lens(gemma, translation.H, positions=3)
     n = len(translation.ids)
     assert lens.map_ids.shape == (gemma.config.n_layers + 1, 3) and lens.map_from == n - 3
     for layer in (2, 15, 18):
@@ -51,7 +53,7 @@ def test_the_lens_map_is_each_rows_first_piece(gemma, translation):
 
 def test_the_parts_of_the_stream_add_up_to_the_answers_logit(gemma, translation):
     answer = int(np.argmax(translation.logits[-1]))
-    parts = inside.residual_parts(gemma, translation, answer)
+    parts = model_reading.residual_parts(gemma, translation, answer)
     assert parts.logit == translation.logits[-1, answer]
     assert abs(parts.total - parts.logit) <= 1e-3
     # each part by hand: the last row's own rms, the addition's last row through it
@@ -90,22 +92,26 @@ def test_head_scores_are_loops_over_random_causal_maps():
         S[:, np.triu(np.ones((n, n), dtype=bool), 1)] = -np.inf
         A = np.exp(S - S.max(axis=-1, keepdims=True))
         layers.append(A / A.sum(axis=-1, keepdims=True))
-    scores = inside.head_scores(layers, ids)
+    scores = model_reading.head_scores(layers, ids)
     for layer in range(2):
         for head in range(3):
             expected = _scores_by_loops(layers[layer][head].tolist(), ids)
-            for name in inside.SCORES:
+            for name in model_reading.SCORES:
                 assert scores[name][layer, head] == pytest.approx(expected[name]), name
 
 
 def test_a_repeated_random_sequence_and_its_loss(gemma):
-    ids = inside.repeated_tokens(gemma, seed=0)
-    k = inside.REPEAT_LENGTH
+    ids = model_reading.repeated_tokens(gemma, seed=0)
+    k = model_reading.REPEAT_LENGTH
     assert len(ids) == 2 * k + 1 and ids[0] == gemma.tokenizer.bos
     assert ids[1 : k + 1] == ids[k + 1 :] and len(set(ids[1 : k + 1])) == k
-    assert ids == inside.repeated_tokens(gemma, seed=0) != inside.repeated_tokens(gemma, seed=1)
+    assert (
+        ids
+        == model_reading.repeated_tokens(gemma, seed=0)
+        != model_reading.repeated_tokens(gemma, seed=1)
+    )
     run = gemma.forward(ids)
-    loss = inside.losses(run.logits, ids)
+    loss = model_reading.losses(run.logits, ids)
     for t in (0, 5, k + 3):  # −log softmax by hand
         row = run.logits[t].astype(np.float64)
         expected = -(row[ids[t + 1]] - row.max() - math.log(np.exp(row - row.max()).sum()))
@@ -113,12 +119,12 @@ def test_a_repeated_random_sequence_and_its_loss(gemma):
     # the same losses read from the last residual a few rows at a time, with no logits kept
     light = gemma.forward(ids, residuals=True, rows=0)
     assert light.logits.shape == (0, run.logits.shape[1])
-    np.testing.assert_allclose(inside.losses_of(gemma, light.H[-1], ids), loss, atol=1e-4)
+    np.testing.assert_allclose(model_reading.losses_of(gemma, light.H[-1], ids), loss, atol=1e-4)
     np.testing.assert_allclose(gemma.forward(ids, rows=1).logits, run.logits[-1:], atol=1e-4)
-    first, second = inside.copy_halves(loss)
+    first, second = model_reading.copy_halves(loss)
     assert first == pytest.approx(loss[1:k].mean()) and second == pytest.approx(
         loss[k + 1 :].mean()
     )
     assert first > 10 and second < 2  # copying makes the second copy easy
-    top = np.unravel_index(np.argmax(inside.head_scores(run.A, ids)["induction"]), (18, 4))
+    top = np.unravel_index(np.argmax(model_reading.head_scores(run.A, ids)["induction"]), (18, 4))
     assert top == (5, 1)  # layer 6, head 2 counted from 1: the strongest induction head
