@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import core  # noqa: E402
 from measure import timing
-from ui.figures.charts import heatmap  # noqa: E402
+from ui.figures.heatmaps import heatmap  # noqa: E402
 
 D_MODEL, HEADS = 512, 8
 

@@ -536,7 +536,7 @@ BEYOND_CORE: tuple[Mutant, ...] = (
     mutant(
         "cell_text_transposed",
         "every square heatmap's printed cell values transposed (colours right)",
-        "ui/figures/charts.py",
+        "ui/figures/heatmaps.py",
         "trace.text = _format(cells.M, decimals)",
         "trace.text = _format(cells.M.T if cells.M.shape[0] == cells.M.shape[1] else cells.M,"
         " decimals)",

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.support import ROOT
 from tests.support.app import PAGE_FILES, page_text, run_app
-from ui.figures.charts import heatmap
+from ui.figures.heatmaps import heatmap
 from ui.figures.place import FILL_TEXT_PX
 from ui.kit.i18n import t
 from ui.shell.registry import by_script

@@ -6,7 +6,8 @@ import json
 import numpy as np
 
 from tests.support.app import decode
-from ui.figures.charts import MAX_SIDE, block_mean, heatmap
+from ui.figures.heatmaps import block_mean, heatmap
+from ui.figures.palette import MAX_SIDE
 from ui.figures.place import panels_per_row
 
 
@@ -78,7 +79,7 @@ def test_payload_stays_under_one_megabyte_at_n_2048():
 
 
 def test_palette_is_okabe_ito_with_one_strong_hue_per_role():
-    from ui.figures.charts import COLOURS, HEAD_COLOURS, PALE, SERIES
+    from ui.figures.palette import COLOURS, HEAD_COLOURS, PALE, SERIES
 
     okabe_ito = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00"}
     okabe_ito.add("#CC79A7")
@@ -96,7 +97,8 @@ def test_a_pale_title_colour_becomes_a_swatch_with_dark_words():
 
 
 def test_line_charts_take_their_colours_from_the_palette():
-    from ui.figures.charts import LINE_COLOURS, SERIES, line_chart
+    from ui.figures.lines import line_chart
+    from ui.figures.palette import LINE_COLOURS, SERIES
 
     fig = line_chart([1, 2], {"a": [1, 2], "b": [2, 3]}, title="", x_title="", y_title="")
     assert [trace.line.color for trace in fig.data] == list(LINE_COLOURS[:2])
@@ -112,7 +114,7 @@ def test_line_charts_take_their_colours_from_the_palette():
 
 
 def test_a_mask_is_two_colours_with_a_legend_in_either_language():
-    from ui.figures.charts import mask_heatmap
+    from ui.figures.heatmaps import mask_heatmap
 
     allowed = np.tril(np.ones((4, 4), dtype=bool))
     allowed[:, 3] = False
@@ -226,7 +228,7 @@ def test_the_softmax_steps_lead_names_the_colour_the_weight_scale_gives_the_larg
     bright yellow; its 0 end is the dark one), in both languages."""
     from plotly.colors import convert_colors_to_same_type, get_colorscale
 
-    from ui.figures.charts import WEIGHT_SCALE
+    from ui.figures.palette import WEIGHT_SCALE
     from ui.kit.i18n import t
 
     def luminance(colour: str) -> float:
@@ -245,7 +247,7 @@ def test_the_softmax_steps_lead_names_the_colour_the_weight_scale_gives_the_larg
 def test_the_head_tiles_keep_a_thin_stripe_at_its_weight():
     """The gallery's tiles show each block's largest weight: an induction head's one-cell-wide
     stripe of 0.9 stays 0.9 (an average over 5 × 5 blocks would show 0.18)."""
-    from ui.figures.charts import _block_max
+    from ui.figures.tiles import _block_max
 
     n = 81
     A = np.zeros((n, n))
@@ -259,7 +261,7 @@ def test_the_head_tiles_keep_a_thin_stripe_at_its_weight():
 def test_the_head_tiles_lay_the_layers_across_on_a_wide_screen():
     """Across: heads down, layers across; down (a phone): the layers down. The same tile, the
     same place in its own grid."""
-    from ui.figures.charts import _block_max, head_tiles
+    from ui.figures.tiles import _block_max, head_tiles
 
     rng = np.random.default_rng(3)
     maps = [[rng.random((6, 6)) for _ in range(2)] for _ in range(3)]  # 3 layers, 2 heads
@@ -274,7 +276,7 @@ def test_the_head_tiles_lay_the_layers_across_on_a_wide_screen():
 
 def test_a_projector_keeps_each_row_of_the_lens_map_the_height_of_its_text():
     """19 rows of pieces at the projector's 18 px would overlap under the 720p cap of 410 px."""
-    from ui.figures.charts import piece_map
+    from ui.figures.heatmaps import piece_map
     from ui.figures.place import BIG_TEXT_PX, PROJECTOR_HEIGHT, projector_figure
 
     rows = [f"L{i}" for i in range(19)]

@@ -5,7 +5,7 @@ back as (row, column)."""
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.figures.charts import MAX_SIDE, SharedFigure
+from ui.figures.palette import MAX_SIDE, SharedFigure
 
 OUTLINE = "#000000"
 HOVER = "%{customdata[0]} → %{customdata[1]}: %{customdata[2]:.6f}<extra></extra>"

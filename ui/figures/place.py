@@ -4,7 +4,8 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui.figures.charts import HEAD_COLOURS, heatmap
+from ui.figures.heatmaps import heatmap
+from ui.figures.palette import HEAD_COLOURS
 from ui.kit.i18n import t
 from ui.kit.number_text import shown_index, sub
 from ui.kit.settings import BY_URL

@@ -16,7 +16,7 @@ from core.lessons.questions import (
     next_token_question,
 )
 from scheduling.training import Settings
-from ui.figures.charts import answer_bars
+from ui.figures.bars import answer_bars
 from ui.figures.place import plot
 from ui.kit import question_text as questions
 from ui.kit.choose import selectbox

@@ -6,7 +6,8 @@ import streamlit as st
 
 from core.variants.flash import flash_attention, rescales, showing_tile
 from ui.figures.axes import token_axes
-from ui.figures.charts import heatmap, line_chart
+from ui.figures.heatmaps import heatmap
+from ui.figures.lines import line_chart
 from ui.figures.place import grid, plot
 from ui.kit.i18n import t
 from ui.kit.measure_panel import arriving

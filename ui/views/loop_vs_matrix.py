@@ -6,7 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from ui.figures.axes import token_axes
-from ui.figures.charts import heatmap, line_chart
+from ui.figures.heatmaps import heatmap
+from ui.figures.lines import line_chart
 from ui.figures.place import plot
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, power_of_ten

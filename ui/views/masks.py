@@ -7,7 +7,7 @@ import streamlit as st
 
 import core
 from core.lessons.mistakes import mask_after_softmax
-from ui.figures.charts import A_heatmap, heatmap, mask_heatmap
+from ui.figures.heatmaps import A_heatmap, heatmap, mask_heatmap
 from ui.figures.place import grid
 from ui.kit import reference_lines as code_lines
 from ui.kit.choose import selectbox

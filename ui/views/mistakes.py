@@ -8,7 +8,7 @@ import streamlit as st
 import core
 from core.lessons import mistakes
 from core.softmax import softmax_rows
-from ui.figures.charts import A_heatmap, heatmap
+from ui.figures.heatmaps import A_heatmap, heatmap
 from ui.figures.place import grid
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, sum_notes

@@ -5,7 +5,7 @@ import numpy as np
 import streamlit as st
 
 from ui.figures.axes import token_axes
-from ui.figures.charts import heatmap
+from ui.figures.heatmaps import heatmap
 from ui.figures.place import head_bands, head_grid, plot
 from ui.kit import reference_lines as code_lines
 from ui.kit.i18n import t

@@ -9,7 +9,8 @@ import pandas as pd
 import streamlit as st
 
 import core
-from ui.figures.charts import heatmap, line_chart
+from ui.figures.heatmaps import heatmap
+from ui.figures.lines import line_chart
 from ui.figures.place import plot
 from ui.kit.errors import show_input_error
 from ui.kit.i18n import current_lang, t

@@ -6,7 +6,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.lessons import projections
-from ui.figures.charts import MAX_TEXT_CELLS, A_heatmap, SharedFigure, heatmap
+from ui.figures.heatmaps import A_heatmap, heatmap
+from ui.figures.palette import MAX_TEXT_CELLS, SharedFigure
 from ui.figures.place import grid, plot
 from ui.kit.choose import selectbox
 from ui.kit.escape import markdown_text, plotly_text

@@ -8,7 +8,7 @@ import streamlit as st
 
 from core.lessons import scaling
 from core.softmax import softmax_rows
-from ui.figures.charts import histograms, line_chart
+from ui.figures.lines import histograms, line_chart
 from ui.figures.place import grid, plot
 from ui.kit.i18n import t
 from ui.kit.number_text import num, shown_index

@@ -13,15 +13,8 @@ import streamlit as st
 
 import core
 from ui.figures.axes import pair_axes, token_axes
-from ui.figures.charts import (
-    COLOURS,
-    TEXT_PX,
-    TICK_PX,
-    A_heatmap,
-    beside_cells,
-    heatmap,
-    values_fit_width,
-)
+from ui.figures.heatmaps import A_heatmap, beside_cells, heatmap, values_fit_width
+from ui.figures.palette import COLOURS, TEXT_PX, TICK_PX
 from ui.figures.place import BIG_TEXT_PX, DENSE_COLUMNS, grid, plot
 from ui.kit.choose import selectbox
 from ui.kit.errors import show_input_error

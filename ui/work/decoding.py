@@ -19,6 +19,7 @@ import numpy as np
 import streamlit as st
 
 from core.lessons.sampling import Candidates, NextToken, candidates, next_token, pick
+from core.softmax import softmax_rows
 from scheduling.ahead import Ahead
 from scheduling.batches import Batcher
 from ui.kit.shared_cache import shared
@@ -104,8 +105,7 @@ def step_of(ids: tuple, start: int, name: str = FIRST) -> Step:
 def _target_p(logits: np.ndarray, target: int) -> float:
     """softmax(logits)[target], in float64, for one row: a row at a time, so the prompt's 24 rows
     never stand as [24, 262 144] float64 arrays (about 250 MB of copies in the first class)."""
-    row = logits.astype(np.float64)
-    return float(np.exp(row[target] - np.logaddexp.reduce(row)))
+    return float(softmax_rows(logits.astype(np.float64))[target])
 
 
 @shared(max_entries=16, turns=TURNS)

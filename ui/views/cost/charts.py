@@ -7,7 +7,7 @@ import streamlit as st
 
 import core
 from measure.cost import fitted_growth, gpu_from_n, gpu_usable, recorded_cost, recorded_gpu
-from ui.figures.charts import line_chart
+from ui.figures.lines import line_chart
 from ui.figures.place import grid
 from ui.kit.i18n import t
 

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from core.lessons.paths import attention_steps, cnn_layers, rnn_steps
-from ui.figures.charts import line_chart
+from ui.figures.lines import line_chart
 from ui.figures.place import plot
 from ui.kit.i18n import t
 from ui.kit.number_box import number_box

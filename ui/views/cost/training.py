@@ -8,7 +8,7 @@ import streamlit as st
 
 import core
 from ui.figures.axes import token_axes
-from ui.figures.charts import heatmap
+from ui.figures.heatmaps import heatmap
 from ui.figures.place import grid
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t

@@ -3,7 +3,7 @@ URL), the ten most likely candidates as bars, and the arithmetic from logits to 
 
 import streamlit as st
 
-from ui.figures.charts import probability_bars
+from ui.figures.bars import probability_bars
 from ui.figures.place import plot
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t

@@ -8,7 +8,7 @@ import streamlit as st
 
 from core.lessons import decoder_parts
 from core.pretrained.gemma import allowed
-from ui.figures.charts import A_heatmap
+from ui.figures.heatmaps import A_heatmap
 from ui.figures.place import plot
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t

@@ -10,7 +10,7 @@ import streamlit as st
 
 import core
 from core.lessons.kv_sharing import sharing_of, three_ways
-from ui.figures.charts import A_heatmap
+from ui.figures.heatmaps import A_heatmap
 from ui.figures.place import grid
 from ui.kit.i18n import t
 from ui.kit.number_text import byte_size, indices, shown_index

@@ -6,7 +6,7 @@ from functools import partial
 import streamlit as st
 
 from core import to_numpy
-from ui.figures.charts import heatmap
+from ui.figures.heatmaps import heatmap
 from ui.figures.place import plot
 from ui.kit.choose import selectbox
 from ui.kit.escape import markdown_text

@@ -6,8 +6,10 @@ import numpy as np
 import streamlit as st
 
 from core.lessons.model_reading import LOCAL, REPEAT_LENGTH, SCORES
-from ui.figures.charts import A_heatmap, head_tiles, line_chart
+from ui.figures.heatmaps import A_heatmap
+from ui.figures.lines import line_chart
 from ui.figures.place import plot, plot_for_screens
+from ui.figures.tiles import head_tiles
 from ui.kit.choose import selectbox
 from ui.kit.i18n import labeller, t
 from ui.kit.number_box import number_box

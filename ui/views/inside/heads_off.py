@@ -6,7 +6,8 @@ import numpy as np
 import streamlit as st
 
 from core.softmax import softmax_rows
-from ui.figures.charts import line_chart, probability_bars
+from ui.figures.bars import probability_bars
+from ui.figures.lines import line_chart
 from ui.figures.place import grid, plot
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t

@@ -6,7 +6,8 @@ import numpy as np
 import streamlit as st
 
 from core.lessons.model_reading import Lens
-from ui.figures.charts import line_chart, piece_map
+from ui.figures.heatmaps import piece_map
+from ui.figures.lines import line_chart
 from ui.figures.place import grid, plot_for_screens
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t

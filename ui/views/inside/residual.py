@@ -5,7 +5,7 @@ comes in."""
 import numpy as np
 import streamlit as st
 
-from ui.figures.charts import grouped_bars
+from ui.figures.bars import grouped_bars
 from ui.figures.place import plot
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t

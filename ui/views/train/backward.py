@@ -9,7 +9,7 @@ import streamlit as st
 
 from core import tiny
 from scheduling.training import Settings
-from ui.figures.charts import heatmap
+from ui.figures.heatmaps import heatmap
 from ui.figures.place import grid
 from ui.kit.choose import selectbox
 from ui.kit.i18n import t

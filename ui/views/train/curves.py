@@ -5,7 +5,8 @@ import numpy as np
 import streamlit as st
 
 from core import tiny
-from ui.figures.charts import LINE_COLOURS, line_chart
+from ui.figures.lines import line_chart
+from ui.figures.palette import LINE_COLOURS
 from ui.figures.place import plot
 from ui.kit.i18n import t
 from ui.kit.number_text import num

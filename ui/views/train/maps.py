@@ -5,8 +5,8 @@ repeat, else layer 1's best previous-token head)."""
 import numpy as np
 import streamlit as st
 
-from ui.figures.charts import head_tiles
 from ui.figures.place import plot_for_screens
+from ui.figures.tiles import head_tiles
 from ui.kit.i18n import t
 from ui.views.train.curves import head_name
 

@@ -10,7 +10,7 @@ import streamlit as st
 
 from core import tiny
 from scheduling.training import Settings
-from ui.figures.charts import line_chart
+from ui.figures.lines import line_chart
 from ui.figures.place import plot
 from ui.kit.i18n import t
 from ui.kit.number_text import num, power_of_ten

@@ -9,7 +9,8 @@ import streamlit as st
 
 from ui.figures import pickable, place
 from ui.figures.axes import pair_axes, token_axes
-from ui.figures.charts import COLOURS, A_heatmap, heatmap, mask_heatmap
+from ui.figures.heatmaps import A_heatmap, heatmap, mask_heatmap
+from ui.figures.palette import COLOURS
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, shown_index, sub
 from ui.kit.session import CELL

@@ -6,7 +6,7 @@ import streamlit as st
 
 import core
 from ui.figures import pickable as cell_pick
-from ui.figures.charts import MAX_SIDE, MAX_TEXT_CELLS
+from ui.figures.palette import MAX_SIDE, MAX_TEXT_CELLS
 from ui.kit import reference_lines as code_lines
 from ui.kit.choose import selectbox
 from ui.kit.i18n import labeller, t

@@ -1,4 +1,6 @@
-"""Plotly figure builders: pure functions from arrays and labels to go.Figure (no Streamlit)."""
+"""Heatmaps: a matrix with its tokens on the axes (values printed where they fit, masked cells
+grey, focus rows, head bands and row notes), attention weights, masks, and the lens's map of
+pieces."""
 
 import math
 import unicodedata
@@ -7,64 +9,29 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from ui.figures.palette import (
+    BAR_ROOM,
+    CELL_PAD,
+    MASK_COLOURS,
+    MASK_SCALE,
+    MASKED_GREY,
+    MAX_SIDE,
+    MAX_TEXT_CELLS,
+    MAX_TICK_CHARS,
+    NOTE_ROOM,
+    PALE,
+    SIGNED_SCALE,
+    TEXT_PX,
+    TICK_GAP,
+    TICK_PX,
+    VERMILLION,
+    WEIGHT_SCALE,
+    SharedFigure,
+    ink,
+)
 from ui.kit.escape import plotly_text
 from ui.kit.number_text import num, sum_notes
 from ui.kit.shared_cache import shared
-
-SIGNED_SCALE = "RdBu_r"  # diverging, centred on 0: scores, projections, any signed matrix
-WEIGHT_SCALE = "Viridis"  # sequential, colour-blind safe: weights in [0, 1]
-MASKED_GREY = "#c8c8c8"
-MAX_SIDE = 160  # larger matrices are block-averaged down to at most this many cells a side
-MAX_TEXT_CELLS = 24  # print values in cells only when both sides are at most this
-BAR_ROOM = 48  # px over a square heatmap, between its title and its plot: the colour bar
-NOTE_ROOM = 48  # px right of the cells for the row notes ("Σ=1.00")
-MAX_TICK_CHARS = 8  # longer token labels are shortened on the axes (the hover has positions)
-TEXT_PX = 12  # px: cell values of a heatmap fitted to the narrowest screen (``narrowest``)
-TICK_PX = 12  # px: Plotly's tick labels
-TICK_GAP = 3  # px at least between two upright column labels
-CELL_PAD = 4  # px beside a printed value, both sides together
-
-# Okabe-Ito: eight colours told apart with any colour vision, and on a washed-out projector
-BLACK, ORANGE, SKY_BLUE, GREEN = "#000000", "#E69F00", "#56B4E9", "#009E73"
-YELLOW, BLUE, VERMILLION, PURPLE = "#F0E442", "#0072B2", "#D55E00", "#CC79A7"
-PALE = frozenset({SKY_BLUE, YELLOW})  # too light for text or thin lines on white
-
-COLOURS = {"Q": BLUE, "K": VERMILLION, "V": GREEN, "O": PURPLE}  # one hue per role
-HEAD_COLOURS = (
-    BLUE,
-    VERMILLION,
-    GREEN,
-    PURPLE,
-    ORANGE,
-    BLACK,
-    SKY_BLUE,
-    YELLOW,
-)  # head h is always this colour; the pale ones only appear with 7 or 8 heads
-SERIES = {  # one colour per named series on every chart
-    "unscaled": VERMILLION,
-    "scaled": BLUE,
-    "loop": ORANGE,
-    "matrix": GREEN,
-    "wrong": VERMILLION,
-    "right": BLUE,
-}
-LINE_COLOURS = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, BLACK)  # line charts, in order
-MASK_COLOURS = {"allowed": BLUE, "forbidden": MASKED_GREY}  # a 0/1 mask: two colours only
-MASK_SCALE = [[0, MASKED_GREY], [0.5, MASKED_GREY], [0.5, BLUE], [1, BLUE]]  # 0 grey, 1 blue
-
-
-def ink(colour: str | None) -> str | None:
-    """A colour to write text in: a pale one is replaced by dark grey (its swatch carries it)."""
-    return "#333333" if colour in PALE else colour
-
-
-class SharedFigure(go.Figure):
-    """A finished figure drawn by many sessions: its dict (what Streamlit sends) is made once."""
-
-    def to_dict(self):
-        if "_as_dict" not in self.__dict__:
-            self.__dict__["_as_dict"] = super().to_dict()
-        return self.__dict__["_as_dict"]
 
 
 def block_mean(M: np.ndarray, max_side: int = MAX_SIDE) -> tuple[np.ndarray, int, int]:
@@ -653,142 +620,6 @@ def A_heatmap(
     )
 
 
-@shared(max_entries=80)
-def line_chart(
-    xs,
-    series: dict,
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    log: bool = True,
-    log_y: bool | None = None,
-    colours=None,
-    dashes=None,
-    marker_size: int | None = None,
-    tick_every_x: bool = True,
-    y_range=None,
-    marks=(),
-    x_labels=None,
-):
-    """Lines over xs, one per named series (log-log by default; ``log_y`` overrides the y axis;
-    ``x_labels``: one tick label per x, in place of the numbers). ``colours``: one per series
-    (e.g. from SERIES), else LINE_COLOURS in order; ``dashes``: one per series ("solid", "dash");
-    ``marks``: (x, label) pairs, each a dotted vertical line with its label at the top. Shared
-    between sessions: never change the figure returned."""
-    log_y = log if log_y is None else log_y
-    xs = list(xs)
-    fig = SharedFigure()
-    colours, dashes = list(colours or ()), list(dashes or ())
-    for i, (name, ys) in enumerate(series.items()):
-        colour = colours[i] if i < len(colours) else LINE_COLOURS[i % len(LINE_COLOURS)]
-        dash = dashes[i] if i < len(dashes) else "solid"
-        fig.add_trace(_line(xs, ys, name, colour, dash, marker_size))
-    fig.update_layout(
-        title={"text": plotly_text(title), "x": 0},
-        height=380,
-        xaxis={"title": x_title, "type": "log" if log else "linear"}
-        | _x_ticks(xs, tick_every_x, x_labels),
-        yaxis={
-            "title": y_title,
-            "type": "log" if log_y else "linear",
-            **({"dtick": 1, "exponentformat": "power"} if log_y else {}),
-            **({"range": list(y_range)} if y_range is not None else {}),
-        },
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        legend={"orientation": "h", "y": -0.25},
-    )
-    for x, label in marks:
-        fig.add_vline(x=x, line_dash="dot", line_color="#888", annotation_text=plotly_text(label),
-                      annotation_position="top right")  # fmt: skip
-    return fig
-
-
-def _x_ticks(xs: list, every: bool, labels) -> dict:
-    """Every x ticked (with its label in place of the number, given ``labels``), or Plotly's."""
-    if labels:
-        return {"tickvals": xs, "ticktext": list(labels)}
-    return {"tickvals": xs} if every else {}
-
-
-def _line(xs, ys, name: str, colour: str, dash: str, marker_size: int | None) -> go.Scatter:
-    marker = {"color": colour, **({"size": marker_size} if marker_size else {})}
-    return go.Scatter(x=xs, y=list(ys), mode="lines+markers", name=plotly_text(name),
-                      line={"color": colour, "dash": dash}, marker=marker)  # fmt: skip
-
-
-@shared(max_entries=40)
-def histograms(
-    series: dict, *, title: str, x_title: str, bins: int = 60, colours=None
-) -> go.Figure:
-    """Overlaid histograms of named samples (binned here, so the payload stays small). Shared
-    between sessions: never change the figure returned."""
-    fig = SharedFigure()
-    everything = np.concatenate([np.asarray(v) for v in series.values()])
-    edges = np.linspace(np.percentile(everything, 0.5), np.percentile(everything, 99.5), bins + 1)
-    centres = (edges[:-1] + edges[1:]) / 2
-    for (name, values), colour in zip(series.items(), colours or (VERMILLION, BLUE, GREEN)):
-        counts, _ = np.histogram(values, bins=edges, density=True)
-        fig.add_trace(
-            go.Bar(
-                x=centres,
-                y=counts,
-                name=plotly_text(name),
-                opacity=0.75,
-                marker_color=colour,
-                width=edges[1] - edges[0],
-            )
-        )
-    fig.update_layout(
-        barmode="overlay",
-        title={"text": plotly_text(title), "x": 0},
-        height=340,
-        xaxis={"title": x_title},
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        legend={"orientation": "h", "y": -0.25},
-    )
-    return fig
-
-
-def answer_bars(labels, counts, right: int | None, title: str) -> go.Figure:
-    """How many chose each answer; the right one green once it is revealed."""
-    colours = [GREEN if i == right else BLUE for i in range(len(labels))]
-    top = max([*counts, 1])
-    return _bars(labels, list(counts), colours, [str(c) for c in counts], title,
-                 {"range": [0, top * 1.25], "dtick": max(1, top // 5)}, 260)  # fmt: skip
-
-
-def probability_bars(labels, p, kept, title: str, y_title: str) -> go.Figure:
-    """Each candidate's probability, in order; the ones the rules cut drawn grey."""
-    colours = [BLUE if keep else MASKED_GREY for keep in kept]
-    y_axis = {"range": [0, max(1e-9, max(p)) * 1.25], "title": plotly_text(y_title)}
-    return _bars(labels, [float(v) for v in p], colours, [f"{v:.3f}" for v in p], title,
-                 y_axis, 320)  # fmt: skip
-
-
-@shared(max_entries=40)
-def _bars(labels, heights, colours, texts, title: str, y_axis: dict, height: int) -> go.Figure:
-    """One bar per category, its value printed over it: built once per distinct call and shared
-    between sessions, as the heatmaps are (Plotly's checks cost ~7 ms a figure)."""
-    bar = go.Bar(
-        x=[plotly_text(label) for label in labels],
-        y=heights,
-        marker_color=colours,
-        text=texts,
-        textposition="outside",
-        cliponaxis=False,
-    )
-    layout = {
-        "title": {"text": plotly_text(title), "x": 0, "font": {"size": 15}},
-        "yaxis": y_axis,
-        "xaxis": {"type": "category"},
-        "height": height,
-        "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
-        "plot_bgcolor": "white",
-    }
-    return SharedFigure(bar, layout=layout)
-
-
 @shared(max_entries=32)
 def piece_map(pieces, p, row_labels, col_labels, title: str, colour_title: str) -> go.Figure:
     """A grid of pieces (the text in each cell), coloured by a probability in [0, 1]: the logit
@@ -818,92 +649,4 @@ def piece_map(pieces, p, row_labels, col_labels, title: str, colour_title: str) 
         plot_bgcolor="white",
         meta={"text_rows": True},  # a projector keeps each row the height of its text (place.py)
     )
-    return fig
-
-
-@shared(max_entries=32)
-def grouped_bars(labels, series: dict, title: str, x_title: str) -> go.Figure:
-    """Bars side by side at each label, one colour per named series (positive up, negative
-    down): each layer's attention and feed-forward shares of a logit. Shared: never change it."""
-    fig = SharedFigure()
-    for i, (name, values) in enumerate(series.items()):
-        fig.add_trace(
-            go.Bar(
-                x=list(labels),
-                y=[float(v) for v in values],
-                name=plotly_text(name),
-                marker_color=LINE_COLOURS[i % len(LINE_COLOURS)],
-            )
-        )
-    fig.update_layout(
-        title={"text": plotly_text(title), "x": 0},
-        barmode="group",
-        height=360,
-        xaxis={"type": "category", "title": plotly_text(x_title), "tickangle": 0},
-        yaxis={"zeroline": True},  # what is measured is in the title: no sideways axis title
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        legend={"orientation": "h", "y": -0.2},
-        plot_bgcolor="white",
-    )
-    return fig
-
-
-TILE_SIDE = 20  # each head's map in the gallery, in blocks: at most this many cells a side
-
-
-def _block_max(M: np.ndarray, side: int) -> np.ndarray:
-    """M in blocks of at most ``side`` a side, each block its largest value (0 where padded)."""
-    rows, cols = M.shape
-    b = max(1, math.ceil(max(rows, cols) / side))
-    pad = np.zeros((math.ceil(rows / b) * b, math.ceil(cols / b) * b))
-    pad[:rows, :cols] = M
-    return pad.reshape(pad.shape[0] // b, b, pad.shape[1] // b, b).max(axis=(1, 3))
-
-
-@shared(max_entries=16)
-def head_tiles(
-    maps,
-    layer_labels,
-    head_labels,
-    title: str,
-    layers_across: bool,
-    side: int = TILE_SIDE,
-    tile_px: int | None = None,
-) -> go.Figure:
-    """Every head's attention map at once, maps[layer][head] [n, n], as small square tiles in
-    one heatmap (a gap between tiles): the layers across and the heads down on a wide screen
-    (``layers_across``), the layers down on a phone. Each block of cells shows its largest
-    weight, so that a one-cell-wide stripe (a previous-token or an induction head) stays as
-    bright as it is instead of being averaged away (at most ``side`` blocks a side; ``tile_px``
-    the height a tile is given). Shared: never change it."""
-    tiles = [[_block_max(np.asarray(A, dtype=float), side) for A in row] for row in maps]
-    row_labels, col_labels = layer_labels, head_labels
-    if layers_across:
-        tiles = [list(column) for column in zip(*tiles, strict=True)]
-        row_labels, col_labels = head_labels, layer_labels
-    side = tiles[0][0].shape[0]
-    gap = np.full((side, 1), np.nan)
-    rows = [np.hstack([part for tile in row for part in (tile, gap)][:-1]) for row in tiles]
-    blank = np.full((1, rows[0].shape[1]), np.nan)
-    z = np.vstack([part for row in rows for part in (row, blank)][:-1])
-    centre = (side - 1) / 2
-    fig = SharedFigure(
-        go.Heatmap(z=z, zmin=0.0, zmax=1.0, colorscale="Viridis", showscale=False,
-                   hovertemplate="%{z:.2f}<extra></extra>")
-    )  # fmt: skip
-    if tile_px is None:  # the height a tile gets: square at the usual widths
-        tile_px = 50 if layers_across else 76
-    fig.update_layout(
-        title={"text": plotly_text(title), "x": 0},
-        height=tile_px * len(row_labels) + 90,
-        xaxis={"tickvals": [centre + h * (side + 1) for h in range(len(col_labels))],
-               "ticktext": list(col_labels), "side": "top", "showgrid": False, "tickangle": 0,
-               "constrain": "domain"},
-        yaxis={"tickvals": [centre + i * (side + 1) for i in range(len(row_labels))],
-               "ticktext": list(row_labels), "autorange": "reversed", "showgrid": False,
-               "scaleanchor": "x", "constrain": "domain"},
-        margin={"l": 10, "r": 10, "t": 70, "b": 10},
-        plot_bgcolor="white",
-        meta={"labels_on_top": True},  # a projector makes room for them under the title
-    )  # fmt: skip
     return fig
