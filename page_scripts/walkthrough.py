@@ -43,4 +43,5 @@ if walkthrough.extras_shown(settings):  # the page's foot: not projected, nor fo
     st.caption(walkthrough.backend_line(data.backend))
     row = st.expander(t("walkthrough.export_title")).container(horizontal=True)  # (wraps)
     for label, build, name, mime in DOWNLOADS:
-        row.download_button(t(label), partial(build, data), name, mime, key=label)
+        row.download_button(t(label), partial(build, data), name, mime, key=label,
+                            on_click="ignore")  # fmt: skip
