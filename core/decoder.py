@@ -98,22 +98,32 @@ def decoder_names() -> tuple[str, ...]:
     return tuple(names)
 
 
+SMALL = 64  # metadata values kept for the facts: the scalars and short lists, not the vocabulary
+
+
 @lru_cache(maxsize=4)
-def _meta(name: str) -> dict:
-    return GGUFFile(_paths(name)).meta
+def _facts_meta(name: str) -> dict:
+    """``name``'s GGUF metadata without its long lists (the vocabulary, the merges: Gemma's
+    262,144 pieces held as Python strings cost a class's server about 100 MB)."""
+    meta = GGUFFile(_paths(name)).meta
+    return {k: v for k, v in meta.items() if not isinstance(v, list | tuple) or len(v) <= SMALL}
 
 
+@lru_cache(maxsize=4)
 def decoder_facts(name: str):
     """``name``'s DecoderConfig from its GGUF's metadata, without reading its weights (a page
     that compares the models' heads and caches loads neither)."""
-    return MODELS[name].facts(_meta(name))
+    return MODELS[name].facts(_facts_meta(name))
 
 
+@lru_cache(maxsize=4)
 def decoder_tokenizer(name: str):
     """``name``'s tokenizer from its GGUF's metadata, without reading its weights (SmolLM2's; a
-    model whose tokenizer needs more: its loaded model's)."""
+    model whose tokenizer needs more: its loaded model's), made once per process."""
     model = MODELS[name]
-    return model.tokenizer(_meta(name)) if model.tokenizer else load_decoder(name).tokenizer
+    if model.tokenizer is None:
+        return load_decoder(name).tokenizer
+    return model.tokenizer(GGUFFile(_paths(name)).meta)
 
 
 @lru_cache(maxsize=2)
