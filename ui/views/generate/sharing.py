@@ -22,13 +22,20 @@ AT = 512  # tokens: the cache's size at this length
 NAMES = {"gemma3-270m": "Gemma 3 270M", "smollm2-135m": "SmolLM2-135M"}
 
 
+def _facts(model, name: str):
+    """A model's facts: the loaded one's own config, the other's read from its GGUF's header
+    (a class on Gemma never parses Gemma's metadata again: its vocabulary alone is 262,144
+    strings)."""
+    return model.config if name == model.name else core.decoder_facts(name)
+
+
 def section(model, text: str, ids: tuple, view: tuple, base: int, decimals: int) -> None:
     """The ways side by side, the groups, the chosen model's real map (``view``'s layer), and
     the prompt ``text`` under each tokenizer."""
     models = core.decoder_names()
     rows = {key: [] for key in ("model", "way", "q", "kv", "token", "at", "saved")}
     for name in models:
-        facts = core.decoder_facts(name)
+        facts = _facts(model, name)
         own = sharing_of(facts)
         for way in three_ways(facts):
             mark = t("generate.kv_own") if way == own else ""
@@ -41,7 +48,7 @@ def section(model, text: str, ids: tuple, view: tuple, base: int, decimals: int)
             rows["saved"].append("1" if way.saved == 1 else f"1/{way.saved}")
     table({t(f"generate.kv_col_{key}", at=AT): column for key, column in rows.items()})
     for name in models:
-        own = sharing_of(core.decoder_facts(name))
+        own = sharing_of(_facts(model, name))
         groups = t("generate.group_sep").join(
             t("generate.kv_readers", kv=kv + base, heads=t("shell.list_sep").join(
                 indices(own.n_heads, base)[j] for j in heads))
