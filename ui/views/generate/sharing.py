@@ -12,11 +12,12 @@ import core
 from core.lessons.kv_sharing import sharing_of, three_ways
 from ui.figures.heatmaps import A_heatmap
 from ui.figures.place import grid
-from ui.kit.i18n import t
+from ui.kit.i18n import current_lang, t
 from ui.kit.number_text import byte_size, indices, shown_index
+from ui.kit.shared_cache import shared
 from ui.kit.tables import table
 from ui.views.generate.next_token import label, partial_bytes
-from ui.work.decoding import prompt_for_writing
+from ui.work.decoding import decoder, prompt_for_writing
 
 AT = 512  # tokens: the cache's size at this length
 NAMES = {"gemma3-270m": "Gemma 3 270M", "smollm2-135m": "SmolLM2-135M"}
@@ -83,21 +84,32 @@ def _shown(tokenizer, i: int) -> str:
     return tokenizer.vocabulary[i].replace("▁", "␣")
 
 
+@shared(max_entries=32)
+def _group_figures(name: str, ids: tuple, layer: int, base: int, decimals: int, lang: str) -> list:
+    """Each K/V head's row of maps, built once for a class on the same prompt and layer (four
+    to nine heatmaps: a class's /generate learners would each build them every run)."""
+    model = decoder(name)
+    A = prompt_for_writing(ids, name).A[layer]  # [h, n, n]: each query head's own map
+    pieces = [label(model, i) for i in ids]
+    future = np.triu(np.ones((len(ids), len(ids)), dtype=bool), 1)
+    rows = []
+    for kv, heads in enumerate(sharing_of(model.config).readers()):
+        named = {"kv": shown_index(kv, base)}
+        rows.append([
+            (A_heatmap(A[h], pieces, title=t("generate.kv_map_title", lang,
+                                             head=shown_index(h, base), **named),
+                       decimals=decimals, forbidden=future, sums=False), f"gen_kv_map_{h}")
+            for h in heads
+        ])  # fmt: skip
+    return rows
+
+
 def group_maps(model, ids: tuple, layer: int, base: int, decimals: int) -> None:
     """The chosen layer's query heads on the prompt, a row per K/V head: the heads of one row
     read the same K and V, and differ only by their own q (the mask's future cells grey)."""
     c = model.config
-    A = prompt_for_writing(ids, model.name).A[layer]  # [h, n, n]: each query head's own map
-    pieces = [label(model, i) for i in ids]
-    future = np.triu(np.ones((len(ids), len(ids)), dtype=bool), 1)
     words = {"model": NAMES[model.name], "layer": shown_index(layer, base), "g": c.group}
     st.markdown(t("generate.kv_map_text", **words))
-    for kv, heads in enumerate(sharing_of(c).readers()):
-        named = {"kv": shown_index(kv, base)}
-        figures = [
-            (A_heatmap(A[h], pieces, title=t("generate.kv_map_title", head=shown_index(h, base),
-                                             **named),
-                       decimals=decimals, forbidden=future, sums=False), f"gen_kv_map_{h}")
-            for h in heads
-        ]  # fmt: skip
-        grid(figures, per_row=len(heads))
+    rows = _group_figures(model.name, tuple(ids), layer, base, decimals, current_lang())
+    for figures in rows:
+        grid(figures, per_row=len(figures))
