@@ -346,8 +346,7 @@ async def scenario_room(
 
 
 def serve(run, script: str = "app.py"):
-    options = ("--server.enableXsrfProtection=false", "--server.fileWatcherType=none")
-    with serving(*options, script=script) as (port, server):
+    with serving(script=script) as (port, server):  # the README's command, as a user types it
         idle = rss_mb(server.pid)
         results = asyncio.run(asyncio.wait_for(run(port, server.pid), 600))
         results["idle"] = idle

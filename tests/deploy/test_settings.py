@@ -2,7 +2,7 @@
 .streamlit/config.toml: no file watcher, no run on save, the minimal toolbar (no menu, no running
 indicator), no usage stats.
 
-Issue 54: every bench and server test passed --server.fileWatcherType=none while the README's
+Issue 54: every bench and server test switched the file watcher off by a flag while the README's
 command did not, and a class's first renders took 19-21 s on what users run against 3.8 s on what
 was measured. Here the command is read from the README and run by bash as it stands; only its
 port and address come from the environment (a free loopback port instead of 8501)."""
@@ -123,6 +123,7 @@ def test_the_readme_command_as_written_runs_production_settings(script):
 def test_the_watcher_check_sees_a_watcher_when_one_runs():
     """The check above can fail: the same command with the watcher Streamlit starts by default
     holds an inotify instance once a session has run."""
+    # the flag starts the watcher a user's run lacks: this test proves the check above can see one
     command = readme_start_command() + " --server.fileWatcherType=auto"
     _pid, _config, watches = opened(command)
     assert watches >= 1
