@@ -12,6 +12,7 @@ A model whose packages are absent is InputError "model_missing", with the pip li
 """
 
 import importlib.util
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -109,21 +110,34 @@ def _facts_meta(name: str) -> dict:
     return {k: v for k, v in meta.items() if not isinstance(v, list | tuple) or len(v) <= SMALL}
 
 
-@lru_cache(maxsize=4)
+_header_lock = threading.Lock()  # one header read at a time: several pages asking at once wait
+# for the first's instead of each parsing it (lru_cache alone lets each of them build it)
+
+
 def decoder_facts(name: str):
     """``name``'s DecoderConfig from its GGUF's metadata, without reading its weights (a page
     that compares the models' heads and caches loads neither)."""
-    return MODELS[name].facts(_facts_meta(name))
+    with _header_lock:
+        return _facts(name)
 
 
 @lru_cache(maxsize=4)
+def _facts(name: str):
+    return MODELS[name].facts(_facts_meta(name))
+
+
 def decoder_tokenizer(name: str):
     """``name``'s tokenizer from its GGUF's metadata, without reading its weights (SmolLM2's; a
     model whose tokenizer needs more: its loaded model's), made once per process."""
-    model = MODELS[name]
-    if model.tokenizer is None:
+    if MODELS[name].tokenizer is None:
         return load_decoder(name).tokenizer
-    return model.tokenizer(GGUFFile(_paths(name)).meta)
+    with _header_lock:
+        return _tokenizer(name)
+
+
+@lru_cache(maxsize=4)
+def _tokenizer(name: str):
+    return MODELS[name].tokenizer(GGUFFile(_paths(name)).meta)
 
 
 @lru_cache(maxsize=2)

@@ -10,6 +10,7 @@ count from 0 here, as in code.
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -138,15 +139,24 @@ def residual_parts(model, run, answer: int) -> ResidualParts:
 READABLE = re.compile("\u2581?(?:[A-Za-z]{2,}|[\u4e00-\u9fff]+)")
 
 
-def repeated_tokens(model, seed: int, length: int = REPEAT_LENGTH) -> tuple:
-    """<bos>, then ``length`` random readable ordinary pieces, then the same pieces again."""
+@lru_cache(maxsize=4)
+def readable_pieces(model) -> np.ndarray:
+    """The ids of ``model``'s ordinary pieces that READABLE matches, matched once per model
+    (Gemma's 262,144 pieces take 0.3 s; its load's thread does it, ui/work/model_load.py)."""
     tokenizer = model.tokenizer
-    ordinary = [
+    ids = np.array([
         i
         for i, (text, kind) in enumerate(zip(tokenizer.vocabulary, tokenizer.types, strict=True))
         if kind == NORMAL and READABLE.fullmatch(text)
-    ]
-    chosen = np.random.default_rng(seed).choice(ordinary, size=length, replace=False)
+    ])  # fmt: skip
+    ids.flags.writeable = False  # (shared by every caller)
+    return ids
+
+
+def repeated_tokens(model, seed: int, length: int = REPEAT_LENGTH) -> tuple:
+    """<bos>, then ``length`` random readable ordinary pieces, then the same pieces again."""
+    tokenizer = model.tokenizer
+    chosen = np.random.default_rng(seed).choice(readable_pieces(model), size=length, replace=False)
     return (tokenizer.bos, *(int(i) for i in chosen), *(int(i) for i in chosen))
 
 
