@@ -18,6 +18,11 @@ _SCALARS = {  # value type -> struct format
 }  # fmt: skip
 _STRING, _ARRAY = 8, 9
 _LENGTH = struct.Struct("<Q")
+# A dequantised block's float32 (256 kB): gguf's intermediates for it stay under 1 MB. At 8 MB a
+# block, a load in the server (which maps every allocation from 1 MB) faulted in 625,000 pages
+# for its temporaries, 88,000 at 256 kB (1 GB of weights is ~75,000 with huge pages): the
+# kernel's time was most of the load's, 3-5 s of a core while a class's first pages drew.
+BLOCK_BYTES = 256 << 10
 _NUMPY = {0: np.uint8, 1: np.int8, 2: np.uint16, 3: np.int16, 4: np.uint32, 5: np.int32,
           6: np.float32, 7: np.bool_, 10: np.uint64, 11: np.int64, 12: np.float64}  # fmt: skip
 
@@ -157,7 +162,8 @@ class GGUFFile:
     def tensor(self, name: str) -> np.ndarray:
         """A tensor dequantised to float32, in NumPy's order (a GGUF [640, 1024] is [1024, 640]),
         a block of rows at a time, read and dequantised: the transient copies stay small beside
-        the result.
+        the result, small enough (BLOCK_BYTES) to come from the C heap again and again rather
+        than each be mapped and its pages faulted in anew (ui/kit/heap.py).
 
         Each block goes to ``gguf`` as one long row. It works over groups of 16 rows, each a few
         small NumPy calls with the GIL held (16 384 groups for the embedding alone); a quantised
@@ -170,7 +176,7 @@ class GGUFFile:
         shape = self.tensors[name].shape
         rows = int(np.prod(shape[:-1], dtype=np.int64))
         out = np.empty((rows, shape[-1]), dtype=np.float32)
-        step = max(1, (8 << 20) // max(1, 4 * shape[-1]))  # about 8 MB of float32 a block
+        step = max(1, BLOCK_BYTES // max(1, 4 * shape[-1]))  # rows of float32 a block
         for start in range(0, rows, step):
             data, kind = self.raw(name, start, step)
             block = dequantize(data.reshape(1, -1), GGMLQuantizationType(kind))
