@@ -123,8 +123,8 @@ def test_the_readme_command_as_written_runs_production_settings(script):
 def test_the_watcher_check_sees_a_watcher_when_one_runs():
     """The check above can fail: the same command with the watcher Streamlit starts by default
     holds an inotify instance once a session has run."""
-    # the flag starts the watcher a user's run lacks: this test proves the check above can see one
-    command = readme_start_command() + " --server.fileWatcherType=auto"
+    watcher = " --server.fileWatcherType=auto"  # why: the control, proving the check can see one
+    command = readme_start_command() + watcher
     _pid, _config, watches = opened(command)
     assert watches >= 1
 
