@@ -142,7 +142,7 @@ READABLE = re.compile("\u2581?(?:[A-Za-z]{2,}|[\u4e00-\u9fff]+)")
 @lru_cache(maxsize=4)
 def readable_pieces(model) -> np.ndarray:
     """The ids of ``model``'s ordinary pieces that READABLE matches, matched once per model
-    (Gemma's 262,144 pieces take 0.3 s; its load's thread does it, ui/work/model_load.py)."""
+    (Gemma's 262,144 pieces take 0.3 s: ui/work/model_load.py asks as soon as it is loaded)."""
     tokenizer = model.tokenizer
     ids = np.array([
         i
