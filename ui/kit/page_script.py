@@ -10,7 +10,7 @@ learner's text."""
 
 import streamlit as st
 
-PAGE_SCRIPTS = ("arrow_keys", "fit_charts", "cookie_writer")  # their containers' keys
+PAGE_SCRIPTS = ("arrow_keys", "fit_charts", "cookie_writer", "a11y", "player_keys")  # containers
 
 
 def page_script(key: str, script: str) -> None:
