@@ -14,6 +14,7 @@ from ui.room.hooks import (
     room_panel,
     room_sets,
 )
+from ui.shell.a11y import page_semantics
 from ui.shell.navigation import session_pages
 from ui.shell.registry import by_url
 from ui.shell.sidebar import language, sidebar
@@ -40,6 +41,7 @@ here = by_url(page.url_path)
 if here.model:  # begun before the sidebar and the page draw (a no-op once begun, or on serve.py)
     model_load.start()
 st.session_state[PAGE_SCRIPT] = here.script
+page_semantics(lang, here.nav_key)  # <html lang>, the tab's title, the charts' names
 follow_page(here.script)
 settings = sidebar(lang, unused=here.unused, room_sets=room_sets())
 st.session_state[SETTINGS_DRAWN] = settings

@@ -4,6 +4,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from ui.figures.alt_text import alt_html
 from ui.figures.heatmaps import heatmap
 from ui.figures.palette import HEAD_COLOURS
 from ui.kit.i18n import t
@@ -108,16 +109,20 @@ def _big() -> bool:
 def plot(fig, key: str, pick: bool = False, fill: bool = False) -> None:
     """Draw a figure; in projector mode (the sidebar's large text) its text grows too, and with
     ``fill`` (a walkthrough step's chart) it takes the screen's free height. With ``pick`` a
-    click selects a point (ui/figures/pickable.py reads it from the session state's ``key``)."""
+    click selects a point (ui/figures/pickable.py reads it from the session state's ``key``).
+    Every chart gets its text alternative here (ui/figures/alt_text.py): a name written from its
+    numbers and the numbers as a table, in a <details> under it."""
     events = {"on_select": "rerun", "selection_mode": "points"} if pick else {}
-    if _big():
-        box = st.container(key=f"fill_{key}") if fill else st  # its height: style.py
-        height = "stretch" if fill else "content"
-        box.plotly_chart(projector_figure(fig, fill), width="stretch", height=height, key=key,
-                         config=CONFIG, **events)  # fmt: skip
-        return
-    box = st.container(key=f"dense_{key}") if _dense(fig) else st
-    box.plotly_chart(fig, width="stretch", key=key, config=CONFIG, **events)
+    with st.container(key=f"chart_{key}"):  # the a11y script finds the chart and its name here
+        if _big():
+            box = st.container(key=f"fill_{key}") if fill else st  # its height: style.py
+            height = "stretch" if fill else "content"
+            box.plotly_chart(projector_figure(fig, fill), width="stretch", height=height,
+                             key=key, config=CONFIG, **events)  # fmt: skip
+        else:
+            box = st.container(key=f"dense_{key}") if _dense(fig) else st
+            box.plotly_chart(fig, width="stretch", key=key, config=CONFIG, **events)
+        st.html(alt_html(fig))
 
 
 def plot_for_screens(wide, phone, key: str) -> None:

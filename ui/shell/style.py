@@ -44,6 +44,30 @@ FOLDED {position: absolute; width: 0; height: 0; overflow: hidden;}
 .st-key-row_band {gap: 0.6rem;}
 .st-key-app_caption_phone {display: none;}  /* the caveat's one line, for a phone only */
 [class*="st-key-screen_phone_"] {display: none;}  /* a chart's phone twin (place.py) */
+/* accessibility (issue 64): a focus ring of 3 px that stands out from every control's
+   unfocused look (3:1 at least), wherever the focus lands: a button, a link, the radio or switch
+   whose input is hidden (its label rings), a slider's thumb, a select, a chart's table */
+:focus-visible, [role="slider"]:focus, label:has(input:focus-visible),
+[data-baseweb="select"]:has(input:focus-visible), [data-baseweb="tab"]:focus-visible
+{outline: 3px solid #0b57d0 !important; outline-offset: 2px !important;}
+label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:focus-visible)
+{border-radius: 0.3rem;}
+/* captions carry real content (the step counter): 4.5:1 at least, not Streamlit's faded grey */
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {color: #5c5c5c;}
+[data-testid="stWidgetLabel"] p, [data-testid="stTooltipHoverTarget"] {color: #31333f;}
+/* visually hidden, read by a screen reader (an aria-live step, a chart's name) */
+.sr-only {position: absolute !important; width: 1px; height: 1px; padding: 0; margin: -1px;
+  overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0;}
+/* every chart's numbers as a table, one keypress away (ui/figures/alt_text.py) */
+details.chart-alt {margin: -0.6rem 0 0 0; font-size: 0.82rem;}
+details.chart-alt summary {color: #4a4a4a; cursor: pointer; width: fit-content;}
+details.chart-alt .chart-alt-scroll {overflow-x: auto; max-width: 100%;}
+details.chart-alt table {border-collapse: collapse; margin: 0.3rem 0;
+  font-variant-numeric: tabular-nums;}
+details.chart-alt caption {text-align: left; font-weight: 600; color: #31333f;}
+details.chart-alt th, details.chart-alt td {border: 1px solid #d0d0d0; padding: 0.1rem 0.4rem;
+  text-align: right; color: #1f1f1f;}
+details.chart-alt th {background: #f3f3f3; font-weight: 600;}
 /* a phone: the current step's chart comes first; the strip of every step and the formula
    chips give way to Previous / Next, and the notes follow the chart */
 @media (max-width: 640px) {

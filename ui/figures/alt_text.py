@@ -1,0 +1,271 @@
+"""A chart's text alternative, read off the figure itself, in the learner's language: a name that
+says what the chart shows and its point (its size, its largest entry with that entry's row and
+column, whether each row sums to 1, how many cells are masked), and the numbers it shows as an
+HTML table whose row and column headers are the tokens or the axis labels.
+
+place.plot() gives every chart both: a screen reader hears the name where the chart is (the page's
+a11y script sets it as the chart's aria-label and hides the SVG's bare numbers), and the table is
+one keypress away (the summary of a <details> right under the chart). Written from the numbers:
+a figure changes, its name changes."""
+
+import html
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ui.figures.heatmaps import block_mean
+from ui.kit.i18n import current_lang, t
+
+TABLE_SIDE = 24  # a heatmap's table keeps at most this many rows and columns (block means past it)
+TABLE_ROWS = 60  # a line chart's table: at most this many x values (evenly spaced, the last kept)
+_TAG = re.compile(r"<[^>]*>")
+_NUMBER = re.compile(r"^[−+-]?(\d+(\.\d*)?|\.\d+)([eE][−+-]?\d+)?%?$")
+
+
+@dataclass(frozen=True)
+class ChartText:
+    name: str  # the chart's accessible name
+    headers: tuple  # (corner, column headers)
+    rows: tuple  # ((row header, cell, cell, …), …)
+    note: str = ""  # what the table leaves out, if anything
+
+    def html(self, title: str) -> str:
+        """The <details> that follows the chart: its summary names the table, its table holds
+        the numbers; ``data-name`` carries the chart's name for the page's a11y script."""
+        e = html.escape
+        corner, columns = self.headers
+        head = f'<th scope="col">{e(corner)}</th>' + "".join(
+            f'<th scope="col">{e(c)}</th>' for c in columns
+        )
+        body = "".join(
+            f'<tr><th scope="row">{e(row[0])}</th>'
+            + "".join(f"<td>{e(cell)}</td>" for cell in row[1:])
+            + "</tr>"
+            for row in self.rows
+        )
+        note = f"<p>{e(self.note)}</p>" if self.note else ""
+        summary = t("a11y.table_of", title=title)
+        return (
+            f'<details class="chart-alt" data-name="{e(self.name)}"><summary>{e(summary)}'
+            f'</summary><div class="chart-alt-scroll" role="region" tabindex="0" '
+            f'aria-label="{e(summary)}"><table><caption>{e(title)}</caption><thead><tr>{head}'
+            f"</tr></thead><tbody>{body}</tbody></table></div>{note}</details>"
+        )
+
+
+def plain(text) -> str:
+    """Plotly's text as words: its tags dropped, its entities read (``&lt;b&gt;`` is "<b>")."""
+    return html.unescape(_TAG.sub("", str(text or ""))).strip()
+
+
+def fmt(value) -> str:
+    """A number as a table cell or a name says it: four significant digits, a true minus."""
+    if value is None:
+        return ""
+    if not np.isfinite(value):
+        return "−∞" if value < 0 else "∞"
+    return f"{value:.4g}".replace("-", "−")
+
+
+def title_of(fig) -> str:
+    return plain(fig.layout.title.text) if fig.layout.title else ""
+
+
+def chart_text(fig) -> ChartText:
+    """The figure's name and table in this run's language, made once per figure and language
+    (figures are shared between sessions, and so is this)."""
+    return _made(fig)[0]
+
+
+def alt_html(fig) -> str:
+    """The <details> drawn under the figure (ChartText.html), made once per figure and language."""
+    return _made(fig)[1]
+
+
+def _made(fig) -> tuple:
+    lang = current_lang()
+    made = fig.__dict__.setdefault("_chart_text", {})
+    if lang not in made:
+        text = _describe(fig)
+        made[lang] = (text, text.html(title_of(fig) or t("a11y.chart", lang)))
+    return made[lang]
+
+
+def _describe(fig) -> ChartText:
+    traces = [tr for tr in fig.data if _shown(tr)]
+    heat = [tr for tr in traces if tr.type == "heatmap"]
+    if heat:
+        return _heatmap(fig, heat)
+    bars = [tr for tr in traces if tr.type == "bar"]
+    if bars:
+        return _series(fig, bars, "a11y.bars")
+    lines = [tr for tr in traces if tr.type == "scatter"]
+    if lines:
+        return _series(fig, lines, "a11y.lines")
+    raise ValueError(f"no text alternative for a figure of {[tr.type for tr in fig.data]}")
+
+
+def _shown(trace) -> bool:
+    """A trace that carries numbers: not a legend's swatch (x all None), nor the clickable
+    cells' invisible markers (ui/figures/pickable.py)."""
+    if trace.type == "scatter":
+        if trace.x is None or all(x is None for x in trace.x):
+            return False
+        marker = trace.marker
+        if marker is not None and marker.opacity == 0:
+            return False
+    return True
+
+
+def _labels(axis, count: int, positions) -> list[str]:
+    """Each row's (or column's) label: its tick text where the axis has one at that position,
+    else its category, else its position."""
+    labels = [None] * count
+    if positions is not None and len(positions) == count:
+        labels = [None if isinstance(p, (int, float, np.integer, np.floating)) else plain(p)
+                  for p in positions]  # fmt: skip
+    if axis.tickvals is not None and axis.ticktext is not None:
+        for value, text in zip(axis.tickvals, axis.ticktext):
+            index = int(round(float(value)))
+            if 0 <= index < count and labels[index] is None:
+                labels[index] = plain(text)
+    return [label if label else str(i) for i, label in enumerate(labels)]
+
+
+def _cell_text(trace, z) -> np.ndarray:
+    """What each cell says: its printed text (a number as printed, or a piece with its value),
+    else its value."""
+    shown = np.vectorize(fmt, otypes=[object])(z)
+    if trace.text is None:
+        return shown
+    text = np.asarray(trace.text, dtype=object)
+    if text.shape != z.shape:
+        return shown
+    words = np.vectorize(plain, otypes=[object])(text)
+    numeric = np.vectorize(lambda w: bool(_NUMBER.match(w)), otypes=[bool])(words)
+    return np.where(numeric, words, np.where(np.isfinite(z), words + " (" + shown + ")", words))
+
+
+def _heatmap(fig, heat) -> ChartText:
+    values = next((tr for tr in heat if tr.hoverinfo != "skip"), heat[0])
+    z = np.asarray(values.z, dtype=np.float64)
+    if z.ndim != 2:
+        z = np.atleast_2d(z)
+    cells = _cell_text(values, z)
+    masked = np.zeros(z.shape, dtype=bool)
+    for over in heat:  # a masked cell's grey overlay writes −∞ (or 0): the cell says that
+        if over is values or over.text is None:
+            continue
+        text = np.asarray(over.text, dtype=object)
+        if text.shape == z.shape:
+            said = np.vectorize(lambda w: bool(plain(w)), otypes=[bool])(text)
+            cells = np.where(said, np.vectorize(plain, otypes=[object])(text), cells)
+            masked |= said & ~np.isfinite(z)
+    rows = _labels(fig.layout.yaxis, z.shape[0], values.y)
+    cols = _labels(fig.layout.xaxis, z.shape[1], values.x)
+    row_title = plain(fig.layout.yaxis.title.text) if fig.layout.yaxis.title else ""
+    col_title = plain(fig.layout.xaxis.title.text) if fig.layout.xaxis.title else ""
+    name = _heatmap_name(fig, z, cells, (rows, cols), (row_title, col_title), int(masked.sum()))
+    note = ""
+    if max(z.shape) > TABLE_SIDE:  # too many to read: block means, said in the note
+        reduced, br, bc = block_mean(np.where(np.isfinite(z), z, np.nan), TABLE_SIDE)
+        cells = np.vectorize(fmt, otypes=[object])(reduced)
+        rows = [_span(rows, i * br, br) for i in range(reduced.shape[0])]
+        cols = [_span(cols, j * bc, bc) for j in range(reduced.shape[1])]
+        note = t("a11y.blocks", rows=z.shape[0], cols=z.shape[1], br=br, bc=bc)
+    corner = f"{row_title} ＼ {col_title}" if row_title or col_title else ""
+    table = tuple((rows[i], *cells[i]) for i in range(len(rows)))
+    return ChartText(name, (corner, tuple(cols)), table, note)
+
+
+def _span(labels, start: int, size: int) -> str:
+    stop = min(start + size, len(labels)) - 1
+    return labels[start] if stop <= start else f"{labels[start]} … {labels[stop]}"
+
+
+def _where(row_title, row, col_title, col) -> str:
+    return t("a11y.at", row_title=row_title or t("a11y.row"), row=row,
+             col_title=col_title or t("a11y.column"), col=col)  # fmt: skip
+
+
+ROW_TOPS = 12  # a matrix of weights with at most this many rows names each row's largest
+
+
+def _heatmap_name(fig, z, cells, labels, titles, masked: int) -> str:
+    """Its title and size; for weights (each row sums to 1) each row's largest key, else the
+    largest entry (and the smallest, when negative); the masked cells. Values as printed."""
+    (rows, cols), (row_title, col_title) = labels, titles
+    parts = [t("a11y.matrix", title=title_of(fig) or t("a11y.chart"), r=z.shape[0], c=z.shape[1])]
+    finite = np.isfinite(z)
+    if finite.any():
+        held = np.where(finite, z, np.nan)
+        live = finite.any(axis=1)
+        sums = np.nansum(held, axis=1)
+        weights = z[finite].min() >= 0 and np.allclose(sums[live], 1.0, atol=2e-3)
+        if weights and z.shape[1] > 1:
+            parts.append(t("a11y.rows_sum_1"))
+        if weights and z.shape[1] > 1 and z.shape[0] <= ROW_TOPS:
+            tops = [
+                f"{rows[i]} → {cols[j]} {cells[i, j]}"
+                for i, j in ((i, int(np.nanargmax(held[i]))) for i in np.flatnonzero(live))
+            ]
+            parts.append(t("a11y.row_tops", row_title=row_title or t("a11y.row"),
+                           tops=t("a11y.list_join").join(tops)))  # fmt: skip
+        else:
+            top = np.unravel_index(np.nanargmax(held), z.shape)
+            where = _where(row_title, rows[top[0]], col_title, cols[top[1]])
+            parts.append(t("a11y.largest", where=where, value=cells[top]))
+            low = np.unravel_index(np.nanargmin(held), z.shape)
+            if z[low] < 0:
+                where = _where(row_title, rows[low[0]], col_title, cols[low[1]])
+                parts.append(t("a11y.smallest", where=where, value=cells[low]))
+    if masked:
+        parts.append(t("a11y.masked", k=masked))
+    return t("a11y.join").join(parts)
+
+
+def _series(fig, traces, kind: str) -> ChartText:
+    """Bars or lines: a row per x value (or category), a column per series."""
+    names = [plain(tr.name) or t("a11y.series", i=i + 1) for i, tr in enumerate(traces)]
+    xs: list = []
+    for tr in traces:
+        for x in tr.x if tr.x is not None else range(len(tr.y)):
+            if x not in xs:
+                xs.append(x)
+    columns = {}
+    for name, tr in zip(names, traces):
+        given = tr.x if tr.x is not None else range(len(tr.y))
+        columns[name] = dict(zip(given, (float(y) if y is not None else None for y in tr.y)))
+    x_title = plain(fig.layout.xaxis.title.text) if fig.layout.xaxis.title else ""
+    y_title = plain(fig.layout.yaxis.title.text) if fig.layout.yaxis.title else ""
+    labels = _x_labels(fig.layout.xaxis, xs)
+    parts = [t(kind, title=title_of(fig) or t("a11y.chart"), k=len(xs), s=len(names))]
+    if x_title:
+        parts.append(t("a11y.x_axis", title=x_title, first=labels[0], last=labels[-1]))
+    for name in names[:4]:
+        got = [(x, v) for x, v in columns[name].items() if v is not None and np.isfinite(v)]
+        if got:
+            x_top, v_top = max(got, key=lambda p: p[1])
+            parts.append(t("a11y.series_top", name=name if len(names) > 1 else y_title or name,
+                           x=labels[xs.index(x_top)], value=fmt(v_top),
+                           first=fmt(got[0][1]), last=fmt(got[-1][1])))  # fmt: skip
+    keep = range(len(xs))
+    note = ""
+    if len(xs) > TABLE_ROWS:
+        keep = sorted({*np.linspace(0, len(xs) - 1, TABLE_ROWS).round().astype(int).tolist()})
+        note = t("a11y.every_kth", shown=len(keep), total=len(xs))
+    rows = tuple(
+        (labels[i], *(fmt(columns[n].get(xs[i])) if columns[n].get(xs[i]) is not None else ""
+                      for n in names))
+        for i in keep
+    )  # fmt: skip
+    return ChartText(t("a11y.join").join(parts), (x_title or "", tuple(names)), rows, note)
+
+
+def _x_labels(axis, xs) -> list[str]:
+    """Each x as the axis labels it (its tick text where it has one), else as a number."""
+    ticks = {}
+    if axis.tickvals is not None and axis.ticktext is not None:
+        ticks = {v: plain(text) for v, text in zip(axis.tickvals, axis.ticktext)}
+    return [ticks.get(x, plain(x) if isinstance(x, str) else fmt(float(x))) for x in xs]

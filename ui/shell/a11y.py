@@ -1,0 +1,60 @@
+"""What a screen reader and a browser's tab need of every page: ``<html lang>`` as the app's
+language is, a title of the page's own (with the current step where there is one), every chart's
+name set on the chart (ui/figures/alt_text.py writes it beside the chart: here it is moved onto
+the chart, whose SVG text is hidden from the accessibility tree), and the language switch marked
+with the language it names."""
+
+import json
+
+import streamlit as st
+
+from ui.kit.i18n import LANGS, t
+from ui.kit.page_script import page_script
+
+HTML_LANG = {"en": "en", "zh": "zh-CN"}  # BCP 47, as <html lang> and a screen reader's voice want
+
+# Runs once per language (the script's text changes with it): the language, then every chart
+# named, again whenever Streamlit redraws part of the page (a MutationObserver, a frame later).
+SCRIPT = """
+const LANG = %(lang)s, OTHER = %(other)s;
+document.documentElement.lang = LANG;
+const name = () => {
+  for (const alt of document.querySelectorAll('details.chart-alt[data-name]')) {
+    const box = alt.closest('[class*="st-key-chart_"]');
+    const chart = box && box.querySelector('.stPlotlyChart');
+    if (!chart) continue;
+    if (chart.getAttribute('aria-label') !== alt.dataset.name) {
+      chart.setAttribute('role', 'img');
+      chart.setAttribute('aria-label', alt.dataset.name);
+    }
+    for (const svg of chart.querySelectorAll('svg:not([aria-hidden])')) {
+      svg.setAttribute('aria-hidden', 'true');
+    }
+  }
+  for (const button of document.querySelectorAll('.st-key-lang_band button')) {
+    if (button.lang !== OTHER) button.lang = OTHER;
+  }
+};
+if (window.__a11yObserver) window.__a11yObserver.disconnect();
+let pending = false;
+window.__a11yObserver = new MutationObserver(() => {
+  if (pending) return;
+  pending = true;
+  requestAnimationFrame(() => { pending = false; name(); });
+});
+window.__a11yObserver.observe(document.body, {childList: true, subtree: true});
+name();
+"""
+
+
+def page_semantics(lang: str, title_key: str) -> None:
+    """The page's language and its title (the page's heading and the app's name)."""
+    other = next(code for code in LANGS if code != lang)
+    page_script("a11y", SCRIPT % {"lang": json.dumps(HTML_LANG[lang]),
+                                  "other": json.dumps(HTML_LANG[other])})  # fmt: skip
+    page_title(t(title_key))
+
+
+def page_title(*parts: str) -> None:
+    """The browser tab's title: ``parts`` (the page's, then its step's), then the app's name."""
+    st.set_page_config(page_title=" · ".join([*parts, t("a11y.app_name")]))
