@@ -1,6 +1,7 @@
 """Heatmaps: a matrix with its tokens on the axes (values printed where they fit, masked cells
 grey, focus rows, head bands and row notes), attention weights, masks, and the lens's map of
-pieces."""
+pieces. Printed values are black, or white on a dark cell (``_white_text``): 4.5:1 on every
+cell."""
 
 import math
 import unicodedata
@@ -11,7 +12,9 @@ import plotly.graph_objects as go
 
 from ui.figures.palette import (
     BAR_ROOM,
+    BLACK,
     CELL_PAD,
+    DARK_GREY,
     MASK_COLOURS,
     MASK_SCALE,
     MASKED_GREY,
@@ -26,7 +29,9 @@ from ui.figures.palette import (
     TICK_PX,
     VERMILLION,
     WEIGHT_SCALE,
+    WHITE,
     SharedFigure,
+    cell_ink,
     ink,
 )
 from ui.kit.escape import plotly_text
@@ -97,11 +102,11 @@ def heatmap(
     Figures are shared between sessions (built once per distinct call): never change one.
     """
     cells = _Cells.of(M, forbidden)
-    values = _values_trace(cells, scale, bound, decimals)
-    if narrowest and cells.with_text:
-        values.textfont = {"size": TEXT_PX}
+    text_px = TEXT_PX if narrowest else None
+    values = _values_trace(cells, scale, bound, decimals, text_px)
     masked = cells.small and cells.hidden.any()
-    traces = [values, _mask_overlay(cells, forbidden_text)] if masked else [values]
+    traces = [values, _mask_overlay(cells, forbidden_text, text_px)] if masked else [values]
+    traces += _white_text(values)
     layout = _frame(cells, row_labels, col_labels, title, title_colour, col_title, square,
                     row_title, narrowest)  # fmt: skip
     bar = "plot" if square else "top" if narrowest else None
@@ -253,11 +258,17 @@ def _cells_trace(cells: _Cells, z: np.ndarray, **style) -> go.Heatmap:
     return go.Heatmap(z=z.astype(np.float32), x=x, y=y, xgap=cells.gap, ygap=cells.gap, **style)
 
 
-def _values_trace(cells: _Cells, scale: str, bound, decimals: int) -> go.Heatmap:
+def _font(colour: str, px: int | None) -> dict:
+    """Cell text in ``colour``, at ``px`` (None: the figure's size)."""
+    return {"color": colour, **({"size": px} if px else {})}
+
+
+def _values_trace(cells: _Cells, scale: str, bound, decimals: int, text_px=None) -> go.Heatmap:
     trace = _cells_trace(cells, cells.reduced, **_colour(cells, scale, bound))
     if cells.with_text:
         trace.text = _format(cells.M, decimals)
         trace.texttemplate = "%{text}"
+        trace.textfont = _font(BLACK, text_px)  # white where the cell is dark: _white_text
         trace.hovertemplate = "%{y} → %{x}: %{z:.6f}<extra></extra>"
     elif cells.small:
         trace.hovertemplate = "%{y} → %{x}: %{z:.4f}<extra></extra>"
@@ -267,8 +278,9 @@ def _values_trace(cells: _Cells, scale: str, bound, decimals: int) -> go.Heatmap
     return trace
 
 
-def _mask_overlay(cells: _Cells, forbidden_text: str) -> go.Heatmap:
-    """Masked cells: grey, with their symbolic value written in (1 exactly where hidden)."""
+def _mask_overlay(cells: _Cells, forbidden_text: str, text_px=None) -> go.Heatmap:
+    """Masked cells: grey, with their symbolic value written in dark grey (1 exactly where
+    hidden)."""
     masked = _cells_trace(
         cells,
         np.where(cells.hidden, 1.0, np.nan),
@@ -279,8 +291,40 @@ def _mask_overlay(cells: _Cells, forbidden_text: str) -> go.Heatmap:
     if cells.with_text:
         masked.text = np.where(cells.hidden, forbidden_text, "").astype(object)
         masked.texttemplate = "%{text}"
-        masked.textfont = {"color": "#555555"}
+        masked.textfont = _font(DARK_GREY, text_px)
     return masked
+
+
+def _white_text(trace: go.Heatmap) -> list:
+    """Where ``trace`` prints on a dark cell, the same cells painted again over it (its z, scale
+    and gaps: the same colour) with that text in white; [] if none is dark. A heatmap's text is
+    one colour per trace, and neither black nor white reads at 4.5:1 on every colour of a scale:
+    the cell's own colour chooses (``cell_ink``), and under it ``trace``'s black text is hidden.
+    Its hover is ``trace``'s, under it."""
+    if trace.text is None:
+        return []
+    z = np.asarray(trace.z)
+    white = cell_ink(z, trace.colorscale, trace.zmin, trace.zmax) == WHITE
+    white &= np.isfinite(z)
+    if not white.any():
+        return []
+    over = go.Heatmap(
+        z=np.where(white, z, np.nan).astype(z.dtype),
+        x=trace.x,
+        y=trace.y,
+        xgap=trace.xgap,
+        ygap=trace.ygap,
+        colorscale=trace.colorscale,
+        zmin=trace.zmin,
+        zmax=trace.zmax,
+        zmid=trace.zmid,
+        showscale=False,
+        hoverinfo="skip",
+        text=np.where(white, np.asarray(trace.text, dtype=object), "").astype(object),
+        texttemplate=trace.texttemplate,
+        textfont=_font(WHITE, trace.textfont.size),
+    )
+    return [over]
 
 
 def text_em(text) -> float:
@@ -577,6 +621,7 @@ def mask_heatmap(
     if cells.with_text:
         trace.text = np.where(allowed, "1", "0").astype(object)
         trace.texttemplate = "%{text}"
+        trace.textfont = _font(BLACK, None)  # white on the blue cells: _white_text
     swatches = [_swatch(label, MASK_COLOURS[name]) for name, label in zip(MASK_COLOURS, legend)]
     layout = _frame(cells, row_labels, col_labels, title, None, col_title, False, row_title)
     layout.update(
@@ -590,7 +635,7 @@ def mask_heatmap(
         margin={"l": 10, "r": 10, "t": 70, "b": 10},
         height=layout["height"] + 30,
     )
-    return SharedFigure(data=[trace, *swatches], layout=layout)
+    return SharedFigure(data=[trace, *_white_text(trace), *swatches], layout=layout)
 
 
 def _swatch(label: str, colour: str) -> go.Scatter:
@@ -624,22 +669,22 @@ def A_heatmap(
 def piece_map(pieces, p, row_labels, col_labels, title: str, colour_title: str) -> go.Figure:
     """A grid of pieces (the text in each cell), coloured by a probability in [0, 1]: the logit
     lens's map of each layer's first piece at each position. Shared: never change it."""
-    fig = SharedFigure(
-        go.Heatmap(
-            z=np.asarray(p, dtype=float),
-            text=[[plotly_text(piece) for piece in row] for row in pieces],
-            texttemplate="%{text}",
-            hovertemplate="%{y} · %{x}: %{text} (p = %{z:.3f})<extra></extra>",
-            x=[plotly_text(label) for label in col_labels],
-            y=list(row_labels),
-            zmin=0.0,
-            zmax=1.0,
-            colorscale="Blues",
-            colorbar={"title": {"text": plotly_text(colour_title)}, "thickness": 12},
-            xgap=1,
-            ygap=1,
-        )
+    trace = go.Heatmap(
+        z=np.asarray(p, dtype=float),
+        text=[[plotly_text(piece) for piece in row] for row in pieces],
+        texttemplate="%{text}",
+        textfont=_font(BLACK, None),  # white on the darker blues: _white_text
+        hovertemplate="%{y} · %{x}: %{text} (p = %{z:.3f})<extra></extra>",
+        x=[plotly_text(label) for label in col_labels],
+        y=list(row_labels),
+        zmin=0.0,
+        zmax=1.0,
+        colorscale="Blues",
+        colorbar={"title": {"text": plotly_text(colour_title)}, "thickness": 12},
+        xgap=1,
+        ygap=1,
     )
+    fig = SharedFigure(data=[trace, *_white_text(trace)])
     fig.update_layout(
         title={"text": plotly_text(title), "x": 0},
         height=max(320, 26 * len(row_labels) + 90),
