@@ -1,9 +1,18 @@
-"""Line charts and histograms: series against a shared x, one colour each."""
+"""Line charts and histograms: series against a shared x, one colour each, and each line its
+own dash and marker as well (told apart without colour)."""
 
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.figures.palette import BLUE, GREEN, LINE_COLOURS, VERMILLION, SharedFigure
+from ui.figures.palette import (
+    BLUE,
+    GREEN,
+    LINE_COLOURS,
+    LINE_DASHES,
+    LINE_SYMBOLS,
+    VERMILLION,
+    SharedFigure,
+)
 from ui.kit.escape import plotly_text
 from ui.kit.shared_cache import shared
 
@@ -28,17 +37,19 @@ def line_chart(
 ):
     """Lines over xs, one per named series (log-log by default; ``log_y`` overrides the y axis;
     ``x_labels``: one tick label per x, in place of the numbers). ``colours``: one per series
-    (e.g. from SERIES), else LINE_COLOURS in order; ``dashes``: one per series ("solid", "dash");
+    (e.g. from SERIES), else LINE_COLOURS in order; ``dashes``: one per series ("solid", "dash"),
+    else LINE_DASHES in order; each series' marker: ``_symbols``;
     ``marks``: (x, label) pairs, each a dotted vertical line with its label at the top. Shared
     between sessions: never change the figure returned."""
     log_y = log if log_y is None else log_y
     xs = list(xs)
     fig = SharedFigure()
     colours, dashes = list(colours or ()), list(dashes or ())
-    for i, (name, ys) in enumerate(series.items()):
+    dashes = [dashes[i] if i < len(dashes) else LINE_DASHES[i % len(LINE_DASHES)]
+              for i in range(len(series))]  # fmt: skip
+    for i, ((name, ys), symbol) in enumerate(zip(series.items(), _symbols(dashes))):
         colour = colours[i] if i < len(colours) else LINE_COLOURS[i % len(LINE_COLOURS)]
-        dash = dashes[i] if i < len(dashes) else "solid"
-        fig.add_trace(_line(xs, ys, name, colour, dash, marker_size))
+        fig.add_trace(_line(xs, ys, name, colour, (dashes[i], symbol), marker_size))
     fig.update_layout(
         title={"text": plotly_text(title), "x": 0},
         height=380,
@@ -66,8 +77,26 @@ def _x_ticks(xs: list, every: bool, labels) -> dict:
     return {"tickvals": xs} if every else {}
 
 
-def _line(xs, ys, name: str, colour: str, dash: str, marker_size: int | None) -> go.Scatter:
-    marker = {"color": colour, **({"size": marker_size} if marker_size else {})}
+def _symbols(dashes: list) -> list:
+    """Each line's marker: LINE_SYMBOLS in order, or the next one after it that no earlier line
+    of the same dash has, so that no two lines share both their dash and their marker (up to
+    len(LINE_SYMBOLS) lines of one dash)."""
+    taken, symbols = set(), []
+    for i, dash in enumerate(dashes):
+        k = i % len(LINE_SYMBOLS)
+        for _ in range(len(LINE_SYMBOLS) - 1):
+            if (dash, k) not in taken:
+                break
+            k = (k + 1) % len(LINE_SYMBOLS)
+        taken.add((dash, k))
+        symbols.append(LINE_SYMBOLS[k])
+    return symbols
+
+
+def _line(xs, ys, name: str, colour: str, style: tuple, marker_size: int | None) -> go.Scatter:
+    """One series: ``style`` its (dash, marker symbol)."""
+    dash, symbol = style
+    marker = {"color": colour, "symbol": symbol, **({"size": marker_size} if marker_size else {})}
     return go.Scatter(x=xs, y=list(ys), mode="lines+markers", name=plotly_text(name),
                       line={"color": colour, "dash": dash}, marker=marker)  # fmt: skip
 
