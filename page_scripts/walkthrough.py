@@ -7,6 +7,7 @@ import streamlit as st
 from ui.kit.i18n import t
 from ui.notebooks import walkthrough as notebook
 from ui.notebooks.cells import MIME
+from ui.shell.a11y import page_title
 from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
 from ui.views.walkthrough import export
@@ -18,6 +19,7 @@ settings = current()
 title, caption = st.container(), st.container(key="app_caption")
 caveat = st.container(key="app_caption_phone")  # a phone's one line instead (style.py)
 step, pickers = walkthrough.step_navigation(NAMES, projector=settings.presentation)
+page_title(t(f"walkthrough.title_{step}"), t("shell.page_walkthrough"))  # the tab says the step
 if not settings.presentation:  # a projector keeps its height for the step and its chart
     with title:
         page_header(compact=step != NAMES[0])  # after step 1 the step's title leads

@@ -58,3 +58,9 @@ def page_semantics(lang: str, title_key: str) -> None:
 def page_title(*parts: str) -> None:
     """The browser tab's title: ``parts`` (the page's, then its step's), then the app's name."""
     st.set_page_config(page_title=" · ".join([*parts, t("a11y.app_name")]))
+
+
+def statement() -> None:
+    """The accessibility statement, short, at the sidebar's foot (ACCESSIBILITY.md in full)."""
+    with st.expander(t("a11y.statement_title"), icon=":material/accessibility_new:"):
+        st.markdown(t("a11y.statement"))

@@ -10,6 +10,7 @@ from ui.kit.number_box import number_box
 from ui.kit.session import SETTINGS_DRAWN, relabel_pickers
 from ui.kit.settings import SIDEBAR, Setting, Settings, settings_from
 from ui.kit.url import check_url, coded_choice, keep_in_url, url_choice
+from ui.shell.a11y import statement
 from ui.shell.lesson_band import band
 
 BIND = {"bind": "query-params"}
@@ -145,6 +146,7 @@ def sidebar(lang: str | None = None, unused: tuple = (), room_sets=((), "")) -> 
                 _draw(aside, lang, values, unused, _small_heading)
         if not taken:  # a room's settings are the teacher's: this tab's address does not hold them
             st.caption(t("shell.share_hint"))
+        statement()  # the accessibility statement, at the foot
         if url_notes:
             st.warning(
                 t("shell.url_fixed", params=markdown_text(", ".join(url_notes))),
