@@ -2,7 +2,7 @@
 language is, a title of the page's own (with the current step where there is one), every chart's
 name set on the chart (ui/figures/alt_text.py writes it beside the chart: here it is moved onto
 the chart, whose SVG text is hidden from the accessibility tree), and the language switch marked
-with the language it names."""
+with the language it names, as is any passage in the other language."""
 
 import json
 
@@ -16,7 +16,10 @@ HTML_LANG = {"en": "en", "zh": "zh-CN"}  # BCP 47, as <html lang> and a screen r
 # Runs once per language (the script's text changes with it): the language, then every chart
 # named, again whenever Streamlit redraws part of the page (a MutationObserver, a frame later).
 SCRIPT = """
-const LANG = %(lang)s, OTHER = %(other)s;
+const LANG = %(lang)s, OTHER = %(other)s, HAN = /[\u3400-\u9fff]/g;
+const PASSAGES = '.stMain p, .stMain li, .stMain td, .stMain th, .stMain span, .stMain label, ' +
+  '.stMain summary, .stMain h1, .stMain h2, .stMain h3, [data-testid="stSidebar"] p, ' +
+  '.st-key-lang_band p, [role="option"]';  // the language switch's "English" / "中文" too
 document.documentElement.lang = LANG;
 const name = () => {
   for (const alt of document.querySelectorAll('details.chart-alt[data-name]')) {
@@ -31,8 +34,15 @@ const name = () => {
       svg.setAttribute('aria-hidden', 'true');
     }
   }
-  for (const button of document.querySelectorAll('.st-key-lang_band button')) {
-    if (button.lang !== OTHER) button.lang = OTHER;
+  // a passage in the other language (a Chinese sentence's tokens on an English page, an English
+  // word alone on a Chinese one) says so: an attribute on its element, the DOM otherwise as is
+  for (const el of document.querySelectorAll(PASSAGES)) {
+    if (el.childElementCount || el.closest('[data-testid="stIconMaterial"]')) continue;
+    const text = el.textContent, han = (text.match(HAN) || []).length;
+    const latin = (text.match(/[A-Za-z]/g) || []).length;
+    const other = LANG === 'en' ? han > latin : !han && /[A-Za-z]{4}/.test(text);
+    if (other && el.lang !== OTHER) el.lang = OTHER;
+    else if (!other && el.lang) el.removeAttribute('lang');
   }
 };
 if (window.__a11yObserver) window.__a11yObserver.disconnect();
