@@ -34,6 +34,12 @@ const name = () => {
       svg.setAttribute('aria-hidden', 'true');
     }
   }
+  // a formula wider than its column scrolls: from the keyboard too (a phone's narrow screen)
+  for (const box of document.querySelectorAll('.katex-display')) {
+    const wide = box.scrollWidth > box.clientWidth + 1;
+    if (wide && !box.hasAttribute('tabindex')) box.tabIndex = 0;
+    else if (!wide && box.hasAttribute('tabindex')) box.removeAttribute('tabindex');
+  }
   // a passage in the other language (a Chinese sentence's tokens on an English page, an English
   // word alone on a Chinese one) says so: an attribute on its element, the DOM otherwise as is
   for (const el of document.querySelectorAll(PASSAGES)) {

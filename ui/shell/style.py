@@ -55,6 +55,8 @@ label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:f
 /* captions carry real content (the step counter): 4.5:1 at least, not Streamlit's faded grey */
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {color: #5c5c5c;}
 [data-testid="stWidgetLabel"] p, [data-testid="stTooltipHoverTarget"] {color: #31333f;}
+/* a formula scrolls sideways only (KaTeX's few px of depth made it a scrolling region) */
+.katex-display {overflow-y: hidden !important;}
 /* visually hidden, read by a screen reader (an aria-live step, a chart's name) */
 .sr-only {position: absolute !important; width: 1px; height: 1px; padding: 0; margin: -1px;
   overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0;}
