@@ -7,11 +7,13 @@ Play and Pause included: the timer is drawn inside it while it plays (ui/kit/tic
 """
 
 import time
+from html import escape
 
 import streamlit as st
 
 from ui.kit.i18n import t
-from ui.kit.ticker import tick
+from ui.kit.page_script import page_script
+from ui.kit.ticker import ONCE, tick, tick_key
 
 ICONS = {True: ":material/pause:", False: ":material/play_arrow:"}  # (no ⏸ in the fonts)
 INTERVAL_S = 1.0  # one step a second: slow enough to read each step
@@ -44,36 +46,48 @@ def _play_button(playing: bool, key: str, first: int, last: int) -> None:
               disabled=last <= first)  # fmt: skip
 
 
+def _ticked(key: str) -> None:
+    """The timer's callback: under reduced motion (the browser's setting) its tick says "once",
+    and the player steps once and stops."""
+    if (st.session_state.get(tick_key(key)) or {}).get("tick") == ONCE:
+        st.session_state[f"{key}_once"] = True
+
+
 def player(label: str, count: int, key: str, draw, first: int = 0, help: str | None = None,
            above=None):  # fmt: skip
     """A slider over ``first`` … ``first + count − 1`` (session key ``key``, starting at
     ``first``) with a Play/Pause button; ``draw(i)`` draws what step i (0 … count − 1) shows,
     inside the same fragment so that it follows the slider; ``above()``, if given, draws first,
-    inside it too."""
+    inside it too. Each step is said in an aria-live region (the page script below), and the
+    button keeps the keyboard's focus from one tick to the next: every run draws the same
+    elements in the same places, the timer inside a container of its own."""
     last = first + count - 1
-    playing_key, tick_key, runs_key = f"{key}_playing", f"{key}_tick", f"{key}_runs"
+    playing_key, since_key, runs_key = f"{key}_playing", f"{key}_tick", f"{key}_runs"
     position = st.session_state.get(key, first)
     if not first <= position <= last:  # a shorter range than before (fewer tokens or steps)
         st.session_state[key], st.session_state[playing_key] = first, False
+    page_script("player_keys", ANNOUNCER)
 
     @st.fragment
     def step():
         playing = st.session_state.get(playing_key, False)
+        once = st.session_state.pop(f"{key}_once", False)  # reduced motion: one step a press
         if playing:
             now = clock()
-            position, playing = advance(
-                st.session_state.get(key, first),
-                first,
-                last,
-                now - st.session_state.get(tick_key, now),
-            )
+            elapsed = INTERVAL_S if once else now - st.session_state.get(since_key, now)
+            position, playing = advance(st.session_state.get(key, first), first, last, elapsed)
             if position != st.session_state.get(key, first):
-                st.session_state[key], st.session_state[tick_key] = position, now
+                st.session_state[key], st.session_state[since_key] = position, now
+            playing = playing and not once
             st.session_state[playing_key] = playing  # at the end it stops: no timer drawn
         st.session_state.setdefault(key, first)
-        if playing:  # the next tick, a second after this run
-            st.session_state[runs_key] = st.session_state.get(runs_key, 0) + 1
-            tick(key, INTERVAL_S, st.session_state[runs_key])
+        # always drawn, first: the elements after it keep their places (and the button its focus)
+        with st.container(key=f"ticker_{key}"):  # takes no room (style.py)
+            if playing:  # the next tick, a second after this run
+                st.session_state[runs_key] = st.session_state.get(runs_key, 0) + 1
+                tick(key, INTERVAL_S, st.session_state[runs_key], on_tick=lambda: _ticked(key))
+            said = t("player.announce", label=label, i=st.session_state[key], n=last)
+            st.html(f'<span data-player-step="{key}" hidden>{escape(said)}</span>')
         if above is not None:
             above()
         slider_column, button_column = st.columns([5, 1], vertical_alignment="bottom")
@@ -88,3 +102,42 @@ def player(label: str, count: int, key: str, draw, first: int = 0, help: str | N
         draw(value - first)
 
     step()
+
+
+# Each player's position, said by a screen reader as it changes: the fragment writes it, hidden,
+# in the player's folded container; this script (in the page itself; nothing fetched) copies a
+# changed one into one polite live region of its own, outside what Streamlit redraws (a live
+# region that is itself redrawn is not reliably read out).
+ANNOUNCER = """
+const doc = document;
+if (!doc.selfAttentionPlayerLive) {
+  const live = doc.createElement("div");
+  live.setAttribute("aria-live", "polite");
+  live.className = "sr-only";
+  live.style.cssText = "position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;"
+    + "clip:rect(0 0 0 0);white-space:nowrap;border:0;padding:0";
+  live.dataset.testid = "player_live";
+  doc.body.appendChild(live);
+  doc.selfAttentionPlayerLive = live;
+  const said = {};
+  let due = 0;
+  const look = () => {
+    const now = {};  // each player's current position (not one about to be replaced)
+    for (const el of doc.querySelectorAll("[data-player-step]")) {
+      if (!el.closest("[data-stale=true]")) now[el.dataset.playerStep] = el.textContent;
+    }
+    for (const [key, text] of Object.entries(now)) {
+      if (said[key] !== undefined && said[key] !== text) live.textContent = text;
+      said[key] = text;
+    }
+  };
+  const soon = (records) => {  // once the page has settled: no position said in passing
+    if (records.every((r) => live.contains(r.target))) return;  // its own words
+    clearTimeout(due);
+    due = setTimeout(look, 150);
+  };
+  const what = {childList: true, subtree: true, characterData: true};
+  new MutationObserver(soon).observe(doc.body, what);
+  look();
+}
+"""

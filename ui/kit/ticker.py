@@ -6,17 +6,23 @@ drawn (the player paused or reached its end), it is gone and so is its timer. So
 rerun only the player, where a fragment's own timer (``run_every``) can only be started or stopped
 by a run of the whole page: on /generate that was 34 ms of CPU a press (twice a fragment's), and a
 class's 20 Plays pressed in the same second held 40 Nexts for half a second (bench/results/).
-A script in this app's own component; nothing is fetched from anywhere.
+Where the browser asks for reduced motion (``prefers-reduced-motion: reduce``), it sets no timer:
+it answers at once with ONCE, and the player steps once and stops, so each press of Play is one
+step. A script in this app's own component; nothing is fetched from anywhere.
 """
 
 import streamlit as st
 
+ONCE = "once"  # the tick of a browser that asks for reduced motion
+
 TICK_JS = """
 export default function ({ data, setTriggerValue }) {
-  const timer = setTimeout(() => setTriggerValue("tick", data.drawn), data.every_ms);
+  const still = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+  const send = () => setTriggerValue("tick", still ? "ONCE" : data.drawn);
+  const timer = setTimeout(send, still ? 0 : data.every_ms);
   return () => clearTimeout(timer);
 }
-"""
+""".replace("ONCE", ONCE)
 
 _ticker = st.components.v2.component("player_tick", js=TICK_JS)
 
@@ -26,9 +32,10 @@ def tick_key(key: str) -> str:
     return f"{key}_tick_timer"
 
 
-def tick(key: str, every_s: float, drawn: int) -> None:
-    """Rerun this fragment ``every_s`` after this run; ``drawn`` changes from one run to the next
-    (a drawing that looked the same would not start the timer again)."""
-    with st.container(key=f"ticker_{key}"):  # takes no room (style.py)
-        _ticker(key=tick_key(key), data={"every_ms": int(every_s * 1000), "drawn": drawn},
-                on_tick_change=lambda: None)  # fmt: skip
+def tick(key: str, every_s: float, drawn: int, on_tick=lambda: None) -> None:
+    """Rerun this fragment ``every_s`` after this run (``on_tick`` first, as its callback);
+    ``drawn`` changes from one run to the next (a drawing that looked the same would not start
+    the timer again). The caller draws it in a container that takes no room (style.py's
+    ``ticker_`` containers)."""
+    _ticker(key=tick_key(key), data={"every_ms": int(every_s * 1000), "drawn": drawn},
+            on_tick_change=on_tick)  # fmt: skip
