@@ -16,7 +16,7 @@ from ui.kit.session import CELL, FOCUS_CHOSEN, PART, ROOM_FOCUS, base
 from ui.kit.url import coded_choice, keep_in_url, told, url_choice, whole
 from ui.room import student as room_student
 from ui.room.connection import from_room_view
-from ui.views.walkthrough import predict, step_charts
+from ui.views.walkthrough import cell_choice, predict, step_charts
 from ui.views.walkthrough import worked as worked_row
 from ui.views.walkthrough.steps import BY_NAME, draw, formula, shapes_line, unbroken
 
@@ -212,15 +212,17 @@ def _url_index(name: str, count: int, default: int) -> int:
     return value if 0 <= value < count else default
 
 
-def _chose_focus() -> None:
+def _chose_focus(step: str) -> None:
     st.session_state[FOCUS_CHOSEN] = True
+    cell_choice.follow_row(step)  # a chosen cell's column stays chosen on the new row
 
 
 def row_controls(step: str, data, settings, place=None) -> tuple[int, int]:
     """Head and focus-row pickers, shown on the steps where they change something, in one
     compact row above the chart with the predict-first switch (in ``place``, a projector's band,
     if given). Both live in the URL (head=, focus=: counted from 0, whatever the numbering
-    shown). A clicked cell or the teacher's view sets the focus row too."""
+    shown). A clicked cell or the teacher's view sets the focus row too. On the steps whose
+    cells tell their story, a column picker beside the row names a cell as a click does."""
     n, base, state = data.n, settings.base, st.session_state
     n_heads = settings.n_heads
     head, focus = 0, default_focus(n, settings.mask == "causal")
@@ -241,10 +243,13 @@ def row_controls(step: str, data, settings, place=None) -> tuple[int, int]:
         _settle_focus(step, n, focus)
         band.markdown(f"**{t('walkthrough.focus')}**", width="content")
         focus = selectbox(
-            band, t("walkthrough.focus"), range(n), key="focus", on_change=_chose_focus, width=170,
-            format_func=lambda i: row_label(i, data.tokens[i], base), label_visibility="collapsed",
+            band, t("walkthrough.focus"), range(n), key="focus", on_change=_chose_focus,
+            args=(step,), format_func=lambda i: row_label(i, data.tokens[i], base), width=170,
+            label_visibility="collapsed",
         )  # fmt: skip
         keep_in_url("focus", str(focus), str(default_focus(n, settings.mask == "causal")))
+        if BY_NAME[step].depth:  # its cells tell their story: a column picks one
+            cell_choice.picker(band, step, data, focus, base)
     if step == "mask":
         with band:
             step_charts.mask_switch(settings.mask)
