@@ -21,6 +21,7 @@ Writes bench/results/a11y_audit_LABEL.txt (and prints it). Stops by itself.
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -276,6 +277,7 @@ def main():
         "--pages", nargs="*", help="url paths (/ for the walkthrough); all by default"
     )
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the server and the worktree too
     head = subprocess.run(
         ["git", "log", "-1", "--format=%h %s", *([args.ref] if args.ref else [])],
         cwd=ROOT, capture_output=True, text=True,

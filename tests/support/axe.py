@@ -136,12 +136,14 @@ VIEWPORTS = {
 MODEL_READY = "#heads-off, #next-token, #backward"  # the model pages' sections, once it loaded
 
 # The page is drawn: its script finished, every chart has its SVG, no model progress bar, at
-# least ``least`` charts, and the main area's size and chart count unchanged since last time.
+# least ``least`` charts' SVGs (the registry's count, as tests/e2e/test_pages_e2e.py waits for
+# them: a chart has two or three), and the main area's size and text unchanged since last time.
 DRAWN = """(least) => {
   const app = document.querySelector('[data-testid=stApp]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   const charts = [...document.querySelectorAll('[data-testid=stPlotlyChart]')];
-  if (charts.length < least || charts.some(c => !c.querySelector('.main-svg'))) return false;
+  const svgs = document.querySelectorAll('[data-testid=stPlotlyChart] .main-svg').length;
+  if (svgs < least || charts.some(c => !c.querySelector('.main-svg'))) return false;
   const bars = [...document.querySelectorAll('[data-testid=stProgress]')];
   if (bars.some(b => /Gemma|SmolLM/.test(b.textContent))) return false;
   const main = document.querySelector('[data-testid=stMain]');
@@ -181,7 +183,7 @@ def open_drawn(page, url: str, entry, viewport: str, timeout: int = 120_000) -> 
             stage = f"the model's sections ({MODEL_READY})"
             page.wait_for_selector(MODEL_READY, timeout=timeout)
         stage = f"the script done, {least} charts drawn and the page still"
-        page.wait_for_function(DRAWN, arg=least, timeout=timeout, polling=400)
+        page.wait_for_function(DRAWN, arg=least, timeout=timeout, polling=300)
     except PlaywrightTimeout:
         raise TimeoutError(
             f"{url}: not drawn in {timeout / 1000:.0f} s, waiting for {stage}; the page: "
