@@ -84,6 +84,10 @@ NAMES = {
     *("logit", "log", "bos", "NUL"),  # parts, the rules' names, −log p, <bos>, the NUL character
     "nat",  # the unit of a loss in natural logarithms, as the inside page's losses are given
     "ln",  # chance as ln 16, the natural logarithm's name
+    # the accessibility statement (a11y.toml): its standard, the keys by the names on them, the
+    # tools it was tested with, Streamlit's issues by their numbers, the element it names
+    *("WCAG", "AA", "Tab", "Shift", "Enter", "Streamlit", "streamlit", "SVG", "axe-core"),
+    *("Chromium", "ACCESSIBILITY.md", "html", "lang"),
 }
 GRADIENT = re.compile(r"d[A-Z]")  # dO, dA, dS: the gradient of O, A, S (the train page)
 

@@ -30,7 +30,7 @@ class ChartText:
     rows: tuple  # ((row header, cell, cell, …), …)
     note: str = ""  # what the table leaves out, if anything
 
-    def html(self, title: str) -> str:
+    def html(self, title: str, lang: str) -> str:
         """The <details> that follows the chart: its summary names the table, its table holds
         the numbers; ``data-name`` carries the chart's name for the page's a11y script."""
         e = html.escape
@@ -45,7 +45,7 @@ class ChartText:
             for row in self.rows
         )
         note = f"<p>{e(self.note)}</p>" if self.note else ""
-        summary = t("a11y.table_of", title=title)
+        summary = t("a11y.table_of", lang, title=title)
         return (
             f'<details class="chart-alt" data-name="{e(self.name)}"><summary>{e(summary)}'
             f'</summary><div class="chart-alt-scroll" role="region" tabindex="0" '
@@ -61,7 +61,7 @@ def plain(text) -> str:
 
 def fmt(value) -> str:
     """A number as a table cell or a name says it: four significant digits, a true minus."""
-    if value is None:
+    if value is None or np.isnan(value):
         return ""
     if not np.isfinite(value):
         return "−∞" if value < 0 else "∞"
@@ -72,37 +72,39 @@ def title_of(fig) -> str:
     return plain(fig.layout.title.text) if fig.layout.title else ""
 
 
-def chart_text(fig) -> ChartText:
-    """The figure's name and table in this run's language, made once per figure and language
-    (figures are shared between sessions, and so is this)."""
-    return _made(fig)[0]
+def chart_text(fig, lang: str | None = None) -> ChartText:
+    """The figure's name and table in ``lang`` (default: this run's language), made once per
+    figure and language (figures are shared between sessions, and so is this)."""
+    return _made(fig, lang or current_lang())[0]
 
 
-def alt_html(fig) -> str:
+def alt_html(fig, lang: str | None = None) -> str:
     """The <details> drawn under the figure (ChartText.html), made once per figure and language."""
-    return _made(fig)[1]
+    return _made(fig, lang or current_lang())[1]
 
 
-def _made(fig) -> tuple:
-    lang = current_lang()
+def _made(fig, lang: str) -> tuple:
     made = fig.__dict__.setdefault("_chart_text", {})
     if lang not in made:
-        text = _describe(fig)
-        made[lang] = (text, text.html(title_of(fig) or t("a11y.chart", lang)))
+        text = _describe(fig, lang)
+        made[lang] = (text, text.html(title_of(fig) or t("a11y.chart", lang), lang))
     return made[lang]
 
 
-def _describe(fig) -> ChartText:
+def _describe(fig, lang: str) -> ChartText:
+    def say(key: str, **params) -> str:
+        return t(key, lang, **params)
+
     traces = [tr for tr in fig.data if _shown(tr)]
     heat = [tr for tr in traces if tr.type == "heatmap"]
     if heat:
-        return _heatmap(fig, heat)
+        return _heatmap(fig, heat, say)
     bars = [tr for tr in traces if tr.type == "bar"]
     if bars:
-        return _series(fig, bars, "a11y.bars")
+        return _series(fig, bars, "a11y.bars", say)
     lines = [tr for tr in traces if tr.type == "scatter"]
     if lines:
-        return _series(fig, lines, "a11y.lines")
+        return _series(fig, lines, "a11y.lines", say)
     raise ValueError(f"no text alternative for a figure of {[tr.type for tr in fig.data]}")
 
 
@@ -147,7 +149,7 @@ def _cell_text(trace, z) -> np.ndarray:
     return np.where(numeric, words, np.where(np.isfinite(z), words + " (" + shown + ")", words))
 
 
-def _heatmap(fig, heat) -> ChartText:
+def _heatmap(fig, heat, say) -> ChartText:
     values = next((tr for tr in heat if tr.hoverinfo != "skip"), heat[0])
     z = np.asarray(values.z, dtype=np.float64)
     if z.ndim != 2:
@@ -160,20 +162,27 @@ def _heatmap(fig, heat) -> ChartText:
         text = np.asarray(over.text, dtype=object)
         if text.shape == z.shape:
             said = np.vectorize(lambda w: bool(plain(w)), otypes=[bool])(text)
-            cells = np.where(said, np.vectorize(plain, otypes=[object])(text), cells)
-            masked |= said & ~np.isfinite(z)
-    rows = _labels(fig.layout.yaxis, z.shape[0], values.y)
-    cols = _labels(fig.layout.xaxis, z.shape[1], values.x)
+            hidden = said & ~np.isfinite(z)  # (an overlay that repaints a value's ink: not this)
+            cells = np.where(hidden, np.vectorize(plain, otypes=[object])(text), cells)
+            masked |= hidden
+    given = fig.layout.meta.get("labels") if isinstance(fig.layout.meta, dict) else None
+    if given and len(given[0]) == z.shape[0] and len(given[1]) == z.shape[1]:
+        rows, cols = [str(r) for r in given[0]], [str(c) for c in given[1]]  # every one, not ticks
+    else:
+        rows = _labels(fig.layout.yaxis, z.shape[0], values.y)
+        cols = _labels(fig.layout.xaxis, z.shape[1], values.x)
     row_title = plain(fig.layout.yaxis.title.text) if fig.layout.yaxis.title else ""
     col_title = plain(fig.layout.xaxis.title.text) if fig.layout.xaxis.title else ""
-    name = _heatmap_name(fig, z, cells, (rows, cols), (row_title, col_title), int(masked.sum()))
+    name = _heatmap_name(
+        fig, z, cells, (rows, cols), (row_title, col_title), int(masked.sum()), say
+    )
     note = ""
     if max(z.shape) > TABLE_SIDE:  # too many to read: block means, said in the note
         reduced, br, bc = block_mean(np.where(np.isfinite(z), z, np.nan), TABLE_SIDE)
         cells = np.vectorize(fmt, otypes=[object])(reduced)
         rows = [_span(rows, i * br, br) for i in range(reduced.shape[0])]
         cols = [_span(cols, j * bc, bc) for j in range(reduced.shape[1])]
-        note = t("a11y.blocks", rows=z.shape[0], cols=z.shape[1], br=br, bc=bc)
+        note = say("a11y.blocks", rows=z.shape[0], cols=z.shape[1], br=br, bc=bc)
     corner = f"{row_title} ＼ {col_title}" if row_title or col_title else ""
     table = tuple((rows[i], *cells[i]) for i in range(len(rows)))
     return ChartText(name, (corner, tuple(cols)), table, note)
@@ -184,19 +193,21 @@ def _span(labels, start: int, size: int) -> str:
     return labels[start] if stop <= start else f"{labels[start]} … {labels[stop]}"
 
 
-def _where(row_title, row, col_title, col) -> str:
-    return t("a11y.at", row_title=row_title or t("a11y.row"), row=row,
-             col_title=col_title or t("a11y.column"), col=col)  # fmt: skip
+def _where(say, row_title, row, col_title, col) -> str:
+    return say("a11y.at", row_title=row_title or say("a11y.row"), row=row,
+             col_title=col_title or say("a11y.column"), col=col)  # fmt: skip
 
 
 ROW_TOPS = 12  # a matrix of weights with at most this many rows names each row's largest
 
 
-def _heatmap_name(fig, z, cells, labels, titles, masked: int) -> str:
+def _heatmap_name(fig, z, cells, labels, titles, masked: int, say) -> str:
     """Its title and size; for weights (each row sums to 1) each row's largest key, else the
     largest entry (and the smallest, when negative); the masked cells. Values as printed."""
     (rows, cols), (row_title, col_title) = labels, titles
-    parts = [t("a11y.matrix", title=title_of(fig) or t("a11y.chart"), r=z.shape[0], c=z.shape[1])]
+    parts = [
+        say("a11y.matrix", title=title_of(fig) or say("a11y.chart"), r=z.shape[0], c=z.shape[1])
+    ]
     finite = np.isfinite(z)
     if finite.any():
         held = np.where(finite, z, np.nan)
@@ -204,30 +215,30 @@ def _heatmap_name(fig, z, cells, labels, titles, masked: int) -> str:
         sums = np.nansum(held, axis=1)
         weights = z[finite].min() >= 0 and np.allclose(sums[live], 1.0, atol=2e-3)
         if weights and z.shape[1] > 1:
-            parts.append(t("a11y.rows_sum_1"))
+            parts.append(say("a11y.rows_sum_1"))
         if weights and z.shape[1] > 1 and z.shape[0] <= ROW_TOPS:
             tops = [
                 f"{rows[i]} → {cols[j]} {cells[i, j]}"
                 for i, j in ((i, int(np.nanargmax(held[i]))) for i in np.flatnonzero(live))
             ]
-            parts.append(t("a11y.row_tops", row_title=row_title or t("a11y.row"),
-                           tops=t("a11y.list_join").join(tops)))  # fmt: skip
+            parts.append(say("a11y.row_tops", row_title=row_title or say("a11y.row"),
+                           tops=say("a11y.list_join").join(tops)))  # fmt: skip
         else:
             top = np.unravel_index(np.nanargmax(held), z.shape)
-            where = _where(row_title, rows[top[0]], col_title, cols[top[1]])
-            parts.append(t("a11y.largest", where=where, value=cells[top]))
+            where = _where(say, row_title, rows[top[0]], col_title, cols[top[1]])
+            parts.append(say("a11y.largest", where=where, value=cells[top]))
             low = np.unravel_index(np.nanargmin(held), z.shape)
             if z[low] < 0:
-                where = _where(row_title, rows[low[0]], col_title, cols[low[1]])
-                parts.append(t("a11y.smallest", where=where, value=cells[low]))
+                where = _where(say, row_title, rows[low[0]], col_title, cols[low[1]])
+                parts.append(say("a11y.smallest", where=where, value=cells[low]))
     if masked:
-        parts.append(t("a11y.masked", k=masked))
-    return t("a11y.join").join(parts)
+        parts.append(say("a11y.masked", k=masked))
+    return say("a11y.join").join(parts)
 
 
-def _series(fig, traces, kind: str) -> ChartText:
+def _series(fig, traces, kind: str, say) -> ChartText:
     """Bars or lines: a row per x value (or category), a column per series."""
-    names = [plain(tr.name) or t("a11y.series", i=i + 1) for i, tr in enumerate(traces)]
+    names = [plain(tr.name) or say("a11y.series", i=i + 1) for i, tr in enumerate(traces)]
     xs: list = []
     for tr in traces:
         for x in tr.x if tr.x is not None else range(len(tr.y)):
@@ -240,27 +251,27 @@ def _series(fig, traces, kind: str) -> ChartText:
     x_title = plain(fig.layout.xaxis.title.text) if fig.layout.xaxis.title else ""
     y_title = plain(fig.layout.yaxis.title.text) if fig.layout.yaxis.title else ""
     labels = _x_labels(fig.layout.xaxis, xs)
-    parts = [t(kind, title=title_of(fig) or t("a11y.chart"), k=len(xs), s=len(names))]
+    parts = [say(kind, title=title_of(fig) or say("a11y.chart"), k=len(xs), s=len(names))]
     if x_title:
-        parts.append(t("a11y.x_axis", title=x_title, first=labels[0], last=labels[-1]))
+        parts.append(say("a11y.x_axis", title=x_title, first=labels[0], last=labels[-1]))
     for name in names[:4]:
         got = [(x, v) for x, v in columns[name].items() if v is not None and np.isfinite(v)]
         if got:
             x_top, v_top = max(got, key=lambda p: p[1])
-            parts.append(t("a11y.series_top", name=name if len(names) > 1 else y_title or name,
+            parts.append(say("a11y.series_top", name=name if len(names) > 1 else y_title or name,
                            x=labels[xs.index(x_top)], value=fmt(v_top),
                            first=fmt(got[0][1]), last=fmt(got[-1][1])))  # fmt: skip
     keep = range(len(xs))
     note = ""
     if len(xs) > TABLE_ROWS:
         keep = sorted({*np.linspace(0, len(xs) - 1, TABLE_ROWS).round().astype(int).tolist()})
-        note = t("a11y.every_kth", shown=len(keep), total=len(xs))
+        note = say("a11y.every_kth", shown=len(keep), total=len(xs))
     rows = tuple(
         (labels[i], *(fmt(columns[n].get(xs[i])) if columns[n].get(xs[i]) is not None else ""
                       for n in names))
         for i in keep
     )  # fmt: skip
-    return ChartText(t("a11y.join").join(parts), (x_title or "", tuple(names)), rows, note)
+    return ChartText(say("a11y.join").join(parts), (x_title or "", tuple(names)), rows, note)
 
 
 def _x_labels(axis, xs) -> list[str]:

@@ -109,6 +109,9 @@ def heatmap(
     traces += _white_text(values)
     layout = _frame(cells, row_labels, col_labels, title, title_colour, col_title, square,
                     row_title, narrowest)  # fmt: skip
+    if cells.small and not cells.with_text and row_labels is not None and col_labels is not None:
+        # the axes tick about 8 of them: the chart's table (alt_text.py) names every row
+        layout["meta"] = {"labels": [[str(r) for r in row_labels], [str(c) for c in col_labels]]}
     bar = "plot" if square else "top" if narrowest else None
     _marks(layout, values, cells, bar, focus_row, outline, column_bands, row_notes)
     if narrowest and row_title:

@@ -13,8 +13,10 @@ from ui.kit.page_script import page_script
 
 HTML_LANG = {"en": "en", "zh": "zh-CN"}  # BCP 47, as <html lang> and a screen reader's voice want
 
-# Runs once per language (the script's text changes with it): the language, then every chart
-# named, again whenever Streamlit redraws part of the page (a MutationObserver, a frame later).
+# Runs once per language (its text changes with it): the language, then every chart named, again
+# whenever Streamlit redraws part of the page (a MutationObserver, a frame later). Never a "<"
+# before a letter or "/" in it, even in a comment: the page's HTML sanitizer (DOMPurify) drops a
+# script whose text looks like markup (page_script() refuses one).
 SCRIPT = """
 const LANG = %(lang)s, OTHER = %(other)s, HAN = /[\u3400-\u9fff]/g;
 const PASSAGES = '.stMain p, .stMain li, .stMain td, .stMain th, .stMain span, .stMain label, ' +
@@ -34,8 +36,14 @@ const name = () => {
       svg.setAttribute('aria-hidden', 'true');
     }
   }
-  // a formula wider than its column scrolls: from the keyboard too (a phone's narrow screen)
-  for (const box of document.querySelectorAll('.katex-display')) {
+  // Streamlit's folded navigation (a phone's sidebar) wraps each list item of its list in a div:
+  // no list then, links in a navigation landmark (axe's list and listitem rules)
+  for (const list of document.querySelectorAll('ul[data-testid="stSidebarNavItems"]')) {
+    if (list.getAttribute('role') !== 'none') list.setAttribute('role', 'none');
+    for (const item of list.querySelectorAll('li:not([role])')) item.setAttribute('role', 'none');
+  }
+  // a formula or code wider than its column scrolls: from the keyboard too (a phone's screen)
+  for (const box of document.querySelectorAll('.katex-display, .stMain pre')) {
     const wide = box.scrollWidth > box.clientWidth + 1;
     if (wide && !box.hasAttribute('tabindex')) box.tabIndex = 0;
     else if (!wide && box.hasAttribute('tabindex')) box.removeAttribute('tabindex');

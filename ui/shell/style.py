@@ -53,7 +53,8 @@ FOLDED {position: absolute; width: 0; height: 0; overflow: hidden;}
 label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:focus-visible)
 {border-radius: 0.3rem;}
 /* captions carry real content (the step counter): 4.5:1 at least, not Streamlit's faded grey */
-[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {color: #5c5c5c;}
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {color: #5c5c5c !important;
+  opacity: 1 !important;}  /* (a phone's captions were faded to 0.6 on top: 2.71:1) */
 [data-testid="stWidgetLabel"] p, [data-testid="stTooltipHoverTarget"] {color: #31333f;}
 /* a formula scrolls sideways only (KaTeX's few px of depth made it a scrolling region) */
 .katex-display {overflow-y: hidden !important;}
