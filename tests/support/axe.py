@@ -138,7 +138,8 @@ MODEL_READY = "#heads-off, #next-token, #backward"  # the model pages' sections,
 # The page is drawn: its script finished, every chart has its SVG, no model progress bar, at
 # least ``least`` charts' SVGs (the registry's count, as tests/e2e/test_pages_e2e.py waits for
 # them: a chart has two or three), and the main area's size and text unchanged since last time.
-DRAWN = """(least) => {
+DRAWN = """([least, lang]) => {
+  if (lang && document.documentElement.lang !== lang) return false;  // the a11y script has run
   const app = document.querySelector('[data-testid=stApp]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   const charts = [...document.querySelectorAll('[data-testid=stPlotlyChart]')];
@@ -169,7 +170,9 @@ STATE = """() => {
 }"""
 
 
-def open_drawn(page, url: str, entry, viewport: str, timeout: int = 120_000) -> None:
+def open_drawn(
+    page, url: str, entry, viewport: str, timeout: int = 120_000, lang_set: bool = True
+) -> None:
     """Go to ``url`` and wait until the page is drawn in full (see ``DRAWN``); a page that is not
     raises TimeoutError saying what it waited for and what the page showed."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -183,7 +186,10 @@ def open_drawn(page, url: str, entry, viewport: str, timeout: int = 120_000) -> 
             stage = f"the model's sections ({MODEL_READY})"
             page.wait_for_selector(MODEL_READY, timeout=timeout)
         stage = f"the script done, {least} charts drawn and the page still"
-        page.wait_for_function(DRAWN, arg=least, timeout=timeout, polling=300)
+        # and the app's a11y script has run: it sets <html lang> (ui/shell/a11y.py); code from
+        # before issue 64 (bench/a11y_audit.py --ref) never does
+        lang = ("zh-CN" if "lang=zh" in url else "en") if lang_set else ""
+        page.wait_for_function(DRAWN, arg=[least, lang], timeout=timeout, polling=300)
     except PlaywrightTimeout:
         raise TimeoutError(
             f"{url}: not drawn in {timeout / 1000:.0f} s, waiting for {stage}; the page: "

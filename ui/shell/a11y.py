@@ -22,6 +22,7 @@ const LANG = %(lang)s, OTHER = %(other)s, HAN = /[\u3400-\u9fff]/g;
 const PASSAGES = '.stMain p, .stMain li, .stMain td, .stMain th, .stMain span, .stMain label, ' +
   '.stMain summary, .stMain h1, .stMain h2, .stMain h3, [data-testid="stSidebar"] p, ' +
   '.st-key-lang_band p, [role="option"]';  // the language switch's "English" / "中文" too
+const SCROLLERS = '.katex-display, .stMain pre, [data-testid="stTable"] > div';
 document.documentElement.lang = LANG;
 const name = () => {
   for (const alt of document.querySelectorAll('details.chart-alt[data-name]')) {
@@ -42,8 +43,8 @@ const name = () => {
     if (list.getAttribute('role') !== 'none') list.setAttribute('role', 'none');
     for (const item of list.querySelectorAll('li:not([role])')) item.setAttribute('role', 'none');
   }
-  // a formula or code wider than its column scrolls: from the keyboard too (a phone's screen)
-  for (const box of document.querySelectorAll('.katex-display, .stMain pre')) {
+  // a formula, code or table wider than its column scrolls: from the keyboard too (a phone)
+  for (const box of document.querySelectorAll(SCROLLERS)) {
     const wide = box.scrollWidth > box.clientWidth + 1;
     if (wide && !box.hasAttribute('tabindex')) box.tabIndex = 0;
     else if (!wide && box.hasAttribute('tabindex')) box.removeAttribute('tabindex');
