@@ -5,6 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ui.figures.palette import (
+    BAR_PATTERNS,
     BLUE,
     GREEN,
     LINE_COLOURS,
@@ -105,13 +106,15 @@ def _line(xs, ys, name: str, colour: str, style: tuple, marker_size: int | None)
 def histograms(
     series: dict, *, title: str, x_title: str, bins: int = 60, colours=None
 ) -> go.Figure:
-    """Overlaid histograms of named samples (binned here, so the payload stays small). Shared
-    between sessions: never change the figure returned."""
+    """Overlaid histograms of named samples (binned here, so the payload stays small), each its
+    colour and its fill pattern (BAR_PATTERNS in order). Shared between sessions: never change
+    the figure returned."""
     fig = SharedFigure()
     everything = np.concatenate([np.asarray(v) for v in series.values()])
     edges = np.linspace(np.percentile(everything, 0.5), np.percentile(everything, 99.5), bins + 1)
     centres = (edges[:-1] + edges[1:]) / 2
-    for (name, values), colour in zip(series.items(), colours or (VERMILLION, BLUE, GREEN)):
+    looks = zip(colours or (VERMILLION, BLUE, GREEN), BAR_PATTERNS)
+    for (name, values), (colour, pattern) in zip(series.items(), looks):
         counts, _ = np.histogram(values, bins=edges, density=True)
         fig.add_trace(
             go.Bar(
@@ -120,6 +123,7 @@ def histograms(
                 name=plotly_text(name),
                 opacity=0.75,
                 marker_color=colour,
+                marker_pattern_shape=pattern,
                 width=edges[1] - edges[0],
             )
         )

@@ -55,6 +55,12 @@ LINE_COLOURS = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, BLACK)  # line charts, 
 # and, beside each colour, a dash and a marker: lines are told apart without colour too
 LINE_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 LINE_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross")
+# bars likewise: each series of a bar chart its own fill pattern (Plotly's marker.pattern.shape),
+# shown in the legend's swatch too, so bars are told apart without colour
+BAR_PATTERNS = ("", "/", "\\", "x", ".", "+", "-", "|")
+RIGHT_PATTERN = "."  # the right answer's bar, once revealed (its label ticked as well)
+CUT_PATTERN = "/"  # a candidate the rules cut: hatched grey ...
+CUT_OUTLINE = "#767676"  # ... outlined at 4.5:1 on white (non-text contrast asks 3:1)
 MASK_COLOURS = {"allowed": BLUE, "forbidden": MASKED_GREY}  # a 0/1 mask: two colours only
 MASK_SCALE = [[0, MASKED_GREY], [0.5, MASKED_GREY], [0.5, BLUE], [1, BLUE]]  # 0 grey, 1 blue
 
