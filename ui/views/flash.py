@@ -8,6 +8,7 @@ from core.variants.flash import flash_attention, rescales, showing_tile
 from ui.figures.axes import token_axes
 from ui.figures.heatmaps import heatmap
 from ui.figures.lines import line_chart
+from ui.figures.palette import VERMILLION, ink
 from ui.figures.place import grid, plot
 from ui.kit.i18n import t
 from ui.kit.measure_panel import arriving
@@ -76,7 +77,7 @@ def _scores(data, settings, step):
             yanchor="bottom",
             text=t("flash.rescale_note", factor=num(step.rescale[rose].min(), dec)),
             showarrow=False,
-            font={"color": "#D55E00", "size": 13},
+            font={"color": ink(VERMILLION), "size": 13},  # 4.5:1 on white, its hue kept
             bgcolor="rgba(255,255,255,0.85)",
         )
     return fig

@@ -24,19 +24,23 @@ def moments(run, seconds: float) -> tuple[int | None, int | None]:
 
 
 def loss_chart(run, rows, drop: int | None = None) -> None:
-    """The loss of every trained prediction and of the answer alone, against chance."""
-    task = tiny.TASKS[run.settings.task]
+    """The loss chart, drawn."""
+    plot(loss_figure(tiny.TASKS[run.settings.task], rows, drop), "tr_loss")
+
+
+def loss_figure(task, rows, drop: int | None = None):
+    """The loss of every trained prediction (dotted) and of the answer alone (solid), against
+    chance (dashed): each line its own dash, as its markers are too small to tell them apart."""
     steps = [int(s) for s in rows[:, 0]]
     chance = [task.chance] * len(steps)
     series = {t("train.loss_answer"): rows[:, 2], t("train.chance_line"): chance}
+    dashes = ["solid", "dash"]
     if task.train_all:  # the repeat trains on every prediction, its filler's too
-        series = {t("train.loss_all"): rows[:, 1], **series}
+        series, dashes = {t("train.loss_all"): rows[:, 1], **series}, ["dot", *dashes]
     marks = () if drop is None else ((drop, t("train.appeared")),)
-    chart = line_chart(steps, series, title=t("train.loss_title"), x_title=t("train.x_step"),
-                       y_title="", log=False, tick_every_x=False,
-                       dashes=["solid"] * (len(series) - 1) + ["dash"], marks=marks,
-                       marker_size=2)  # fmt: skip
-    plot(chart, "tr_loss")
+    return line_chart(steps, series, title=t("train.loss_title"), x_title=t("train.x_step"),
+                      y_title="", log=False, tick_every_x=False, dashes=dashes, marks=marks,
+                      marker_size=2)  # fmt: skip
 
 
 def when(run, seconds: float, base: int) -> None:
