@@ -109,9 +109,6 @@ def heatmap(
     traces += _white_text(values)
     layout = _frame(cells, row_labels, col_labels, title, title_colour, col_title, square,
                     row_title, narrowest)  # fmt: skip
-    if cells.small and not cells.with_text and row_labels is not None and col_labels is not None:
-        # the axes tick about 8 of them: the chart's table (alt_text.py) names every row
-        layout["meta"] = {"labels": [[str(r) for r in row_labels], [str(c) for c in col_labels]]}
     bar = "plot" if square else "top" if narrowest else None
     _marks(layout, values, cells, bar, focus_row, outline, column_bands, row_notes)
     if narrowest and row_title:
@@ -485,7 +482,16 @@ def _frame(
         },
         plot_bgcolor="white",
         height=height,
+        **_every_label(cells, row_labels, col_labels),
     )
+
+
+def _every_label(cells: _Cells, row_labels, col_labels) -> dict:
+    """Where the axes tick only about 8 rows (more than MAX_TEXT_CELLS, drawn one by one), every
+    row's and column's label in the figure's meta: its table (alt_text.py) names each one."""
+    if not cells.small or cells.with_text or row_labels is None or col_labels is None:
+        return {}
+    return {"meta": {"labels": [[str(r) for r in row_labels], [str(c) for c in col_labels]]}}
 
 
 def _focus_marks(cells: _Cells, focus_row) -> tuple[list, list]:
