@@ -2,7 +2,7 @@
 picker (ui/views/walkthrough/cell_choice.py) names a cell as a click on the chart does, and shows
 the same story, every number against the oracle (tests/support/numbers.py's app_oracle); a click
 sets both pickers; a new row keeps the column; "—" takes the story away; on a projector the
-picker sits in the band. And the player's step for reduced motion: one step a press."""
+picker opens the notes beside the chart. And the player under reduced motion: a step a press."""
 
 import pytest
 
@@ -105,12 +105,16 @@ def test_the_numbering_relabels_the_column_picker():
     assert _story(at, "en", 6, 4)  # row 6 ("today"), key 4, numbered from 1
 
 
-def test_on_a_projector_the_column_picker_sits_in_the_band():
+def test_on_a_projector_the_column_picker_heads_the_notes():
+    """The band keeps to one line at 1280 px (tests/e2e/test_projector_e2e.py): the column
+    picker opens the notes beside the chart instead."""
     at = run_app(step="softmax", lang="zh", sentence=SENTENCE, big="true", base=1)
     assert not at.exception
-    band = at.columns[1]  # ◀ | title, formula, pickers | ▶
-    assert band.selectbox(key=COLUMN).label == "键（列）"
-    band.selectbox(key=COLUMN).select(0).run()
+    band, notes = at.columns[1], at.columns[4]  # ◀ | title, formula, pickers | ▶; chart | notes
+    assert band.selectbox(key="focus").label == "查询行"
+    assert not [s for s in band.selectbox if s.key == COLUMN]
+    assert notes.selectbox(key=COLUMN).label == "键（列）"
+    notes.selectbox(key=COLUMN).select(0).run()
     focus = at.selectbox(key="focus").value
     lines = _story(at, "zh", focus + 1, 1)
     check_cell_story("softmax", lines, app_oracle(SENTENCE), 0, focus, 0, decimals=2, base=1)

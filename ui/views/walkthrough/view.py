@@ -222,7 +222,8 @@ def row_controls(step: str, data, settings, place=None) -> tuple[int, int]:
     compact row above the chart with the predict-first switch (in ``place``, a projector's band,
     if given). Both live in the URL (head=, focus=: counted from 0, whatever the numbering
     shown). A clicked cell or the teacher's view sets the focus row too. On the steps whose
-    cells tell their story, a column picker beside the row names a cell as a click does."""
+    cells tell their story, a column picker beside the row names a cell as a click does (on a
+    projector, at the top of the notes beside the chart: render)."""
     n, base, state = data.n, settings.base, st.session_state
     n_heads = settings.n_heads
     head, focus = 0, default_focus(n, settings.mask == "causal")
@@ -248,8 +249,8 @@ def row_controls(step: str, data, settings, place=None) -> tuple[int, int]:
             label_visibility="collapsed",
         )  # fmt: skip
         keep_in_url("focus", str(focus), str(default_focus(n, settings.mask == "causal")))
-        if BY_NAME[step].depth:  # its cells tell their story: a column picks one
-            cell_choice.picker(band, step, data, focus, base)
+        if BY_NAME[step].depth and not place:  # its cells tell their story: a column picks
+            cell_choice.picker(band, step, data, focus, base)  # one (a projector: in the notes)
     if step == "mask":
         with band:
             step_charts.mask_switch(settings.mask)
@@ -319,6 +320,9 @@ def render(step: str, data, settings, head: int, focus: int, lead_place=None) ->
         chart, notes = st.columns([2, 1])  # 8 columns of values at 24 px need 2/3 of 1280 px
         with notes:
             part = part_pager(step)
+            if BY_NAME[step].depth:  # the band holds no more at 1280 px: the column picker here
+                row = st.container(horizontal=True, vertical_alignment="center", key="cell_band")
+                cell_choice.picker(row, step, data, focus, settings.base)
             if not BY_NAME[step].short_formula:  # (the band has only its title) a line a part
                 lines = formula(step, settings.base).replace(r",\quad ", r" \\ ")
                 st.latex(r"\begin{gathered}" + lines + r"\end{gathered}")
