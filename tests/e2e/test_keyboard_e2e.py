@@ -14,7 +14,7 @@ SENTENCE = "这 部 电影 很 好看"  # the page's own example
 FOCUSED = """() => { const a = document.activeElement, box = a.closest('[class*="st-key-"]');
   return box ? box.className.match(/st-key-(\\S+)/)[1] : a.tagName; }"""
 SLIDER = ".st-key-loop_rows input[type=range]"
-LIVE = "() => document.querySelector('[data-testid=player_live]')?.textContent ?? null"
+LIVE = "() => document.querySelector('[data-testid=announcer_live]')?.textContent ?? null"
 
 
 class Keys:

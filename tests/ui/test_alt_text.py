@@ -104,7 +104,13 @@ def test_bars_name_their_largest_category():
     fig = bars.probability_bars(["a", "<b>", "c"], p, [True, True, False], "next", "p")
     text = chart_text(fig, "en")
     assert [row[0] for row in text.rows] == ["a", "<b>", "c"]  # the token, unescaped
-    assert "largest 0.6 at <b>" in text.name
+    # the values as printed over the bars, under the y axis's title (not "series 1")
+    assert text.headers[1] == ("p",) and [row[1] for row in text.rows] == [
+        "0.100",
+        "0.600",
+        "0.300",
+    ]
+    assert "p: largest 0.600 at <b>" in text.name and "from" not in text.name
     table = alt_html(fig, "en").split("<tbody>")[1]
     assert "&lt;b&gt;" in table and "<b>" not in table  # escaped where it is written
 

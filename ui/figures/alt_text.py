@@ -237,41 +237,53 @@ def _heatmap_name(fig, z, cells, labels, titles, masked: int, say) -> str:
 
 
 def _series(fig, traces, kind: str, say) -> ChartText:
-    """Bars or lines: a row per x value (or category), a column per series."""
-    names = [plain(tr.name) or say("a11y.series", i=i + 1) for i, tr in enumerate(traces)]
+    """Bars or lines: a row per x value (or category), a column per series (an unnamed one by
+    its y axis's title); values as the chart prints them over its bars, where it does."""
+    y_title = plain(fig.layout.yaxis.title.text) if fig.layout.yaxis.title else ""
+    names = [plain(tr.name) or (y_title if len(traces) == 1 else "") or say("a11y.series", i=i + 1)
+             for i, tr in enumerate(traces)]  # fmt: skip
     xs: list = []
-    for tr in traces:
-        for x in tr.x if tr.x is not None else range(len(tr.y)):
-            if x not in xs:
-                xs.append(x)
     columns = {}
     for name, tr in zip(names, traces):
-        given = tr.x if tr.x is not None else range(len(tr.y))
-        columns[name] = dict(zip(given, (float(y) if y is not None else None for y in tr.y)))
+        given = list(tr.x) if tr.x is not None else list(range(len(tr.y)))
+        xs += [x for x in given if x not in xs]
+        columns[name] = dict(zip(given, _printed(tr)))
     x_title = plain(fig.layout.xaxis.title.text) if fig.layout.xaxis.title else ""
-    y_title = plain(fig.layout.yaxis.title.text) if fig.layout.yaxis.title else ""
     labels = _x_labels(fig.layout.xaxis, xs)
     parts = [say(kind, title=title_of(fig) or say("a11y.chart"), k=len(xs), s=len(names))]
     if x_title:
         parts.append(say("a11y.x_axis", title=x_title, first=labels[0], last=labels[-1]))
     for name in names[:4]:
-        got = [(x, v) for x, v in columns[name].items() if v is not None and np.isfinite(v)]
+        got = [(x, v, text) for x, (v, text) in columns[name].items() if np.isfinite(v)]
         if got:
-            x_top, v_top = max(got, key=lambda p: p[1])
-            parts.append(say("a11y.series_top", name=name if len(names) > 1 else y_title or name,
-                           x=labels[xs.index(x_top)], value=fmt(v_top),
-                           first=fmt(got[0][1]), last=fmt(got[-1][1])))  # fmt: skip
+            x_top, _, top = max(got, key=lambda p: p[1])
+            where = {"name": name, "x": labels[xs.index(x_top)], "value": top}
+            if kind == "a11y.bars":  # categories: no first and last to speak of
+                parts.append(say("a11y.bar_top", **where))
+            else:
+                parts.append(say("a11y.series_top", **where, first=got[0][2], last=got[-1][2]))
     keep = range(len(xs))
     note = ""
     if len(xs) > TABLE_ROWS:
         keep = sorted({*np.linspace(0, len(xs) - 1, TABLE_ROWS).round().astype(int).tolist()})
         note = say("a11y.every_kth", shown=len(keep), total=len(xs))
     rows = tuple(
-        (labels[i], *(fmt(columns[n].get(xs[i])) if columns[n].get(xs[i]) is not None else ""
-                      for n in names))
+        (labels[i], *(columns[n][xs[i]][1] if xs[i] in columns[n] else "" for n in names))
         for i in keep
-    )  # fmt: skip
+    )
     return ChartText(say("a11y.join").join(parts), (x_title or "", tuple(names)), rows, note)
+
+
+def _printed(trace) -> list[tuple[float, str]]:
+    """Each point's (value, text): the number printed over it where the chart prints one."""
+    values = [float(y) if y is not None else float("nan") for y in trace.y]
+    texts = list(trace.text) if isinstance(trace.text, (list, tuple)) else None
+    if texts is None or len(texts) != len(values):
+        texts = [None] * len(values)
+    return [
+        (v, plain(text) if text is not None and _NUMBER.match(plain(text)) else fmt(v))
+        for v, text in zip(values, texts)
+    ]
 
 
 def _x_labels(axis, xs) -> list[str]:

@@ -12,7 +12,7 @@ import re
 
 import streamlit as st
 
-PAGE_SCRIPTS = ("arrow_keys", "fit_charts", "cookie_writer", "a11y", "player_keys")  # containers
+PAGE_SCRIPTS = ("arrow_keys", "fit_charts", "cookie_writer", "a11y")  # their containers' keys
 
 
 def page_script(key: str, script: str) -> None:

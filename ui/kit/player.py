@@ -7,12 +7,11 @@ Play and Pause included: the timer is drawn inside it while it plays (ui/kit/tic
 """
 
 import time
-from html import escape
 
 import streamlit as st
 
+from ui.kit.announce import announce
 from ui.kit.i18n import t
-from ui.kit.page_script import page_script
 from ui.kit.ticker import ONCE, tick, tick_key
 
 ICONS = {True: ":material/pause:", False: ":material/play_arrow:"}  # (no ⏸ in the fonts)
@@ -66,7 +65,6 @@ def player(label: str, count: int, key: str, draw, first: int = 0, help: str | N
     position = st.session_state.get(key, first)
     if not first <= position <= last:  # a shorter range than before (fewer tokens or steps)
         st.session_state[key], st.session_state[playing_key] = first, False
-    page_script("player_keys", ANNOUNCER)
 
     @st.fragment
     def step():
@@ -86,8 +84,7 @@ def player(label: str, count: int, key: str, draw, first: int = 0, help: str | N
             if playing:  # the next tick, a second after this run
                 st.session_state[runs_key] = st.session_state.get(runs_key, 0) + 1
                 tick(key, INTERVAL_S, st.session_state[runs_key], on_tick=lambda: _ticked(key))
-            said = t("player.announce", label=label, i=st.session_state[key], n=last)
-            st.html(f'<span data-player-step="{key}" hidden>{escape(said)}</span>')
+            announce(key, t("player.announce", label=label, i=st.session_state[key], n=last))
         if above is not None:
             above()
         slider_column, button_column = st.columns([5, 1], vertical_alignment="bottom")
@@ -102,42 +99,3 @@ def player(label: str, count: int, key: str, draw, first: int = 0, help: str | N
         draw(value - first)
 
     step()
-
-
-# Each player's position, said by a screen reader as it changes: the fragment writes it, hidden,
-# in the player's folded container; this script (in the page itself; nothing fetched) copies a
-# changed one into one polite live region of its own, outside what Streamlit redraws (a live
-# region that is itself redrawn is not reliably read out).
-ANNOUNCER = """
-const doc = document;
-if (!doc.selfAttentionPlayerLive) {
-  const live = doc.createElement("div");
-  live.setAttribute("aria-live", "polite");
-  live.className = "sr-only";
-  live.style.cssText = "position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;"
-    + "clip:rect(0 0 0 0);white-space:nowrap;border:0;padding:0";
-  live.dataset.testid = "player_live";
-  doc.body.appendChild(live);
-  doc.selfAttentionPlayerLive = live;
-  const said = {};
-  let due = 0;
-  const look = () => {
-    const now = {};  // each player's current position (not one about to be replaced)
-    for (const el of doc.querySelectorAll("[data-player-step]")) {
-      if (!el.closest("[data-stale=true]")) now[el.dataset.playerStep] = el.textContent;
-    }
-    for (const [key, text] of Object.entries(now)) {
-      if (said[key] !== undefined && said[key] !== text) live.textContent = text;
-      said[key] = text;
-    }
-  };
-  const soon = (records) => {  // once the page has settled: no position said in passing
-    if (records.every((r) => live.contains(r.target))) return;  // its own words
-    clearTimeout(due);
-    due = setTimeout(look, 150);
-  };
-  const what = {childList: true, subtree: true, characterData: true};
-  new MutationObserver(soon).observe(doc.body, what);
-  look();
-}
-"""

@@ -8,6 +8,7 @@ import json
 
 import streamlit as st
 
+from ui.kit.announce import ANNOUNCER
 from ui.kit.i18n import LANGS, t
 from ui.kit.page_script import page_script
 
@@ -22,6 +23,7 @@ const LANG = %(lang)s, OTHER = %(other)s, HAN = /[\u3400-\u9fff]/g;
 const PASSAGES = '.stMain p, .stMain li, .stMain td, .stMain th, .stMain span, .stMain label, ' +
   '.stMain summary, .stMain h1, .stMain h2, .stMain h3, [data-testid="stSidebar"] p, ' +
   '.st-key-lang_band p, [role="option"]';  // the language switch's "English" / "中文" too
+const FOCUSABLE = 'button, input, [role="slider"], [tabindex="0"], a[href], summary';
 const SCROLLERS = '.katex-display, .stMain pre, [data-testid="stTable"] > div';
 document.documentElement.lang = LANG;
 const name = () => {
@@ -60,12 +62,30 @@ const name = () => {
     else if (!other && el.lang) el.removeAttribute('lang');
   }
 };
+// the focus kept when its control is redrawn disabled or away (Next at the last step): it moves
+// to the first control still usable in the same keyed container (Previous, in the step's band)
+if (!window.__a11yFocus) {
+  window.__a11yFocus = {};
+  document.addEventListener('focusin', (event) => {
+    const box = event.target.closest && event.target.closest('[class*="st-key-"]');
+    const key = box && [...box.classList].find((c) => c.startsWith('st-key-'));
+    window.__a11yFocus = {element: event.target, key};
+  });
+}
+const rescue = () => {
+  const {element, key} = window.__a11yFocus;
+  if (document.activeElement !== document.body || !element || !key) return;
+  if (element.isConnected && !element.disabled) return;
+  const box = document.querySelector('.' + key);
+  const usable = box && [...box.querySelectorAll(FOCUSABLE)].find((el) => !el.disabled);
+  if (usable) usable.focus();
+};
 if (window.__a11yObserver) window.__a11yObserver.disconnect();
 let pending = false;
 window.__a11yObserver = new MutationObserver(() => {
   if (pending) return;
   pending = true;
-  requestAnimationFrame(() => { pending = false; name(); });
+  requestAnimationFrame(() => { pending = false; name(); rescue(); });
 });
 window.__a11yObserver.observe(document.body, {childList: true, subtree: true});
 name();
@@ -75,8 +95,8 @@ name();
 def page_semantics(lang: str, title_key: str) -> None:
     """The page's language and its title (the page's heading and the app's name)."""
     other = next(code for code in LANGS if code != lang)
-    page_script("a11y", SCRIPT % {"lang": json.dumps(HTML_LANG[lang]),
-                                  "other": json.dumps(HTML_LANG[other])})  # fmt: skip
+    script = SCRIPT % {"lang": json.dumps(HTML_LANG[lang]), "other": json.dumps(HTML_LANG[other])}
+    page_script("a11y", script + ANNOUNCER)  # and what ui/kit/announce.py's topics say
     page_title(t(title_key))
 
 

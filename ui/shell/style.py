@@ -15,6 +15,7 @@ FAVICON = "data:image/png;base64," + base64.b64encode(
 
 LISTENERS = ("room_pulse", "room_pulse_here")  # the room's pulse: the page's, a fragment's
 TICKERS = '[class*="st-key-ticker_"]'  # a playing player's timer (ui/kit/ticker.py)
+SAID = '[class*="st-key-say_"]'  # words for a screen reader's live region (ui/kit/announce.py)
 
 BASE_CSS = """
 <style>
@@ -52,6 +53,10 @@ FOLDED {position: absolute; width: 0; height: 0; overflow: hidden;}
 {outline: 3px solid #0b57d0 !important; outline-offset: 2px !important;}
 label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:focus-visible)
 {border-radius: 0.3rem;}
+/* a select's box clips what lies outside it: its ring is drawn inside, over its own border */
+[data-baseweb="select"]:has(input:focus-visible) {outline: none !important;}
+[data-baseweb="select"]:has(input:focus-visible) > div
+{box-shadow: inset 0 0 0 3px #0b57d0 !important; border-color: #0b57d0 !important;}
 /* captions carry real content (the step counter): 4.5:1 at least, not Streamlit's faded grey */
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {color: #5c5c5c !important;
   opacity: 1 !important;}  /* (a phone's captions were faded to 0.6 on top: 2.71:1) */
@@ -94,7 +99,7 @@ details.chart-alt th {background: #f3f3f3; font-weight: 600;}
 </style>
 """.replace(
     "FOLDED",
-    ", ".join([*(f".st-key-{key}" for key in (*PAGE_SCRIPTS, *LISTENERS)), TICKERS]),
+    ", ".join([*(f".st-key-{key}" for key in (*PAGE_SCRIPTS, *LISTENERS)), TICKERS, SAID]),
 )
 PRESENTATION_CSS = """
 <style>

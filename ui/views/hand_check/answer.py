@@ -5,6 +5,7 @@ and the whole working as two buttons. The text is in ui/views/hand_check/checkab
 import numpy as np
 import streamlit as st
 
+from ui.kit.announce import announce
 from ui.kit.choose import selectbox
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
@@ -44,23 +45,31 @@ def answer(matrices, trace, steps, tokens, settings) -> None:
     which, row, typed = _question(tokens, trace, settings.base)
     asked = (which, row, typed)
     if st.session_state.get("answer_checked") != asked:
+        announce("answer", "")  # (the next Check is said, even with the same verdict)
         return  # nothing checked yet, or the question or the answer changed since
     if not typed.strip():
-        st.info(t("hand_check.answer_empty"))
+        _say(st.info, t("hand_check.answer_empty"))
         return
     expected = expected_row(trace, which, row)
     check = handcheck.check_answer(typed, expected)
     lang = settings.lang
     if check.problem == "count":
-        st.warning(t("hand_check.answer_count", **check.detail))
+        _say(st.warning, t("hand_check.answer_count", **check.detail))
     elif check.problem == "not_a_number":
-        st.warning(t("hand_check.answer_nan", text=markdown_text(check.detail["text"])))
+        _say(st.warning, t("hand_check.answer_nan", text=markdown_text(check.detail["text"])))
     elif check.right:
         ok = t("hand_check.answer_ok", k=len(expected), tol=0.01)
-        st.success(t("hand_check.answer_correct") + space(lang) + ok)
+        _say(st.success, t("hand_check.answer_correct") + space(lang) + ok)
     else:
-        st.error(_off(check, expected, settings.decimals, lang))
+        _say(st.error, _off(check, expected, settings.decimals, lang))
         _more(asked, check, matrices, trace, steps, tokens, settings)
+
+
+def _say(box, text: str) -> None:
+    """The verdict shown, and said by a screen reader where the learner pressed Check (a box
+    that arrives with its words in it is not reliably read out)."""
+    announce("answer", text.replace("\\", "").replace("\n\n- ", " ").replace("\n- ", "; "))
+    box(text)
 
 
 def _off(check, expected, decimals: int, lang: str) -> str:

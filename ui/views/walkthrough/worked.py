@@ -4,6 +4,7 @@ real numbers."""
 import numpy as np
 import streamlit as st
 
+from ui.kit.announce import announce
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import shown_index, sub
@@ -17,15 +18,17 @@ def clicked_cell(step: str, data, settings, head: int, focus: int) -> None:
     """The provenance of the clicked cell of this step's matrix (when it is on the focus row)."""
     cell = st.session_state.get(CELL)
     if cell is None or cell[0] != step or cell[1] != focus:
+        announce("cell", "")  # (the next cell chosen is said, even if it is this one again)
         st.caption(t("walkthrough.cell_hint"))
         return
     _, i, j = cell
     base = settings.base
+    title = t("walkthrough.cell_title", i=shown_index(i, base), j=shown_index(j, base))
+    lines = provenance.story(step, data.trace, head, i, j, settings.decimals, base)
+    # a keyboard's choice is said where the learner is: the story itself is below the chart
+    announce("cell", t("a11y.said", what=title, value=lines[-1].replace("**", "")))
     with st.container(border=True, key="cell_story"):
-        st.markdown(
-            f"**{t('walkthrough.cell_title', i=shown_index(i, base), j=shown_index(j, base))}**"
-        )
-        lines = provenance.story(step, data.trace, head, i, j, settings.decimals, base)
+        st.markdown(f"**{title}**")
         st.markdown("\n".join(f"- {line}" for line in lines))
     st.caption(t("walkthrough.unrounded_note"))  # below the box: the box holds the story alone
 
