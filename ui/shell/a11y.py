@@ -67,18 +67,23 @@ const name = () => {
 if (!window.__a11yFocus) {
   window.__a11yFocus = {};
   document.addEventListener('focusin', (event) => {
-    const box = event.target.closest && event.target.closest('[class*="st-key-"]');
-    const key = box && [...box.classList].find((c) => c.startsWith('st-key-'));
-    window.__a11yFocus = {element: event.target, key};
+    const keys = [];  // its keyed containers, the innermost (often the button's own) first
+    for (let box = event.target.parentElement; box; box = box.parentElement) {
+      const key = [...box.classList].find((c) => c.startsWith('st-key-'));
+      if (key) keys.push(key);
+    }
+    window.__a11yFocus = {element: event.target, keys};
   });
 }
 const rescue = () => {
-  const {element, key} = window.__a11yFocus;
-  if (document.activeElement !== document.body || !element || !key) return;
+  const {element, keys} = window.__a11yFocus;
+  if (document.activeElement !== document.body || !element || !keys) return;
   if (element.isConnected && !element.disabled) return;
-  const box = document.querySelector('.' + key);
-  const usable = box && [...box.querySelectorAll(FOCUSABLE)].find((el) => !el.disabled);
-  if (usable) usable.focus();
+  for (const key of keys) {
+    const box = document.querySelector('.' + key);
+    const usable = box && [...box.querySelectorAll(FOCUSABLE)].find((el) => !el.disabled);
+    if (usable) { usable.focus(); return; }
+  }
 };
 if (window.__a11yObserver) window.__a11yObserver.disconnect();
 let pending = false;

@@ -49,14 +49,14 @@ FOLDED {position: absolute; width: 0; height: 0; overflow: hidden;}
    unfocused look (3:1 at least), wherever the focus lands: a button, a link, the radio or switch
    whose input is hidden (its label rings), a slider's thumb, a select, a chart's table */
 :focus-visible, [role="slider"]:focus, label:has(input:focus-visible),
-[data-baseweb="select"]:has(input:focus-visible), [data-baseweb="tab"]:focus-visible
+[data-baseweb="tab"]:focus-visible
 {outline: 3px solid #0b57d0 !important; outline-offset: 2px !important;}
 label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:focus-visible)
 {border-radius: 0.3rem;}
-/* a select's box clips what lies outside it: its ring is drawn inside, over its own border */
-[data-baseweb="select"]:has(input:focus-visible) {outline: none !important;}
-[data-baseweb="select"]:has(input:focus-visible) > div
-{box-shadow: inset 0 0 0 3px #0b57d0 !important; border-color: #0b57d0 !important;}
+/* a select's box clips its input's ring: the ring goes round the whole combo box instead */
+.react-aria-ComboBox input:focus-visible {outline: none !important;}
+.react-aria-ComboBox:has(input:focus-visible)
+{outline: 3px solid #0b57d0 !important; outline-offset: 2px !important; border-radius: 0.5rem;}
 /* captions carry real content (the step counter): 4.5:1 at least, not Streamlit's faded grey */
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {color: #5c5c5c !important;
   opacity: 1 !important;}  /* (a phone's captions were faded to 0.6 on top: 2.71:1) */
