@@ -63,6 +63,11 @@ label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:f
 [data-testid="stWidgetLabel"] p, [data-testid="stTooltipHoverTarget"] {color: #31333f;}
 /* a formula scrolls sideways only (KaTeX's few px of depth made it a scrolling region) */
 .katex-display {overflow-y: hidden !important;}
+/* a chart's tick labels (the tokens), axis titles, colour bar and legend: Streamlit's Plotly
+   theme draws them #808495 (3.8:1 on white); text, so 4.5:1 at least (#50535f: 7.6:1) */
+.stPlotlyChart .xtick text, .stPlotlyChart .ytick text, .stPlotlyChart .g-xtitle text,
+.stPlotlyChart .g-ytitle text, .stPlotlyChart .g-y2title text, .stPlotlyChart .cbaxis text,
+.stPlotlyChart .legendtext, .stPlotlyChart .cbtitle text {fill: #50535f !important;}
 /* visually hidden, read by a screen reader (an aria-live step, a chart's name) */
 .sr-only {position: absolute !important; width: 1px; height: 1px; padding: 0; margin: -1px;
   overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0;}
