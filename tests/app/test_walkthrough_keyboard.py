@@ -70,8 +70,8 @@ def test_the_pickers_are_named_and_a_dimension_on_the_output_step(lang, name):
     at = run_app(step="av", lang=lang, sentence=SENTENCE, base=1)
     assert at.selectbox(key=COLUMN).label == t("walkthrough.cell_dimension", lang)
     assert at.selectbox(key=COLUMN).options == ["—", "1", "2", "3", "4"]  # d_v = 4
-    words = {"en": ("Click a cell", "or choose its row and column"),
-             "zh": ("点击", "或在图上方选择")}  # fmt: skip
+    words = {"en": ("Click a cell", "or choose its column here"),
+             "zh": ("点击", "或在这里选择它的列")}  # fmt: skip
     assert all(w in t("walkthrough.cell_hint", lang) for w in words[lang])
     at = run_app(step="qkv", lang=lang, sentence=SENTENCE)  # no cell to tell there
     assert not [s for s in at.selectbox if s.key == COLUMN]

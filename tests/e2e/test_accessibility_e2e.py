@@ -7,6 +7,8 @@ with its node count and first targets."""
 import pytest
 
 from tests.support import axe
+from ui.kit.i18n import t
+from ui.shell.a11y import HTML_LANG
 from ui.shell.registry import PAGES
 
 LANGS = ("zh", "en")
@@ -33,3 +35,20 @@ def test_no_critical_or_serious_violation(app_url, screen, entry, lang):
         f"{path} at {viewport}: axe-core {axe.version()} finds {report.count('critical')}"
         f" critical and {report.count('serious')} serious nodes\n{report.describe()}"
     )
+    facts = tab.evaluate(FACTS)
+    assert facts["lang"] == HTML_LANG[lang], f"{path}: <html lang={facts['lang']!r}>"
+    assert t(entry.nav_key, lang) in facts["title"], f"{path}: title {facts['title']!r}"
+    unnamed = [chart for chart in facts["charts"] if not (chart["img"] and chart["name"])]
+    assert not unnamed, f"{path} at {viewport}: charts with no name: {unnamed}"
+    untabled = [chart["name"][:60] for chart in facts["charts"] if not chart["table"]]
+    assert not untabled, f"{path} at {viewport}: charts with no table: {untabled}"
+
+
+# each chart: an img with a name (ui/shell/a11y.py), and its table in the same chart container
+FACTS = """() => ({
+  lang: document.documentElement.lang, title: document.title,
+  charts: [...document.querySelectorAll('[data-testid=stPlotlyChart]')].map((chart) => ({
+    img: chart.getAttribute('role') === 'img', name: chart.getAttribute('aria-label') || '',
+    table: !!chart.closest('[class*="st-key-chart_"]')?.querySelector('details.chart-alt table'),
+  })),
+})"""

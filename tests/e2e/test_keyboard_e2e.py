@@ -70,6 +70,9 @@ def test_the_keyboard_reaches_a_cells_provenance(session):
     # their sum, a_5,2: against the oracle, numbered from 1 and at 2 decimals as the page opens
     check_cell_story("softmax", lines, app_oracle(SENTENCE), 0, 4, 1, decimals=2, base=1)
     assert keys.focused() == "cell_column"  # the focus stays where the learner left it
+    s.page.wait_for_function(LIVE, timeout=5000)  # and said where the learner is
+    said = s.page.evaluate(LIVE)
+    assert said.startswith("选中的格子（行 5，列 2）") and said.endswith(lines[-1].replace("*", ""))
     print(f"the keyboard walk to a cell's provenance: {keys.count} keypresses")
     s.assert_healthy()
 

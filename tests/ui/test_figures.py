@@ -223,10 +223,10 @@ def test_head_panels_per_row_leave_room_for_their_numbers():
     assert panels_per_row(1, 2) == 1
 
 
-def test_the_softmax_steps_lead_names_the_colour_the_weight_scale_gives_the_largest_weight():
-    """A's heatmap draws weights on WEIGHT_SCALE; the step's "look here" line tells the learner
-    which cell is the key attended to most. It must name that scale's end for weight 1 (Viridis:
-    bright yellow; its 0 end is the dark one), in both languages."""
+def test_the_softmax_steps_lead_names_the_largest_weight_and_the_scale_draws_it_brightest():
+    """A's heatmap draws weights on WEIGHT_SCALE with weight 1 at its bright end (Viridis: bright
+    yellow; its 0 end is the dark one); the step's "look here" line names the key attended to most
+    by its weight, not its colour, in both languages."""
     from plotly.colors import convert_colors_to_same_type, get_colorscale
 
     from ui.figures.palette import WEIGHT_SCALE
@@ -239,8 +239,10 @@ def test_the_softmax_steps_lead_names_the_colour_the_weight_scale_gives_the_larg
     scale = get_colorscale(WEIGHT_SCALE)
     low, high = scale[0][1], scale[-1][1]
     assert luminance(high) > luminance(low)  # the largest weight is the brightest cell
-    assert "brightest" in t("walkthrough.lead_softmax", "en")
-    assert "最亮" in t("walkthrough.lead_softmax", "zh")
+    # and the lead says it without colour (issue 64: no instruction relies on colour alone)
+    assert "largest weight" in t("walkthrough.lead_softmax", "en")
+    assert "权重最大" in t("walkthrough.lead_softmax", "zh")
+    assert not {"bright", "yellow"} & set(t("walkthrough.lead_softmax", "en").split())
     for word in ("darkest", "最深"):
         assert word not in t("walkthrough.lead_softmax", "en") + t("walkthrough.lead_softmax", "zh")
 

@@ -104,7 +104,10 @@ details.chart-alt th {background: #f3f3f3; font-weight: 600;}
 </style>
 """.replace(
     "FOLDED",
-    ", ".join([*(f".st-key-{key}" for key in (*PAGE_SCRIPTS, *LISTENERS)), TICKERS, SAID]),
+    ", ".join(
+        f'{box}, [data-testid="stLayoutWrapper"]:has(> {box})'  # and its wrapper: no flex gap
+        for box in [*(f".st-key-{key}" for key in (*PAGE_SCRIPTS, *LISTENERS)), TICKERS, SAID]
+    ),
 )
 PRESENTATION_CSS = """
 <style>

@@ -249,8 +249,6 @@ def row_controls(step: str, data, settings, place=None) -> tuple[int, int]:
             label_visibility="collapsed",
         )  # fmt: skip
         keep_in_url("focus", str(focus), str(default_focus(n, settings.mask == "causal")))
-        if BY_NAME[step].depth and not place:  # its cells tell their story: a column picks
-            cell_choice.picker(band, step, data, focus, base)  # one (a projector: in the notes)
     if step == "mask":
         with band:
             step_charts.mask_switch(settings.mask)
@@ -331,6 +329,10 @@ def render(step: str, data, settings, head: int, focus: int, lead_place=None) ->
         with chart:
             draw(step, data, settings, head, focus, part)
     if BY_NAME[step].depth:
+        if not settings.presentation:  # the column picker right over the story it tells (the
+            # band above the chart keeps one line; a projector has it in its notes)
+            row = st.container(horizontal=True, vertical_alignment="center", key="cell_band")
+            cell_choice.picker(row, step, data, focus, settings.base)
         worked_row.clicked_cell(step, data, settings, head, focus)
     if BY_NAME[step].row_story:
         worked_row.focus_row(step, data, head, focus, settings)
