@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.support import axe  # noqa: E402
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from tests.support.servers import free_port  # noqa: E402
+from tests.support.servers import free_port, readme_serve  # noqa: E402
 from ui.shell.registry import PAGES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,15 +86,7 @@ def checkout(ref: str | None):
 def start_server(store: Path, log, root: Path = ROOT):
     port = free_port()
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "serve.py",  # the app with its store check, as the README starts it
-            f"--server.port={port}",  # a free port, not the README's 8501, which may be taken
-            "--server.address=127.0.0.1",  # loopback only
-        ],
+        readme_serve(port),
         cwd=root,  # the README's folder: .streamlit/config.toml is read from there
         stdout=log,
         stderr=subprocess.STDOUT,

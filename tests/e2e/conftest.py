@@ -2,7 +2,6 @@
 
 import os
 import subprocess
-import sys
 import time
 import urllib.request
 from urllib.parse import urlparse
@@ -11,7 +10,7 @@ import pytest
 
 from tests.support import ROOT
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium
-from tests.support.servers import free_port
+from tests.support.servers import free_port, readme_serve
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
@@ -30,15 +29,7 @@ def app_url(tmp_path_factory):
     (ROOT / "artifacts").mkdir(exist_ok=True)
     log = open(ROOT / "artifacts" / "e2e-server.log", "w")
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "serve.py",  # the app with its store check, as the README starts it
-            f"--server.port={port}",  # a free port, not the README's 8501, which may be taken
-            "--server.address=127.0.0.1",  # loopback only
-        ],
+        readme_serve(port),
         cwd=ROOT,
         stdout=log,
         stderr=subprocess.STDOUT,

@@ -153,3 +153,17 @@ class RedisServer:
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=10)
+
+
+def readme_serve(port: int) -> list[str]:
+    """The README's first command's server, as a test or bench starts it (run it from the
+    repository: .streamlit/config.toml is read from there)."""
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "serve.py",  # the app with its store check, as the README starts it
+        f"--server.port={port}",  # a free port, not the README's 8501, which may be taken
+        "--server.address=127.0.0.1",  # loopback only
+    ]
