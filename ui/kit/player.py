@@ -57,7 +57,7 @@ def player(label: str, count: int, key: str, draw, first: int = 0, help: str | N
     """A slider over ``first`` … ``first + count − 1`` (session key ``key``, starting at
     ``first``) with a Play/Pause button; ``draw(i)`` draws what step i (0 … count − 1) shows,
     inside the same fragment so that it follows the slider; ``above()``, if given, draws first,
-    inside it too. Each step is said in an aria-live region (the page script below), and the
+    inside it too. Each step is said in an aria-live region (ui/kit/announce.py), and the
     button keeps the keyboard's focus from one tick to the next: every run draws the same
     elements in the same places, the timer inside a container of its own."""
     last = first + count - 1
