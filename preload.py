@@ -86,6 +86,7 @@ PLOTLY_PARTS = (
     "heatmap",
     "heatmap.colorbar",
     "bar",
+    "bar.marker",
     "scatter",
     "layout",
     "layout.annotation",
