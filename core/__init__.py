@@ -10,7 +10,14 @@ from core.attention import attention
 from core.backend import GPU_FROM_N, active_backend, to_numpy
 from core.checks import check_finite, check_matmul
 from core.config import AttentionConfig
-from core.decoder import decoder_facts, decoder_names, decoder_tokenizer, load_decoder
+from core.decoder import (
+    decoder_entry,
+    decoder_facts,
+    decoder_names,
+    decoder_tokenizer,
+    first_decoder,
+    load_decoder,
+)
 from core.embedding import embed
 from core.errors import InputError
 from core.heads import merge_heads, split_heads
@@ -27,7 +34,9 @@ from core.weights import Weights, init_weights
 
 __all__ = [
     "pretrained",
+    "decoder_entry",
     "decoder_facts",
+    "first_decoder",
     "decoder_names",
     "decoder_tokenizer",
     "load_decoder",

@@ -30,7 +30,7 @@ def norms(model, token: int) -> tuple[float, float, float, float | None]:
     first query head's length before QK-norm and after (None: the model has no QK-norm)."""
     c, w = model.config, model.layers[0]
     x = model.embed([token])[0]  # [d_model] (× √d_model where the model scales it)
-    q_raw = (rms_norm(x, w.attn_norm, c.eps) @ w.W_Q.T)[: c.head_dim]  # [head_dim]
+    q_raw = model.projections(0, rms_norm(x[None, :], w.attn_norm, c.eps))[0][0, 0]  # [head_dim]
     q_normed = rms_norm(q_raw, w.q_norm, c.eps) if c.qk_norm else None
     x, q_raw = to_numpy(x), to_numpy(q_raw)
     after = None if q_normed is None else float(np.linalg.norm(to_numpy(q_normed)))

@@ -3,7 +3,7 @@ model by flags): how many K/V heads the query heads share, QK-norm and the norms
 sublayer, the local layers' window and RoPE's bases, GeGLU or SwiGLU, the embedding's scale and a
 tied or separate head. Each model is a reader that maps its GGUF onto it: Gemma 3 270M
 (core/pretrained/gemma.py: one K/V head for four query heads, multi-query) and SmolLM2-135M
-(core/pretrained/smollm2.py: three K/V heads for nine, grouped-query). One small function per piece
+(core/pretrained/llama.py: three K/V heads for nine, grouped-query). One small function per piece
 of the layer, and decoding with a K/V cache that keeps K and V once per K/V head.
 
 How this layer differs from the walkthrough's textbook one, each in its own function below:
@@ -78,6 +78,10 @@ class Layer:
     k_norm: np.ndarray | None = None  # [head_dim]
     post_attn_norm: np.ndarray | None = None  # [d_model], with the norms after each sublayer
     post_ffn_norm: np.ndarray | None = None  # [d_model]
+    b_Q: np.ndarray | None = None  # [n_heads · head_dim], the biases where the model has them
+    b_K: np.ndarray | None = None  # [n_kv · head_dim]  (Qwen2-style llama models: q, k, v)
+    b_V: np.ndarray | None = None  # [n_kv · head_dim]
+    b_O: np.ndarray | None = None  # [d_model]
 
 
 @dataclass
@@ -187,11 +191,11 @@ def allowed(q_positions, k_positions, window: int | None):
 
 class Decoder:
     """``encode``/``pieces``/``decode`` (the tokenizer) and ``forward(ids, cache)``; ``name`` is
-    the model's (core.decoder_names()), ``head`` its LM head [vocab, d_model] (None: tied, the
+    the model's registry name (core.decoder_names(); core.load_decoder sets it), ``head`` its LM head [vocab, d_model] (None: tied, the
     embedding)."""
 
     def __init__(self, config: DecoderConfig, embedding, layers, final_norm, tokenizer,
-                 name: str = "gemma3-270m", head=None):  # fmt: skip
+                 name: str | None = None, head=None):  # fmt: skip
         self.config, self.E, self.layers = config, embedding, layers
         self.final_norm, self.tokenizer = final_norm, tokenizer
         self.name, self.head = name, head
@@ -234,13 +238,24 @@ class Decoder:
         O, A = self.read_cache(i, q, k, v, positions, cache)
         return self.output(i, O, off), A
 
+    def linear(self, x, W, b):
+        """x W^T (+ b where the model has that bias)."""
+        return x @ W.T if b is None else x @ W.T + b
+
+    def projections(self, i: int, x):
+        """q [h, n, hd], k and v [n_kv, n, hd] of the rows x [n, d_model]: the projections and
+        their biases, before QK-norm and RoPE."""
+        c, w = self.config, self.layers[i]
+        q = split_heads(self.linear(x, w.W_Q, w.b_Q), c.n_heads)  # [h, n, hd]
+        k = split_heads(self.linear(x, w.W_K, w.b_K), c.n_kv_heads)  # [n_kv, n, hd]
+        v = split_heads(self.linear(x, w.W_V, w.b_V), c.n_kv_heads)
+        return q, k, v
+
     def project(self, i: int, x, positions):
         """q [h, n, hd], k and v [n_kv, n, hd] of the rows x [n, d_model] at ``positions``: the
-        projections, QK-norm (where the model has it), then RoPE."""
+        projections (with their biases), QK-norm (where the model has it), then RoPE."""
         c, w = self.config, self.layers[i]
-        q = split_heads(x @ w.W_Q.T, c.n_heads)  # [h, n, hd]
-        k = split_heads(x @ w.W_K.T, c.n_kv_heads)  # [n_kv, n, hd]
-        v = split_heads(x @ w.W_V.T, c.n_kv_heads)
+        q, k, v = self.projections(i, x)
         if c.qk_norm:
             q, k = rms_norm(q, w.q_norm, c.eps), rms_norm(k, w.k_norm, c.eps)
         base = c.rope_base_of(i)
@@ -274,7 +289,8 @@ class Decoder:
             keep = np.ones(c.n_heads, dtype=np.float32)
             keep[sorted(off)] = 0.0
             O = O * xp.asarray(keep)[:, None, None]
-        return merge_heads(O) @ self.layers[i].W_O.T
+        w = self.layers[i]
+        return self.linear(merge_heads(O), w.W_O, w.b_O)
 
     def add_to_stream(self, i: int, h, out):
         """The rest of layer i after its attention's output ``out``: that through its post-norm

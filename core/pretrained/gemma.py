@@ -68,5 +68,4 @@ def read_gemma(paths) -> Decoder:
         int(m["tokenizer.ggml.eos_token_id"]),
     )  # fmt: skip
     embedding = f.tensor("token_embd.weight")
-    return Decoder(config, embedding, layers, f.tensor("output_norm.weight"), tokenizer,
-                   "gemma3-270m")  # fmt: skip
+    return Decoder(config, embedding, layers, f.tensor("output_norm.weight"), tokenizer)

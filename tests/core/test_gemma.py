@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import core
 from core.lessons.sampling import candidates, most_likely, next_token, pick
 from core.pretrained.gemma import Gemma, allowed, rms_norm, rope
 
@@ -129,10 +130,9 @@ def test_every_kind_of_tensor_dequantises_as_gguf_does_it_row_by_row(gemma):
     from gguf.constants import GGMLQuantizationType
     from gguf.quants import dequantize
 
-    from core.decoder import PACKAGE
     from core.pretrained.gguf_file import GGUFFile
 
-    f = GGUFFile(import_module(PACKAGE).chunk_paths())
+    f = GGUFFile(import_module(core.decoder_entry("gemma3-270m").package).chunk_paths())
     smallest = {}  # quantisation -> its smallest tensor (the embedding alone is 169M values)
     for name, info in f.tensors.items():
         size = math.prod(info.shape)
