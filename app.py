@@ -39,7 +39,7 @@ lang = language()
 page = st.navigation(session_pages(lang), position="top", expanded=True)
 here = by_url(page.url_path)
 if here.model:  # begun before the sidebar and the page draw (a no-op once begun, or on serve.py)
-    model_load.start()
+    model_load.start_first()
 st.session_state[PAGE_SCRIPT] = here.script
 page_semantics(lang, here.nav_key)  # <html lang>, the tab's title, the charts' names
 follow_page(here.script)

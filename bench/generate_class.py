@@ -25,7 +25,7 @@ from tests.support.session import connect, open_room
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.room.pulse import HERE_KEY
-from ui.work import decoding
+from ui.work import decoding, model_load
 
 TOKENS = 32
 LABELS = ("**Text so far:**", "**目前的文字**")  # the text written, in either language
@@ -129,13 +129,13 @@ def expected(seeds: list[int], counts: list[int]) -> tuple[list[str], int]:
     ``count`` tokens, and the passes the class needed: the prompt's, and one per distinct
     sequence a step was asked after (the prompt's own step comes with its pass), the one read
     ahead after each student's last token included (ui/work/decoding.py ``read_ahead``)."""
-    model = decoding.decoder()
+    model = decoding.decoder(model_load.first())
     prompt = tuple(model.encode(t("generate.example", "en")))
     texts, steps = [], set()
     for seed, count in zip(seeds, counts, strict=True):
         rules = decoding.Rules(1.0, 0, 1.0, True, seed)
         ahead = min(count + 1, TOKENS) if hasattr(decoding, "read_ahead") else count
-        chosen = decoding.written(prompt, rules, ahead)
+        chosen = decoding.written(model, prompt, rules, ahead)
         chosen = getattr(chosen, "tokens", None) or [token for _, token in chosen]  # (or before)
         steps.update((*prompt, *chosen[:j]) for j in range(1, ahead + 1))
         words = [markdown_text(model.decode([token])) for token in chosen[:count]]

@@ -75,10 +75,10 @@ def kinds():
     yield "train", train.build(run, "zh"), {"loss": [line["loss"] for line in lines]}
     from ui.work.decoding import Rules, candidates_at, decoder, written
 
-    model, rules = decoder(), Rules(0.8, 40, 0.95, True, 7)
+    model, rules = decoder("gemma3-270m"), Rules(0.8, 40, 0.95, True, 7)
     ids = tuple(model.encode("太阳系有八大"))
-    page = written(ids, rules, 3)
-    top = candidates_at((*ids, *page.tokens), len(ids), rules)
+    page = written(model, ids, rules, 3)
+    top = candidates_at(model, (*ids, *page.tokens), len(ids), rules)
     yield ("generate", generate.build(model.name, "太阳系有八大", ids, rules, 3, "zh"),
            {"written": page.tokens, "top_ids": top.ids, "top_q": top.q})  # fmt: skip
 

@@ -20,7 +20,7 @@ from core.backend import active_backend
 from core.errors import InputError
 from core.pretrained.gguf_file import GGUFFile
 from core.pretrained.registry import MODELS, Model  # noqa: F401 (the registry's callers)
-from core.pretrained.registry import entry as decoder_entry
+from core.pretrained.registry import entry as decoder_entry  # noqa: F401 (core's API)
 
 
 def _paths(name: str) -> list[Path]:
@@ -94,13 +94,20 @@ def first_decoder() -> str:
     return next(iter(MODELS))
 
 
-@lru_cache(maxsize=2)
 def load_decoder(name: str | None = None):
-    """The decoder ``name`` (a key of MODELS; None: the first), read from its installed files where they lie
-    (nothing is assembled or written to ~/.cache), its weights on the backend that computes:
-    CuPy's GPU where one is usable, else NumPy. (GPU_FROM_N does not apply: it is the
-    walkthrough's tiny layer's crossover; the decoder's GPU timings are bench/gpu_check.sh's.)"""
-    name = first_decoder() if name is None else name
+    """The decoder ``name`` (a key of MODELS; None: the first), read from its installed files
+    where they lie (nothing is assembled or written to ~/.cache), its weights on the backend
+    that computes: CuPy's GPU where one is usable, else NumPy. (GPU_FROM_N does not apply: it
+    is the walkthrough's tiny layer's crossover; the decoder's GPU timings are
+    bench/gpu_check.sh's.) Once per process and name."""
+    return _load(first_decoder() if name is None else name)
+
+
+load_decoder.cache_clear = lambda: _load.cache_clear()  # (the tests' and benches' fresh loads)
+
+
+@lru_cache(maxsize=2)
+def _load(name: str):
     if name not in MODELS:
         raise InputError("unknown_model", name=name, models=", ".join(MODELS))
     model = MODELS[name].read(_paths(name))

@@ -191,8 +191,8 @@ def allowed(q_positions, k_positions, window: int | None):
 
 class Decoder:
     """``encode``/``pieces``/``decode`` (the tokenizer) and ``forward(ids, cache)``; ``name`` is
-    the model's registry name (core.decoder_names(); core.load_decoder sets it), ``head`` its LM head [vocab, d_model] (None: tied, the
-    embedding)."""
+    the model's registry name (core.decoder_names(); core.load_decoder sets it), ``head`` its LM
+    head [vocab, d_model] (None: tied, the embedding)."""
 
     def __init__(self, config: DecoderConfig, embedding, layers, final_norm, tokenizer,
                  name: str | None = None, head=None):  # fmt: skip

@@ -107,8 +107,12 @@ MODELS = {  # Gemma first: the pages open on it, and the server loads it at its 
             # the answer 山 first from layer 16 (from 1), after layers that put montagne's other
             # languages first (issue 55's note)
             Preset("translate", "法语：fleur，中文：花。法语：montagne，中文：", "山", 16),
-            Preset("english", "French: fleur, English: flower. French: montagne, English:",
-                   " mountain", 14),  # fmt: skip
+            Preset(
+                "english",
+                "French: fleur, English: flower. French: montagne, English:",
+                " mountain",
+                14,
+            ),  # fmt: skip
             # 行星 first after layer 17; layers 13-16 put the English "planets" first. Probed:
             # X的首都是 for 中国, 日本, 法国, 美国, 英国 (one-shot too) never put the capital first
             Preset("fact", "太阳系有八大", "行星", 18),

@@ -14,8 +14,8 @@ def the_model_loaded():
     browser's timer, would not rerun (tests/deploy/test_model_load.py follows that wait)."""
     from ui.work import model_load
 
-    if model_load.start():
-        model_load.model()
+    if model_load.start_first():
+        model_load.model(model_load.first())
 
 
 @pytest.fixture

@@ -120,18 +120,19 @@ def test_the_generate_notebook_writes_what_the_page_wrote(
     from ui.work.decoding import Rules, candidates_at, decoder, written
 
     monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the kernel finds the app's core/ (APP = ".")
-    model, prompt = decoder(), "太阳系有八大" if lang == "zh" else "The capital of France is"
+    model = decoder("gemma3-270m")
+    prompt = "太阳系有八大" if lang == "zh" else "The capital of France is"
     rules, ids = Rules(0.8, 40, 0.95, sample, 7), tuple(model.encode(prompt))
     made = generate.build(model.name, prompt, ids, rules, count, lang)
     _, printed, saved = run(made, tmp_path, "generate")
-    page = written(ids, rules, count)  # the page's own writing, through its shared steps
+    page = written(model, ids, rules, count)  # the page's own writing, through its shared steps
     assert list(saved["written"]) == list(page.tokens)
-    top = candidates_at((*ids, *page.tokens), len(ids), rules)  # the page's bars
+    top = candidates_at(model, (*ids, *page.tokens), len(ids), rules)  # the page's bars
     assert list(saved["top_ids"]) == list(top.ids)
     np.testing.assert_allclose(saved["top_q"], top.q, rtol=0, atol=2e-4)  # batched steps' rounding
     n = max(count, generate.WRITE_AT_LEAST)
     for name, mode in (("greedy", False), ("sampled", True)):
-        page = written(ids, Rules(0.8, 40, 0.95, mode, 7), n)
+        page = written(model, ids, Rules(0.8, 40, 0.95, mode, 7), n)
         assert list(saved[name]) == list(page.tokens), name
     assert f"kept {top.kept_count} of 262144" in printed
     assert f"greedy:  {model.decode([int(i) for i in saved['greedy']])!r}" in printed

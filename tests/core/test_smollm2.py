@@ -1,4 +1,4 @@
-"""SmolLM2-135M on the app's one decoder (core/pretrained/smollm2.py, grouped-query attention:
+"""SmolLM2-135M on the app's one decoder (core/pretrained/llama.py, grouped-query attention:
 nine query heads share three K/V heads) against transformers' own run of the same GGUF (the
 fixture bench/make_smollm2_reference.py recorded), and against independent computations: its
 tokenizer's ids, the logits at every position, the greedy text, the first and last layers'

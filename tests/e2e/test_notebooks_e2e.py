@@ -88,11 +88,11 @@ def test_each_pages_notebook_downloaded_and_run(session, lang, tmp_path, monkeyp
     prompt = PROMPTS[lang]
     s.open(f"/generate?lang={lang}&{GENERATE}&gen_prompt={prompt.replace(' ', '+')}")
     book, saved = _download(s, lang, tmp_path, "generate")
-    model, rules = decoder(), Rules(0.8, 40, 1.0, True, 7)
+    model, rules = decoder("gemma3-270m"), Rules(0.8, 40, 1.0, True, 7)
     ids = tuple(model.encode(prompt))
-    page = written(ids, rules, 2)
+    page = written(model, ids, rules, 2)
     assert list(saved["written"]) == list(page.tokens)
-    top = candidates_at((*ids, *page.tokens), len(ids), rules)
+    top = candidates_at(model, (*ids, *page.tokens), len(ids), rules)
     assert list(saved["top_ids"]) == list(top.ids)
     np.testing.assert_allclose(saved["top_q"], top.q, rtol=0, atol=2e-4)  # batched steps' rounding
     s.assert_healthy()

@@ -26,7 +26,7 @@ def counted(gemma, monkeypatch):
 
     monkeypatch.setattr(gemma, "forward", counting)
     monkeypatch.setattr(gemma, "steps", counting_steps)
-    monkeypatch.setattr(decoding, "decoder", lambda name=decoding.FIRST: gemma)
+    monkeypatch.setattr(decoding, "decoder", lambda name: gemma)
     decoding._step.cache_clear()
     decoding._distribution.cache_clear()
     decoding._writing.cache_clear()
@@ -43,7 +43,7 @@ def test_twenty_sessions_asking_at_once_cost_one_generation(gemma, counted):
 
     def session(k):
         start.wait()
-        results[k] = list(decoding.written(prompt, rules, 8).tokens)
+        results[k] = list(decoding.written(gemma, prompt, rules, 8).tokens)
 
     threads = [threading.Thread(target=session, args=(k,)) for k in range(20)]
     for thread in threads:
@@ -55,7 +55,7 @@ def test_twenty_sessions_asking_at_once_cost_one_generation(gemma, counted):
     decoding._step.cache_clear()
     decoding._distribution.cache_clear()
     decoding._writing.cache_clear()
-    alone = list(decoding.written(prompt, rules, 8).tokens)
+    alone = list(decoding.written(gemma, prompt, rules, 8).tokens)
     assert alone == results[0]  # shared or alone, the same seed writes the same text
 
 
@@ -65,11 +65,11 @@ def test_a_step_dropped_then_asked_again_is_built_the_same_way(gemma, counted):
     same and a seed still writes the same text."""
     prompt = tuple(gemma.encode("The cat sat on the"))
     rules = decoding.Rules(temperature=1.0, top_k=0, top_p=1.0, sample=True, seed=3)
-    tokens = decoding.written(prompt, rules, 6).tokens
+    tokens = decoding.written(gemma, prompt, rules, 6).tokens
     ids = (*prompt, *tokens)
-    first = decoding.step_of(ids, len(prompt)).logits
+    first = decoding.step_of(gemma, ids, len(prompt)).logits
     assert counted == [len(prompt)] + [1] * 6
     decoding._step.cache_clear()  # every step dropped
-    again = decoding.step_of(ids, len(prompt)).logits
+    again = decoding.step_of(gemma, ids, len(prompt)).logits
     assert counted[7:] == [len(prompt)] + [1] * 6  # the same path: not one pass of 11 positions
     np.testing.assert_array_equal(again, first)

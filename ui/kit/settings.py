@@ -58,6 +58,12 @@ class Setting:
         return not self.choices or value in self.choices
 
 
+def _decoder(text: str) -> str:
+    """A model's registry name as the URL gives it (KeyError: none such, read when asked: a model
+    registered later, a test's, is one too)."""
+    return DECODERS[text].name
+
+
 SETTINGS = (
     Setting("lang", str, "lang", "language", "en", ("en", "zh")),
     Setting("sentence", str, "text", "shell.sentence", "", group="shell.sidebar_input", help="shell.sentence_help",
@@ -87,7 +93,7 @@ SETTINGS = (
     Setting("focus", int, "page", "focus", None, parse=int, followed=True),
     # the decoder /generate and /inside run (Gemma first), in their URL and a room's view; a
     # lesson's item that names none goes back to Gemma, whose layers the lessons tell of
-    Setting("model", str, "page", "generate.model", next(iter(DECODERS)), tuple(DECODERS),
+    Setting("model", str, "page", "generate.model", core.first_decoder(), parse=_decoder,
             followed=True, reset=True),
     # /generate's own, in its URL and a room's view: a class following the teacher writes the
     # teacher's prompt with the teacher's rules, as far as the teacher has written (one

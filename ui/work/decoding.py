@@ -12,6 +12,7 @@ for up to 32 tokens), so a Play's token and another learner's Next share a pass,
 waits longer than the pass before.
 """
 
+import threading
 from dataclasses import dataclass
 from functools import partial
 
@@ -32,11 +33,8 @@ MAX_WRITTEN = 32  # tokens the page writes after the prompt
 TRAINING_ROWS = 24  # positions compared between the training pass and one-at-a-time decoding
 
 
-FIRST = model_load.FIRST  # Gemma 3 270M: the pages open on it
-
-
 @st.cache_resource(show_spinner=False)
-def decoder(name: str = FIRST):
+def decoder(name: str):
     """The decoder ``name``, once per process (InputError "model_missing" when it is not
     installed): the load begun in the background (ui/work/model_load.py), or one made now."""
     return model_load.model(name)
@@ -79,7 +77,15 @@ def _steps(name: str, items: list) -> list:
 
 
 # the tokens asked for together go out together, one batch per model (a cache is one model's)
-ONE_TOKEN = {name: Batcher(partial(_steps, name), TURNS, most=32) for name in model_load.LOADS}
+ONE_TOKEN: dict[str, Batcher] = {}
+_batchers = threading.Lock()
+
+
+def _batcher(name: str) -> Batcher:
+    with _batchers:
+        if name not in ONE_TOKEN:
+            ONE_TOKEN[name] = Batcher(partial(_steps, name), TURNS, most=32)
+        return ONE_TOKEN[name]
 
 
 @shared(max_entries=KEEP_STEPS)  # (its passes take their turns: the batch's, or their own)
@@ -88,10 +94,10 @@ def _step(name: str, ids: tuple, start: int) -> Step:
         with TURNS.turn():  # _prompt_for_writing's: the same logits, however it was built)
             return _from_trace(ids, decoder(name).forward(list(ids), rows=1))
     before = _step(name, ids[:-1], start)  # kept, or built again the same way
-    return _from_trace(ids, ONE_TOKEN[name]((ids[-1], before.cache)))  # one token, cached K/V
+    return _from_trace(ids, _batcher(name)((ids[-1], before.cache)))  # one token, cached K/V
 
 
-def step_of(ids: tuple, start: int, name: str = FIRST) -> Step:
+def step_of(model, ids: tuple, start: int) -> Step:
     """The step for ``ids``, whose first ``start`` are the prompt: the prompt's one pass, then
     one token at a time through the K/V cache, each step built once however many sessions ask
     at once and kept a while. A step asked for again after it was dropped is built again the
@@ -99,7 +105,7 @@ def step_of(ids: tuple, start: int, name: str = FIRST) -> Step:
     sequence, whose different sums drew another token in a busy class's bench. (A token batched
     with others still rounds a little differently from one alone, logits within 2e-4: the
     bench's 60 students saw one sampled token in 20 Plays of 32 differ.)"""
-    return _step(name, tuple(ids), int(start))
+    return _step(model.name, tuple(ids), int(start))
 
 
 def _target_p(logits: np.ndarray, target: int) -> float:
@@ -137,9 +143,9 @@ def _prompt_for_writing(name: str, ids: tuple) -> Prompt:
     )  # fmt: skip
 
 
-def prompt_for_writing(ids: tuple, name: str = FIRST) -> Prompt:
+def prompt_for_writing(model, ids: tuple) -> Prompt:
     """One causal pass over the prompt, and its first rows again one position at a time."""
-    return _prompt_for_writing(name, tuple(ids))
+    return _prompt_for_writing(model.name, tuple(ids))
 
 
 @dataclass(frozen=True)
@@ -167,14 +173,14 @@ SHOWN = 10  # candidates the bars show
 
 @shared(max_entries=KEEP_DISTRIBUTIONS)
 def _distribution(name: str, ids: tuple, start: int, shape: tuple) -> NextToken:
-    return next_token(step_of(ids, start, name).logits, *shape)
+    return next_token(_step(name, ids, start).logits, *shape)
 
 
-def distribution_at(ids: tuple, start: int, rules: Rules, name: str = FIRST) -> NextToken:
+def distribution_at(model, ids: tuple, start: int, rules: Rules) -> NextToken:
     """The next token's whole distribution after ``ids`` (the first ``start`` the prompt) under
     ``rules``, kept a short while: what a pick draws from (its 262 144 probabilities cost a
     few ms to make, and 9 MB to keep)."""
-    return _distribution(name, tuple(ids), int(start), rules.shape)
+    return _distribution(model.name, tuple(ids), int(start), rules.shape)
 
 
 @shared(max_entries=KEEP_CANDIDATES)
@@ -182,10 +188,10 @@ def _candidates(name: str, ids: tuple, start: int, shape: tuple) -> Candidates:
     return candidates(_distribution(name, ids, start, shape), SHOWN)
 
 
-def candidates_at(ids: tuple, start: int, rules: Rules, name: str = FIRST) -> Candidates:
+def candidates_at(model, ids: tuple, start: int, rules: Rules) -> Candidates:
     """The SHOWN most likely next tokens after ``ids`` under ``rules``, and their numbers: what
     the bars draw, kept for every step a class is on (a rerun makes no distribution again)."""
-    return _candidates(name, tuple(ids), int(start), rules.shape)
+    return _candidates(model.name, tuple(ids), int(start), rules.shape)
 
 
 @dataclass(frozen=True)
@@ -204,7 +210,7 @@ def _writing(name: str, prompt: tuple, rules: Rules, count: int) -> Writing:
         rng = np.random.default_rng(rules.seed) if rules.sample else None
         return Writing((), (), rng.bit_generator.state if rng else None)
     before = _writing(name, prompt, rules, count - 1)  # one token after the writing before it
-    dist = distribution_at((*prompt, *before.tokens), len(prompt), rules, name)
+    dist = _distribution(name, (*prompt, *before.tokens), len(prompt), rules.shape)
     rng = None
     if rules.sample:
         rng = np.random.default_rng()
@@ -217,7 +223,7 @@ def _writing(name: str, prompt: tuple, rules: Rules, count: int) -> Writing:
 AHEAD = Ahead(workers=32)  # as many as a batch takes, so that their passes go out together
 
 
-def read_ahead(prompt_ids: tuple, rules: Rules, count: int, name: str = FIRST) -> None:
+def read_ahead(model, prompt_ids: tuple, rules: Rules, count: int) -> None:
     """After ``count`` tokens were drawn: the next Next's work, in the background (the token, its
     step and its bars, and the token after it, which needs no pass), so that the press, or a
     Play's next tick, finds it done and each whole distribution is made once. One such job waits
@@ -227,16 +233,16 @@ def read_ahead(prompt_ids: tuple, rules: Rules, count: int, name: str = FIRST) -
     prompt_ids, count = tuple(prompt_ids), int(count)
 
     def job() -> None:
-        chosen = written(prompt_ids, rules, count + 1, name)  # the token (a kept distribution's)
-        candidates_at((*prompt_ids, *chosen.tokens), len(prompt_ids), rules, name)  # its bars
+        chosen = written(model, prompt_ids, rules, count + 1)  # the token (a kept distribution's)
+        candidates_at(model, (*prompt_ids, *chosen.tokens), len(prompt_ids), rules)  # its bars
         if count + 2 <= MAX_WRITTEN:  # and the pick after it, while its distribution is kept
-            written(prompt_ids, rules, count + 2, name)
+            written(model, prompt_ids, rules, count + 2)
 
     AHEAD.submit(TURNS.who(), job)
 
 
-def written(prompt_ids: tuple, rules: Rules, count: int, name: str = FIRST) -> Writing:
+def written(model, prompt_ids: tuple, rules: Rules, count: int) -> Writing:
     """``count`` tokens written after the prompt. The same rules and seed write the same text:
     one generator seeded once, drawing once per token, its state carried from each writing to
     the next (kept, so a rerun draws nothing again)."""
-    return _writing(name, tuple(prompt_ids), rules, int(count))
+    return _writing(model.name, tuple(prompt_ids), rules, int(count))

@@ -16,12 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import core
-from core.decoder import MODELS
 from core.lessons import model_reading
 from ui.kit import heap
-
-FIRST = next(iter(MODELS))  # Gemma: the pages open on it, the server loads it at its start
-USUAL_S = {FIRST: 6.0, "smollm2-135m": 3.0}  # about how long each load takes on two cores
 
 
 @dataclass
@@ -34,9 +30,14 @@ class Load:
     thread: threading.Thread | None = None
 
 
-LOADS = {name: Load() for name in MODELS}
-LOAD = LOADS[FIRST]  # (the bench reads Gemma's)
+LOADS: dict[str, Load] = {}  # by the registry's name, made at each model's first start
 _lock = threading.Lock()
+
+
+def load_of(name: str) -> Load:
+    """``name``'s load (not begun: an empty one)."""
+    with _lock:
+        return LOADS.setdefault(name, Load())
 
 
 def rss() -> int:
@@ -52,7 +53,7 @@ def _load(name: str) -> None:
     # fresh serve.py has its first pages drawn while Gemma is read and dequantised beside them.
     # Its first renders by 4.2 s instead of 4.8-5.0 with the model drawn as soon (9.3 s).
     _give_way()
-    load = LOADS[name]
+    load = load_of(name)
     load.rss_before = rss()
     try:
         with heap.reused():  # a block's temporaries reused, not faulted in anew; and after, the
@@ -85,7 +86,7 @@ def _after(name: str, model) -> None:
     _give_way()
     try:
         model_reading.readable_pieces(model)
-        if name == FIRST:
+        if name == first():
             for other in core.decoder_names():
                 if other != name:
                     core.decoder_facts(other)
@@ -94,11 +95,12 @@ def _after(name: str, model) -> None:
         pass
 
 
-def start(name: str = FIRST) -> bool:
+def start(name: str) -> bool:
     """Begin loading ``name`` in a thread of its own, once, when its package is installed."""
+    package = core.decoder_entry(name).package
     with _lock:
-        load = LOADS[name]
-        if load.thread is not None or importlib.util.find_spec(MODELS[name].package) is None:
+        load = LOADS.setdefault(name, Load())
+        if load.thread is not None or importlib.util.find_spec(package) is None:
             return False
         load.started = time.monotonic()
         load.thread = threading.Thread(target=_load, args=(name,), name=f"{name}-load",
@@ -107,20 +109,34 @@ def start(name: str = FIRST) -> bool:
         return True
 
 
-def loading(name: str = FIRST) -> bool:
+def first() -> str:
+    """The model the pages open on and the server loads at its start: the registry's first."""
+    return core.first_decoder()
+
+
+def start_first() -> bool:
+    return start(first())
+
+
+def loading(name: str) -> bool:
     """True while ``name``'s background load runs."""
-    thread = LOADS[name].thread
+    thread = load_of(name).thread
     return thread is not None and thread.is_alive()
 
 
-def elapsed(name: str = FIRST) -> float:
-    started = LOADS[name].started
+def elapsed(name: str) -> float:
+    started = load_of(name).started
     return 0.0 if started is None else time.monotonic() - started
 
 
-def model(name: str = FIRST):
+def usual_s(name: str) -> float:
+    """About how long ``name``'s load takes on two cores (the registry's)."""
+    return core.decoder_entry(name).load_s
+
+
+def model(name: str):
     """The model ``name``: its background load's, waited for if it runs, else loaded here."""
-    thread = LOADS[name].thread
+    thread = load_of(name).thread
     if thread is not None:
         thread.join()
     return core.load_decoder(name)

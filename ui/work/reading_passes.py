@@ -9,7 +9,7 @@ import numpy as np
 
 from core.lessons import model_reading
 from ui.kit.shared_cache import shared
-from ui.work.decoding import FIRST, decoder
+from ui.work.decoding import decoder
 from ui.work.model_turns import TURNS
 
 KEEP = 16  # entries kept per kind
@@ -40,7 +40,7 @@ def _lens(name: str, ids: tuple, off: frozenset, answer: int | None) -> model_re
 
 @shared(max_entries=KEEP, turns=TURNS)
 def _parts(name: str, ids: tuple) -> model_reading.ResidualParts:
-    run, lens = stream_pass(ids, name=name), lens_of(ids, name=name)
+    run, lens = _stream_pass(name, ids, frozenset()), _lens(name, ids, frozenset(), None)
     return model_reading.residual_parts(decoder(name), run, lens.answer)
 
 
@@ -56,34 +56,32 @@ def _repeat(name: str, seed: int, off: frozenset) -> Repeat:
 @shared(max_entries=KEEP)
 def _scores(name: str, ids: tuple, seed: int | None) -> dict:
     if seed is None:
-        return model_reading.head_scores(stream_pass(ids, name=name).A, ids)
-    repeat = repeat_of(seed, name=name)
+        return model_reading.head_scores(_stream_pass(name, ids, frozenset()).A, ids)
+    repeat = _repeat(name, seed, frozenset())
     return model_reading.head_scores(repeat.A, repeat.ids)
 
 
 MODEL_WORK = (_stream_pass, _lens, _parts, _repeat)  # each build one turn at the model
 
 
-def stream_pass(ids, off=frozenset(), name: str = FIRST):
+def stream_pass(model, ids, off=frozenset()):
     """The prompt's pass with its residual stream (``off``: heads switched off)."""
-    return _stream_pass(name, tuple(ids), frozenset(off))
+    return _stream_pass(model.name, tuple(ids), frozenset(off))
 
 
-def lens_of(
-    ids, off=frozenset(), answer: int | None = None, name: str = FIRST
-) -> model_reading.Lens:
+def lens_of(model, ids, off=frozenset(), answer: int | None = None) -> model_reading.Lens:
     """The logit lens of the prompt's pass (``answer``: whose rank to follow, default its own)."""
-    return _lens(name, tuple(ids), frozenset(off), answer)
+    return _lens(model.name, tuple(ids), frozenset(off), answer)
 
 
-def parts_of(ids, name: str = FIRST) -> model_reading.ResidualParts:
-    return _parts(name, tuple(ids))
+def parts_of(model, ids) -> model_reading.ResidualParts:
+    return _parts(model.name, tuple(ids))
 
 
-def repeat_of(seed: int, off=frozenset(), name: str = FIRST) -> Repeat:
-    return _repeat(name, int(seed), frozenset(off))
+def repeat_of(model, seed: int, off=frozenset()) -> Repeat:
+    return _repeat(model.name, int(seed), frozenset(off))
 
 
-def scores_of(ids, seed: int | None, name: str = FIRST) -> dict:
+def scores_of(model, ids, seed: int | None) -> dict:
     """Each head's scores on the prompt ``ids`` (``seed`` None) or on the repeated sequence."""
-    return _scores(name, tuple(ids) if seed is None else (), seed)
+    return _scores(model.name, tuple(ids) if seed is None else (), seed)

@@ -20,7 +20,7 @@ from ui.work.decoding import decoder, prompt_for_writing
 
 def training(model, ids: tuple, decimals: int, base: int) -> None:
     st.markdown(t("generate.train_text"))
-    seen = prompt_for_writing(ids, model.name)
+    seen = prompt_for_writing(model, ids)
     n = len(seen.target_p)
     if n == 0:
         return
@@ -39,7 +39,7 @@ def training(model, ids: tuple, decimals: int, base: int) -> None:
 def attention_map(model, ids: tuple, view: tuple, decimals: int, base: int) -> None:
     layer, head = view
     c = model.config
-    A = prompt_for_writing(ids, model.name).A[layer]  # [h, n, n]
+    A = prompt_for_writing(model, ids).A[layer]  # [h, n, n]
     positions = np.arange(A.shape[1])
     hidden = ~allowed(positions, positions, c.window if c.is_local(layer) else None)
     pieces = [label(model, i) for i in ids]

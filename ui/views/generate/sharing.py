@@ -89,7 +89,7 @@ def _group_figures(name: str, ids: tuple, layer: int, base: int, decimals: int, 
     """Each K/V head's row of maps, built once for a class on the same prompt and layer (four
     to nine heatmaps: a class's /generate learners would each build them every run)."""
     model = decoder(name)
-    A = prompt_for_writing(ids, name).A[layer]  # [h, n, n]: each query head's own map
+    A = prompt_for_writing(model, ids).A[layer]  # [h, n, n]: each query head's own map
     pieces = [label(model, i) for i in ids]
     future = np.triu(np.ones((len(ids), len(ids)), dtype=bool), 1)
     rows = []

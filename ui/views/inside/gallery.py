@@ -24,7 +24,7 @@ SHOWN_ON_PROJECTOR = 8  # the table's first rows, printed large
 BIND = {"bind": "query-params"}
 
 
-def source(prompt_ids: tuple, name: str) -> tuple[tuple, int | None]:
+def source(model, prompt_ids: tuple) -> tuple[tuple, int | None]:
     """The sequence the gallery reads, and the repeat's seed (None: the prompt)."""
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     with left:
@@ -39,7 +39,7 @@ def source(prompt_ids: tuple, name: str) -> tuple[tuple, int | None]:
     if on == "prompt":
         return prompt_ids, None
     seed = number_box(right, t("inside.seed"), 0, 999, SEED, "in_seed", **BIND)
-    return repeat_of(seed, name=name).ids, seed
+    return repeat_of(model, seed).ids, seed
 
 
 def _table(scores: dict, by: str, least: float, base: int, projector: bool) -> tuple[list, int]:
@@ -76,10 +76,10 @@ def _table(scores: dict, by: str, least: float, base: int, projector: bool) -> t
 
 
 def section(model, prompt_ids: tuple, base: int, projector: bool = False) -> None:
-    c, name = model.config, model.name
-    ids, seed = source(prompt_ids, name)
-    scores = scores_of(prompt_ids, seed, name=name)
-    run = stream_pass(prompt_ids, name=name) if seed is None else repeat_of(seed, name=name)
+    c = model.config
+    ids, seed = source(model, prompt_ids)
+    scores = scores_of(model, prompt_ids, seed)
+    run = stream_pass(model, prompt_ids) if seed is None else repeat_of(model, seed)
     maps = run.A
     names = row_names(c.n_layers, base)[1:]
     maps = [list(a) for a in maps]
@@ -123,7 +123,7 @@ def section(model, prompt_ids: tuple, base: int, projector: bool = False) -> Non
         "in_full",
     )
     if seed is not None:
-        _loss(repeat_of(seed, name=model.name), base)
+        _loss(repeat_of(model, seed), base)
 
 
 def _loss(repeat, base: int) -> None:

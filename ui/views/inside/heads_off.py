@@ -30,8 +30,7 @@ def _all_heads(model) -> list[str]:
 
 def _strongest(model) -> list[str]:
     """The TOP_INDUCTION heads with the highest induction score on the repeat."""
-    name = model.name
-    scores = scores_of(repeat_of(SEED, name=name).ids, SEED, name=name)["induction"]
+    scores = scores_of(model, repeat_of(model, SEED).ids, SEED)["induction"]
     order = np.argsort(-scores.ravel(), kind="stable")[:TOP_INDUCTION]
     return [head_code(*divmod(int(k), model.config.n_heads)) for k in sorted(order)]
 
@@ -85,7 +84,7 @@ def chosen(model, base: int) -> frozenset:
 
 
 def _bars(model, ids: tuple, off: frozenset, title: str):
-    run = stream_pass(ids, off, name=model.name)  # (no heads off: the page's one pass)
+    run = stream_pass(model, ids, off)  # (no heads off: the page's one pass)
     p = softmax_rows(run.logits[-1].astype(np.float64))  # [vocab]
     top = np.argsort(-p)[:SHOWN]
     return probability_bars(
@@ -100,8 +99,8 @@ def section(model, ids: tuple, answer: int, base: int) -> None:
     if off:  # with none off, "after" would repeat "before"
         bars.append((_bars(model, ids, off, t("inside.bars_after")), "in_bars_after"))
     grid(bars, per_row=2)
-    before = repeat_of(SEED, name=model.name)
-    after = repeat_of(SEED, off, name=model.name) if off else before
+    before = repeat_of(model, SEED)
+    after = repeat_of(model, SEED, off) if off else before
     table(
         {
             "": [t("inside.before"), t("inside.after")],
@@ -119,10 +118,10 @@ def section(model, ids: tuple, answer: int, base: int) -> None:
 
 def _ranks(model, ids: tuple, off: frozenset, answer: int, base: int) -> None:
     """The whole model's answer: its rank after each layer, and with heads off beside it."""
-    rank_before = lens_of(ids, name=model.name).rank
+    rank_before = lens_of(model, ids).rank
     series = {t("inside.before"): rank_before}
     if off:
-        rank_after = lens_of(ids, off, answer, name=model.name).rank
+        rank_after = lens_of(model, ids, off, answer).rank
         series[t("inside.after")] = rank_after
     word = piece(model, answer)
     chart = line_chart(list(range(len(rank_before))), series,

@@ -81,7 +81,7 @@ def story(model, lens: Lens, base: int) -> str:
 
 
 def section(model, ids: tuple, base: int) -> Lens:
-    lens = lens_of(ids, name=model.name)
+    lens = lens_of(model, ids)
     names = row_names(model.config.n_layers, base)
     st.success(story(model, lens, base), icon=":material/lightbulb:")
     columns = {t("inside.col_row"): names}

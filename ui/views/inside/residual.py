@@ -18,7 +18,7 @@ DECIMALS = 3
 
 
 def section(model, ids: tuple, answer: int, base: int) -> None:
-    parts = parts_of(ids, name=model.name)
+    parts = parts_of(model, ids)
     layers = row_names(model.config.n_layers, base)[1:]
     name = markdown_text(piece(model, answer))
     st.markdown(t("inside.sum_text", answer=name))
