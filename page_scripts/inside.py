@@ -16,7 +16,7 @@ page_header(folded=settings.presentation)
 box, picker = st.columns([2, 1])  # the model beside the prompt: the lens stays in the first screen
 model = prompt.model_or_stop(picker)
 with box:
-    text = lens.prompt_box(settings.lang)
+    text = lens.prompt_box(model, settings.lang)
 ids = prompt.prompt_ids_or_stop(model, text)
 heads_off.tell_url(model)
 

@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from core.backend import to_numpy
+from core.lessons.number_text import printed_sum
 from core.pretrained.bpe import NORMAL
 
 TOP = 5  # pieces shown per layer
@@ -112,6 +113,13 @@ class ResidualParts:
     def total(self) -> float:
         return float(self.embedding + self.attention.sum() + self.feed_forward.sum())
 
+    def printed(self, decimals: int) -> tuple[list[str], str]:
+        """The embedding's, all attention's and all feed-forward's shares as printed with
+        ``decimals``, and their total as the sum of those printed parts (number_text.printed_sum):
+        the line adds up as printed; ``total`` unrounded may differ from it in the last place."""
+        parts = [self.embedding, self.attention.sum(), self.feed_forward.sum()]
+        return printed_sum(parts, decimals)
+
 
 def residual_parts(model, run, answer: int) -> ResidualParts:
     """The final RMSNorm divides the last row by one number, its root mean square, and scales
@@ -154,9 +162,11 @@ def readable_pieces(model) -> np.ndarray:
 
 
 def repeated_tokens(model, seed: int, length: int = REPEAT_LENGTH) -> tuple:
-    """<bos>, then ``length`` random readable ordinary pieces, then the same pieces again."""
-    tokenizer = model.tokenizer
-    chosen = np.random.default_rng(seed).choice(readable_pieces(model), size=length, replace=False)
+    """<bos>, then ``length`` random readable ordinary pieces, then the same pieces again (a
+    model with fewer readable pieces, as many as it has)."""
+    tokenizer, pool = model.tokenizer, readable_pieces(model)
+    length = min(length, len(pool))
+    chosen = np.random.default_rng(seed).choice(pool, size=length, replace=False)
     return (tokenizer.bos, *(int(i) for i in chosen), *(int(i) for i in chosen))
 
 
@@ -193,9 +203,11 @@ def _nats(logits, targets, own: bool = False) -> np.ndarray:
     return log_total - picked
 
 
-def copy_halves(loss, length: int = REPEAT_LENGTH) -> tuple[float, float]:
-    """The mean loss on the first copy and on the second of a repeated sequence (its first piece
-    of each copy left out: the first cannot be guessed, the second's copy has not begun)."""
+def copy_halves(loss) -> tuple[float, float]:
+    """The mean loss on the first copy and on the second of a repeated sequence, <bos> and two
+    copies of ``len(loss) // 2`` pieces (its first piece of each copy left out: the first cannot
+    be guessed, the second's copy has not begun)."""
+    length = len(loss) // 2
     return float(loss[1:length].mean()), float(loss[length + 1 :].mean())
 
 

@@ -5,7 +5,7 @@ its full map), and on the repeat the loss at each position of both copies."""
 import numpy as np
 import streamlit as st
 
-from core.lessons.model_reading import LOCAL, REPEAT_LENGTH, SCORES
+from core.lessons.model_reading import LOCAL, SCORES
 from ui.figures.heatmaps import A_heatmap
 from ui.figures.lines import line_chart
 from ui.figures.place import plot, plot_for_screens
@@ -128,6 +128,7 @@ def section(model, prompt_ids: tuple, base: int, projector: bool = False) -> Non
 
 def _loss(repeat, base: int) -> None:
     xs = list(range(base, len(repeat.loss) + base))
+    second = len(repeat.loss) // 2 + base + 0.5  # between the copies
     plot(
         line_chart(
             xs,
@@ -137,7 +138,7 @@ def _loss(repeat, base: int) -> None:
             y_title="",  # the title says what is measured
             log=False,
             tick_every_x=False,
-            marks=((REPEAT_LENGTH + base + 0.5, t("inside.second_starts")),),  # between copies
+            marks=((second, t("inside.second_starts")),),
         ),
         "in_loss",
     )

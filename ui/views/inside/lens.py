@@ -1,10 +1,11 @@
-"""The logit lens: the prompt (three presets), every layer's five most likely pieces at the last
-position, the answer's rank and probability through the layers, and the map of each layer's
+"""The logit lens: the prompt (the model's presets), every layer's five most likely pieces at the
+last position, the answer's rank and probability through the layers, and the map of each layer's
 first piece over the last positions."""
 
 import numpy as np
 import streamlit as st
 
+import core
 from core.lessons.model_reading import Lens
 from ui.figures.heatmaps import piece_map
 from ui.figures.lines import line_chart
@@ -17,37 +18,31 @@ from ui.kit.tables import table
 from ui.views.inside.names import piece, row_names, stream_ticks
 from ui.work.reading_passes import lens_of
 
-PRESETS = {  # model inputs, the same in both languages
-    "translate": "法语：fleur，中文：花。法语：montagne，中文：",
-    "english": "French: fleur, English: flower. French: montagne, English:",
-    # the answer, 行星, first after layer 17 (from 1); layers 13-16 put the English "planets"
-    # first. Probed: X的首都是 for 中国, 日本, 法国, 美国, 英国 (one-shot too) never put the
-    # capital first; 北京是中国的 -> 首都 (p = 0.78) and this one do (see the issue 55 note)
-    "fact": "太阳系有八大",
-}
-OPENS_ON = {"zh": "translate", "en": "english"}
 KEY = "in_prompt"
 PHONE_POSITIONS = 4  # the lens map's columns on a phone
 
 
-def _use(code: str) -> None:
-    st.session_state[KEY] = PRESETS[code]
+def _use(text: str) -> None:
+    st.session_state[KEY] = text
 
 
-def prompt_box(lang: str) -> str:
-    """Three presets, one click each, above the prompt's box (kept in the URL); the box opens
-    on the translation into the page's language."""
-    for column, code in zip(st.columns(len(PRESETS)), PRESETS, strict=True):
+def prompt_box(model, lang: str) -> str:
+    """The model's presets (its registry row's: prompts that teach on it), one click each, above
+    the prompt's box (kept in the URL); the box opens on the model's prompt for the page's
+    language. A model with none offers none."""
+    row = core.decoder_entry(model.name)
+    columns = st.columns(len(row.presets)) if row.presets else []
+    for column, preset in zip(columns, row.presets, strict=True):
         column.button(
-            t(f"inside.preset_{code}"),
-            key=f"in_preset_{code}",
+            t(f"inside.preset_{preset.code}"),
+            key=f"in_preset_{preset.code}",
             on_click=_use,
-            args=(code,),
+            args=(preset.text,),
             width="stretch",
         )
     return st.text_area(
         t("inside.prompt"),
-        value=PRESETS[OPENS_ON[lang]],
+        value=row.first_prompt(lang),
         key=KEY,
         height=80,
         help=t("inside.prompt_help"),
