@@ -5,7 +5,7 @@ here, the other computations of the same thing in core/variants/, the per-page m
 core/lessons/ and the trained models in core/pretrained/ (README, "Where things live").
 """
 
-from core import pretrained
+from core import practice, pretrained
 from core.attention import attention
 from core.backend import GPU_FROM_N, active_backend, to_numpy
 from core.checks import check_finite, check_matmul
