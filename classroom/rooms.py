@@ -17,6 +17,7 @@ The store's keys, for room CODE:
     exploring:CODE      sorted set: the browsers away from the teacher's view, by when
     lost:CODE           sorted set: the browsers that pressed "I'm lost", by the view's version
     answers:CODE:ID     hash: browser -> the index of its choice
+    practice:CODE:STEP, practice_wrong:CODE     the class's practice (classroom/practice.py)
 
 Memory (Redis MEMORY USAGE, bench/room_store.py): a class of 60 with a question answered is about
 5 kB; a room at every cap (MAX_ALIVE browsers, MAX_ANSWERS answers) about 70 kB, so the worst
@@ -33,6 +34,7 @@ from dataclasses import asdict
 
 import classroom.clock
 from core.lessons.questions import Question
+from core.practice import STEPS as PRACTICE_STEPS
 
 ROOM_TTL = 12 * 3600  # a room not used for this long expires
 UNTAUGHT_TTL = 15 * 60  # ... and one nobody has taught in (no view published) after this long
@@ -64,6 +66,11 @@ def join_wait(failures: int) -> float:
     if failures < FREE_JOIN_TRIES:
         return 0.0
     return float(min(30, 2 ** (failures - FREE_JOIN_TRIES + 1)))
+
+
+def practice_keys(code: str) -> list[str]:
+    """The store's keys of a room's practice (classroom/practice.py), gone with the room."""
+    return [*(f"practice:{code}:{step}" for step in PRACTICE_STEPS), f"practice_wrong:{code}"]
 
 
 def _hash(text: str) -> str:
@@ -129,6 +136,7 @@ class Rooms:
             f"open:{code}",
             f"exploring:{code}",
             f"lost:{code}",
+            *practice_keys(code),
         ]
         self.store.delete(*keys, *([f"answers:{code}:{current}"] if current else []))
         self.store.zrem("rooms", code)
