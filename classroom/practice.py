@@ -42,9 +42,9 @@ def outcome_of(verdict) -> str:
     """What the room keeps of core.practice.check's verdict."""
     if verdict.ok:
         return "right"
-    if verdict.error:
-        return "error"
-    return verdict.mistake if verdict.mistake in MISTAKES else "other"
+    if verdict.mistake in MISTAKES:  # (Q @ K's shape error names its mistake too)
+        return verdict.mistake
+    return "error" if verdict.error else "other"
 
 
 def kept_array(value) -> list | None:
@@ -124,4 +124,3 @@ class Practice:
         if not self.rooms.is_teacher(code, key):
             raise PermissionError("only the teacher's key clears a room's practice")
         self.store.delete(*practice_keys(normal_code(code)))
-
