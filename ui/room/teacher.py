@@ -22,7 +22,7 @@ from ui.kit import question_text as questions
 from ui.kit.choose import selectbox
 from ui.kit.i18n import labeller, t
 from ui.kit.session import GEN_CANDIDATES, INSIDE_RANKS, PAGE_SCRIPT, TRAIN_SETTINGS, anonymous_id
-from ui.room import invite
+from ui.room import invite, practice_panel
 from ui.room import summary as room_summary
 from ui.room.connection import POLL_S, fragment_guarded, leave, rooms
 from ui.work.model_turns import RUNS
@@ -80,6 +80,7 @@ def panel(code: str, settings) -> None:
             rooms().close_question(code, st.session_state["room_key"])
             st.rerun()
         answers(code)
+        practice_panel.show(code, settings)  # the class's lines of NumPy, once anyone sent one
 
 
 @st.dialog(" ", width="large")
