@@ -54,11 +54,11 @@ def student_checks():
     from ui.room.practice import record
     from ui.work.traces import trace_for
 
-    settings, step, line = st.session_state["_test_check"]
+    settings, step, line, head = st.session_state["_test_check"]
     data = trace_for(settings)
-    verdict = core.practice.check(step, line, data.trace, 0, data.W)
+    verdict = core.practice.check(step, line, data.trace, head, data.W)
     st.session_state["_test_sent"] = verdict.value
-    record(settings, step, verdict)
+    record(settings, step, verdict, head=head)
 
 
 def student(code: str, settings) -> AppTest:
@@ -68,8 +68,8 @@ def student(code: str, settings) -> AppTest:
     return at
 
 
-def check(at: AppTest, line: str, step: str = "A") -> AppTest:
-    at.session_state["_test_check"] = (at.session_state["_test_settings"], step, line)
+def check(at: AppTest, line: str, step: str = "A", head: int = 0) -> AppTest:
+    at.session_state["_test_check"] = (at.session_state["_test_settings"], step, line, head)
     at.run()
     assert not at.exception
     return at
@@ -169,3 +169,23 @@ def test_outside_a_room_and_for_the_teacher_nothing_is_recorded(room_store):
     assert practice().summary(code) == {}
     gone = student("ZZZZZ", settings)
     check(gone, LINES["right"])  # a room closed meanwhile: the page carries on
+
+
+def test_a_wrong_result_on_another_head_is_projected_beside_that_heads_right_one(room_store):
+    _, code, key = room_opened()
+    teacher = run_app(room=code, key=key, lang="en", sentence=SENTENCE, step="softmax",
+                      mask="causal")  # fmt: skip
+    settings = room_settings(code)
+    sent = check(student(code, settings), LINES["wrong_axis"], head=1).session_state["_test_sent"]
+    teacher.run()
+    teacher.button(key="practice_project_A").click().run()
+    assert "A, head 2: one student's result" in page_text(teacher)  # (numbered from 1)
+    wrong = next(c for c in charts(teacher) if c["layout"]["title"]["text"].startswith(
+        "A student's A"))  # fmt: skip
+    right = next(c for c in charts(teacher) if c["layout"]["title"]["text"] == "The right A")
+    from ui.work.traces import trace_for
+
+    head_1 = trace_for(settings).trace.A[1]
+    assert np.allclose(decode(right["data"][0]["z"]), head_1, atol=1e-6)
+    assert np.allclose(decode(wrong["data"][0]["z"]), np.round(sent, 4), atol=1e-6)
+    assert not np.allclose(head_1, trace_for(settings).trace.A[0])

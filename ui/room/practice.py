@@ -44,13 +44,12 @@ def record(settings, step: str, verdict, head: int | None = None) -> None:
 
 
 def room_layer(settings, view: dict, head) -> dict | None:
-    """The layer settings (by Settings' field names) and head, when this student's are the
-    room's view's; else None (their array is not kept: their sentence is their own)."""
+    """The layer settings (by Settings' field names) and the head, when this student's layer
+    settings are the room's view's; else None (their array is not kept: their sentence is their
+    own, and could be anything they typed)."""
     mine = {s.name: getattr(settings, s.name) for s in LAYER_ROWS}
     if any(view.get(s.state_key) != mine[s.name] for s in LAYER_ROWS):
         return None
     if not isinstance(head, int) or head < 0:
-        head = 0
-    if "head" in view and view["head"] != head:
-        return None
+        head = 0  # (the head is kept with the array: the right one is drawn for that head)
     return {**mine, "head": min(head, max(0, int(mine["n_heads"]) - 1))}
