@@ -96,7 +96,8 @@ class Walker:
         self.deadline = time.monotonic() + MAX_SECONDS
 
     def run(self, tree: ast.Expression):
-        return self.eval(tree.body).value
+        with np.errstate(all="ignore"):  # inf and nan are values here, never warnings
+            return self.eval(tree.body).value
 
     # -- the walk ---------------------------------------------------------------------------
 
@@ -295,6 +296,8 @@ class Walker:
         value = operand.value
         if isinstance(value, tuple):
             raise InputError("practice_forbidden", what=f"{operand.text} (a shape)")
+        if isinstance(value, bool | np.bool_ | np.ndarray) and np.asarray(value).dtype == bool:
+            return np.asarray(value, dtype=np.float64)  # True is 1 (NumPy has no bool - or -x)
         return value
 
     def _array(self, operand: Operand):
