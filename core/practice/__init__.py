@@ -81,7 +81,8 @@ def check(step: str, expression: str, trace, head: int = 0, weights=None) -> Ver
         raise ValueError(f"unknown step {step!r}: one of {STEPS}")
     right = expected(step, trace, head)
     if step in NEEDS_WEIGHTS and weights is None:
-        return Verdict(False, error="practice_needs_weights", expected_shape=right.shape)
+        missing = InputError("practice_needs_weights")  # (not raised: said in the verdict)
+        return Verdict(False, error=missing.code, expected_shape=right.shape)
     names = names_for(step, trace, head, weights)
     try:
         value = Walker(names).run(parse(expression))

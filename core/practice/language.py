@@ -63,6 +63,8 @@ def _depth(node, limit: int) -> int:
 
 def parse(text: str) -> ast.Expression:
     """The line as one expression's tree, within the bounds; a leading ``name =`` dropped."""
+    if len(text) > 4 * MAX_CHARS:  # refused before any copy of a huge paste is made
+        raise InputError("practice_too_long", n=len(text), limit=MAX_CHARS)
     line = text.strip()
     if not line:
         raise InputError("practice_empty")

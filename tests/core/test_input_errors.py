@@ -102,7 +102,7 @@ def test_every_code_has_a_message():
     from ui.kit.i18n import ERRORS
 
     source = "\n".join(path.read_text("utf-8") for path in (ROOT / "core").rglob("*.py"))
-    raised = set(re.findall(r'InputError\(\s*"([a-z_]+)"', source))
+    raised = set(re.findall(r'InputError\(\s*"([a-z0-9_]+)"', source))
     assert len(raised) >= 12
     assert raised == set(MESSAGES) == set(ERRORS)
 
