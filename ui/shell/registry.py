@@ -42,6 +42,7 @@ PAGES = (
     PageEntry("walkthrough", "", "shell.page_walkthrough", "shell.app_title", ":material/stairs:", "shell.section_basics", 1, intro=False),
     PageEntry("loop-vs-matrix", "loop-vs-matrix", "shell.page_loop", "loop_vs_matrix.loop_title", ":material/repeat:", "shell.section_basics", 3),
     PageEntry("hand-check", "hand-check", "shell.page_hand", "hand_check.hand_title", ":material/edit_note:", "shell.section_basics", 0, unused=LAYER),
+    PageEntry("practice", "practice", "practice.page_practice", "practice.title", ":material/keyboard:", "shell.section_basics", 0),
     PageEntry("multi-head", "multi-head", "shell.page_multihead", "multi_head.title", ":material/view_column:", "shell.section_deeper", 10, "n_heads=4"),
     PageEntry("projections", "projections", "projections.page_projections", "projections.title", ":material/join_inner:", "shell.section_deeper", 6, unused=("mask",)),
     PageEntry("masks", "masks", "shell.page_masks", "masks.title", ":material/grid_on:", "shell.section_deeper", 7, unused=("sentence", "mask")),

@@ -32,6 +32,7 @@ class Step:
     depth: int = 0  # a clicked cell's story goes this far (1 S, 2 ÷√d_k, 3 mask, 4 A; 5 O = AV)
     parts: tuple = ()  # its charts side by side, named: a projector pages through them (◀ ▶)
     short_formula: bool = True  # a projector's band holds it beside the title (else: the notes)
+    practice: tuple = ()  # the arrays a learner may write here (core.practice.STEPS)
 
 
 def shape(rows, cols) -> str:
@@ -100,23 +101,25 @@ STEPS = (
          _n_by("PE [n × d_model] = {nd}"), step_charts.pe),
     Step("x_pe", r"X = E + PE", _n_by("E {nd} + PE {nd} → X {nd}"), step_charts.x_pe),
     Step("qkv", r"Q = X W_Q,\quad K = X W_K,\quad V = X W_V", _qkv_shapes, step_charts.qkv,
-         symbols=("Q", "K", "V"), parts=("Q", "K", "V"), **HEAD_STEP),
+         symbols=("Q", "K", "V"), parts=("Q", "K", "V"), practice=("Q", "K", "V"), **HEAD_STEP),
     Step("scores", r"S = Q K^\top,\qquad S_{ij} = q_i \cdot k_j",
          _n_by("Q {nk} × Kᵀ {kn} → S {nn}"), step_charts.scores, symbols=("S",), row_story=True,
-         depth=1, **HEAD_STEP),
+         depth=1, practice=("S",), **HEAD_STEP),
     Step("scaled", r"S' = \frac{S}{\sqrt{d_k}}", _scaled_shapes, step_charts.scaled,
-         symbols=("S_scaled",), row_story=True, depth=2, **HEAD_STEP),
+         symbols=("S_scaled",), row_story=True, depth=2, practice=("S_scaled",), **HEAD_STEP),
     Step("mask", r"S'_{ij} \leftarrow \begin{cases} S'_{ij} & M_{ij} = 1 \\ -\infty & M_{ij} = 0 "
          r"\end{cases}", _n_by("{nn} → {nn}"), step_charts.mask, symbols=("S_masked",),
-         row_story=True, depth=3, parts=("S′", "M"), **HEAD_STEP),
+         row_story=True, depth=3, parts=("S′", "M"), practice=("S_masked",), **HEAD_STEP),
     Step("softmax", r"A_{ij} = \frac{e^{S'_{ij}}}{\sum_{j'} e^{S'_{ij'}}}",
          _n_by("softmax {nn} → A {nn}"), step_charts.softmax, symbols=("A",), row_story=True,
-         depth=4, **HEAD_STEP),
+         depth=4, practice=("A",), **HEAD_STEP),
     Step("av", r"O_h = A V,\qquad o_i = \sum_j a_{ij} v_j", _av_shapes, step_charts.av,
-         symbols=("O",), row_story=True, depth=5, parts=("A", "V", "O"), **HEAD_STEP),
+         symbols=("O",), row_story=True, depth=5, parts=("A", "V", "O"), practice=("O",),
+         **HEAD_STEP),
     Step("heads", r"\text{MultiHead}(X) = \text{Concat}(O_0, \dots, O_{h-1})\, W_O", _heads_shapes,
          step_charts.heads, formula_1=r"\text{MultiHead}(X) = \text{Concat}(O_1, \dots, O_h)\, W_O",
-         symbols=("concat", "output"), focus=True, parts=("Concat", "MultiHead")),
+         symbols=("concat", "output"), focus=True, parts=("Concat", "MultiHead"),
+         practice=("concat", "output")),
     Step("block", block.FORMULA, lambda data, head, base: block.shapes(data), step_charts.block,
          focus=True, row_story=True, parts=block.PANELS, short_formula=False),
 )  # fmt: skip

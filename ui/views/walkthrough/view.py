@@ -16,6 +16,7 @@ from ui.kit.session import CELL, FOCUS_CHOSEN, PART, ROOM_FOCUS, base
 from ui.kit.url import coded_choice, keep_in_url, told, url_choice, whole
 from ui.room import student as room_student
 from ui.room.connection import from_room_view
+from ui.views.practice import exercise as practice
 from ui.views.walkthrough import cell_choice, predict, step_charts
 from ui.views.walkthrough import worked as worked_row
 from ui.views.walkthrough.steps import BY_NAME, draw, formula, shapes_line, unbroken
@@ -336,6 +337,8 @@ def render(step: str, data, settings, head: int, focus: int, lead_place=None) ->
         worked_row.clicked_cell(step, data, settings, head, focus)
     if BY_NAME[step].row_story:
         worked_row.focus_row(step, data, head, focus, settings)
+    if BY_NAME[step].practice and not settings.presentation:  # (a projector: the step alone)
+        practice.folded(BY_NAME[step].practice, data, settings, head)
 
 
 def _page_part(step: str, offset: int) -> None:
