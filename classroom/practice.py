@@ -17,9 +17,10 @@ Bounds: MAX_ANSWERS browsers per step (as a question's answers); an array is kep
 has at most MAX_CELLS numbers, two dimensions at most, and only while the student's layer
 settings are the room's (a student exploring their own sentence is counted, but their array,
 whose sentence could be anything they typed, is never kept nor shown); at most MAX_WRONG_KEPT
-arrays per room, the latest of each step and mistake. At every cap a room holds about
-10 × MAX_ANSWERS × 60 B ≈ 300 kB of outcomes and MAX_WRONG_KEPT × 40 kB ≈ 1 MB of arrays; a
-class of 30 on 4×4 matrices, a few kB.
+arrays per room (the first step and mistake pairs sent, each holding its latest array).
+Memory (Redis MEMORY USAGE): a room at every cap (MAX_ANSWERS browsers on each of the 10 steps,
+MAX_WRONG_KEPT arrays of 64×64) holds about 250 kB of outcomes and 490 kB of arrays; a class of
+30 on 4×4 matrices, a few kB.
 """
 
 import json
@@ -31,7 +32,7 @@ from classroom.rooms import MAX_ANSWERS, ROOM_TTL, Rooms, _browser, normal_code,
 from core.practice import MISTAKES, STEPS
 
 MAX_CELLS = 64 * 64  # the largest wrong array kept to project
-MAX_WRONG_KEPT = 24  # wrong arrays a room keeps (step and mistake pairs)
+MAX_WRONG_KEPT = 12  # wrong arrays a room keeps (step and mistake pairs, the first ones sent)
 DECIMALS = 4
 OUTCOMES = ("right", *MISTAKES, "other", "error")  # in the order a teacher reads them
 WRONG = tuple(o for o in OUTCOMES if o not in ("right", "error"))  # the ones with an array

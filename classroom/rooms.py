@@ -21,7 +21,8 @@ The store's keys, for room CODE:
 
 Memory (Redis MEMORY USAGE, bench/room_store.py): a class of 60 with a question answered is about
 5 kB; a room at every cap (MAX_ALIVE browsers, MAX_ANSWERS answers) about 70 kB, so the worst
-case, every room at every cap, is MAX_ROOMS × 70 kB ≈ 70 MB.
+case, every room at every cap, is MAX_ROOMS × 70 kB ≈ 70 MB; and a room's practice at every cap
+(classroom/practice.py) about 740 kB more, ≈ 0.8 GB over MAX_ROOMS rooms.
 """
 
 import hashlib

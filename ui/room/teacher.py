@@ -1,5 +1,5 @@
 """The teacher's side of a room: who is connected, ask the class about the step on screen, watch
-the answers arrive, reveal."""
+the answers arrive, reveal; and the class's practice (ui/room/practice_panel.py)."""
 
 import dataclasses
 import random
