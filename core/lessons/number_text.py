@@ -1,8 +1,10 @@
 """Numbers as the pages print them, one rule for every layer: a true minus sign, and no "−0.00";
 indices as real subscripts (q₄, s₄,₁), never q_4; tiny numbers as powers of ten (10⁻⁵,
-3.6 × 10⁻¹⁶), never 1e-05 or 0.0e+00."""
+3.6 × 10⁻¹⁶), never 1e-05 or 0.0e+00; a sum printed with its parts as the sum of the parts as
+printed."""
 
 import math
+from decimal import Decimal
 
 _SUB = str.maketrans("0123456789,", "₀₁₂₃₄₅₆₇₈₉,")
 _SUP = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -38,3 +40,13 @@ def power_of_ten(value: float, digits: int = 2) -> str:
     if mantissa == -1:
         return f"−{power}"
     return f"{mantissa:g} × {power}".replace("-", "−")
+
+
+def printed_sum(values, decimals: int) -> tuple[list[str], str]:
+    """``values`` as the page prints them (``num``) and their total as the exact sum of those
+    printed parts: "0.075 + 1.719 + 29.057 = 30.851" adds up as printed, where the rounded total
+    of the unrounded values (30.850) would not. The two differ by at most half a last place per
+    part."""
+    parts = [num(float(v), decimals) for v in values]
+    total = sum((Decimal(p.replace("−", "-")) for p in parts), Decimal(0))
+    return parts, num(total, decimals)

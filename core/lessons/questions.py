@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.lessons.number_text import num, sub
+from core.lessons.number_text import num, printed_sum, sub
 
 KINDS = (
     "shape",
@@ -158,7 +158,9 @@ def _row_sum_question(trace, head, i, n, rng, base=0) -> Question:
     order = rng.permutation(len(labels) + 1)
     options = [(label, None) for label in labels] + [(None, "room.q_sum_depends")]
     choices = tuple(options[k] for k in order)
-    worked = (" + ".join(f"{a:.4f}" for a in row) + f" = {total:.4f}",)
+    parts, added = printed_sum(row, 4)  # the sum of the parts as printed, then the true one
+    exact = "" if added == num(total, 4) else f" ≈ {num(total, 4)}"  # where rounding parts
+    worked = (" + ".join(parts) + f" = {added}{exact}",)  # moved it: 0.9999 ≈ 1.0000
     why = ("room.why_row_sum" if right == "1" else "room.why_row_sum_empty", {"i": i + base})
     answer = int(np.flatnonzero(order == 0)[0])
     return Question("row_sum", {"i": i + base}, choices, answer, worked, why)

@@ -207,14 +207,15 @@ def test_numbering_from_one_reaches_layers_and_positions():
 
 
 LONG = "The quick brown fox jumps over the lazy dog. " * 3  # a cache of over a megabyte
-_SIZE = re.compile(r"(\d+(?:\.\d+)?) (KB|MB)")
+_SIZE = re.compile(r"(\d+(?:\.\d+)?) (KiB|MiB)")  # binary units, named so (never "KB")
 
 
 def _sizes(line: str) -> list[tuple[float, float]]:
-    """Each size a line prints ('288 KB', '1.12 MB') in bytes, with half its last printed place."""
+    """Each size a line prints ('288 KiB', '1.05 MiB') in bytes, with half its last printed
+    place."""
     sizes = []
     for value, unit in _SIZE.findall(line):
-        scale = 2**10 if unit == "KB" else 2**20
+        scale = 2**10 if unit == "KiB" else 2**20
         sizes.append((float(value) * scale, 0.5 * 10.0 ** -len(value.partition(".")[2]) * scale))
     return sizes
 
@@ -222,7 +223,7 @@ def _sizes(line: str) -> list[tuple[float, float]]:
 @pytest.mark.parametrize(
     ("lang", "prompt", "written"),
     [("en", EXAMPLE["en"], 2), ("zh", EXAMPLE["zh"], 2), ("en", LONG, 0)],
-    ids=["en-KB", "zh-KB", "en-MB"],
+    ids=["en-KiB", "zh-KiB", "en-MiB"],
 )
 def test_the_cache_caption_is_the_caches_own_size(gemma, lang, prompt, written):
     """positions × layers × K and V × the K/V heads' numbers × 4 bytes, and the size with a K/V
@@ -236,6 +237,9 @@ def test_the_cache_caption_is_the_caches_own_size(gemma, lang, prompt, written):
     cache = _greedy(gemma, prompt, written)[-1].cache
     assert size == sum(K.nbytes + V.nbytes for K, V in zip(cache.K, cache.V, strict=True))
     line = _line(at, "The cache holds", "缓存里有")
+    exact = {"en": f" = {size} bytes = ", "zh": f" = {size} 字节 = "}[lang]  # to check by hand
+    assert exact in line, line  # (_line drops the thousands' commas)
+    line = line.replace(exact, " = ")
     sizes = _sizes(line)
     assert len(sizes) == 2, line
     for (read, half), value in zip(sizes, [size, each], strict=True):

@@ -4,6 +4,7 @@ the lens table and its story, the sum of the stream's parts, the heads' scores a
 loss, and heads switched off; bad input kept in the box; the view in the URL."""
 
 import re
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -15,6 +16,11 @@ from tests.support.oracles import induction_by_hand
 
 PROMPT = "法语：fleur，中文：花。法语：montagne，中文："  # the Chinese page opens on it
 ENGLISH = "French: fleur, English: flower. French: montagne, English:"  # the English page's
+
+
+def numbers_text(text: str) -> list[str]:
+    """Every plain number in ``text`` as printed (a true minus sign kept), in order."""
+    return re.findall(r"[−-]?\d+\.\d+", text)
 
 
 def _softmax(row):
@@ -94,10 +100,19 @@ def test_the_parts_of_the_sum_are_the_tests_own(gemma, page):
     attention = sum(float(a[-1] @ direction) for a, _ in run.added)
     feed_forward = sum(float(f[-1] @ direction) for _, f in run.added)
     line = next(i.value for i in page.info if i.value.startswith("embedding "))
-    printed = numbers(line.split("(difference")[0])
-    expected = [embedding, attention, feed_forward, embedding + attention + feed_forward]
-    np.testing.assert_allclose(printed[:4], expected, atol=6e-4)
-    assert printed[4] == pytest.approx(float(run.logits[-1, answer]), abs=6e-4)  # the logit
+    sum_part, rest = line.split("; the model's logit is ")
+    shares, total = sum_part.split(" (")[0].split(" = ")
+    parts = [Decimal(x.replace("−", "-")) for x in numbers_text(shares)]
+    assert sum(parts) == Decimal(total.replace("−", "-"))  # it adds up as printed, exactly
+    np.testing.assert_allclose([float(x) for x in parts], [embedding, attention, feed_forward],
+                               atol=5.01e-4)  # fmt: skip
+    exact = embedding + attention + feed_forward
+    assert abs(float(total) - exact) <= 3 * 5.01e-4  # three parts, half a place each
+    note = "(the sum of the parts as printed, each rounded to 3 decimals; unrounded they add to"
+    assert (note in line) == (total != f"{exact:.3f}"), line  # said where rounding moved it
+    if note in line:
+        assert f"unrounded they add to {exact:.3f})" in line
+    assert numbers(rest)[0] == pytest.approx(float(run.logits[-1, answer]), abs=6e-4)  # the logit
     where = next(s.value for s in page.success if s.value.startswith("Where"))
     shares = [float(a[-1] @ direction) for a, _ in run.added]
     shares += [float(f[-1] @ direction) for _, f in run.added]

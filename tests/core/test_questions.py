@@ -1,11 +1,13 @@
 """Questions from the numbers on screen: each answer checked against an independent computation."""
 
 import math
+from decimal import Decimal
 
 import numpy as np
 import pytest
 
 import core
+from core.lessons.number_text import printed_sum
 from core.lessons.questions import KINDS, PAGE_KINDS, STEP_KINDS, make_question, next_token_question
 
 
@@ -58,7 +60,20 @@ def test_a_rows_sum_is_1():
     fields, tokens, mask, _, _ = _case(True)
     q = make_question("row_sum", "softmax", fields, tokens, 0, 4, mask, seed=1)
     assert _label(q, q.answer) == "1"
-    assert q.worked[0].endswith("= 1.0000")
+    sum_line = q.worked[0]  # the parts as printed add up to the total printed, exactly
+    parts, total = sum_line.split(" = ")[0].split(" + "), sum_line.split(" = ")[1].split(" ≈ ")
+    assert sum(Decimal(p) for p in parts) == Decimal(total[0])
+    assert sum_line.endswith("= 1.0000") or sum_line.endswith(" ≈ 1.0000")  # the true sum: 1
+
+
+def test_a_sum_of_rounded_parts_says_its_true_sum_beside_it():
+    row = np.array([1 / 3, 1 / 3, 1 / 3])  # 0.3333 × 3 = 0.9999
+    parts, total = printed_sum(row, 4)
+    assert (parts, total) == (["0.3333"] * 3, "0.9999")
+    fields = {"A": row[None, None, :].repeat(3, axis=1), "output": np.zeros((3, 2))}
+    fields |= {"Q": np.zeros((1, 3, 2)), "V": np.zeros((1, 3, 2))}
+    q = make_question("row_sum", "softmax", fields, list("abc"), 0, 2, np.ones((3, 3), bool))
+    assert q.worked == ("0.3333 + 0.3333 + 0.3333 = 0.9999 ≈ 1.0000",)
 
 
 @pytest.mark.parametrize("step", list(STEP_KINDS))

@@ -2,7 +2,7 @@
 subscripts, tiny numbers as powers of ten, brackets in products, positions from 0 or 1."""
 
 from core.lessons.number_text import num, power_of_ten, sub
-from ui.kit.i18n import current_lang
+from ui.kit.i18n import current_lang, t
 
 __all__ = ["num", "sub", "power_of_ten", "factor", "sum_notes", "shown_index", "row_label",
            "indices", "numbered", "byte_size", "one_in"]  # fmt: skip
@@ -37,9 +37,22 @@ def numbered(base: int, up_to: int = 32) -> dict:
     }
 
 
-def byte_size(n: int) -> str:
-    """A size in bytes as the cache's captions write it: "1.12 MB", "36 KB"."""
-    return f"{n / 2**20:.2f} MB" if n >= 2**20 else f"{n / 2**10:.0f} KB"
+BINARY_UNITS = ("kib", "mib", "gib")  # 2¹⁰, 2²⁰, 2³⁰ bytes: shell.size_<unit>
+
+
+def byte_size(n: int, lang: str | None = None) -> str:
+    """A size in bytes in binary units, named so (shell.size_binary says what they are): "36 KiB",
+    "1.05 MiB" (1,105,920 bytes), "72 MiB"; a whole number of its unit without decimals, else
+    two; under 1 KiB in bytes ("字节" in Chinese)."""
+    n = int(n)
+    if n < 2**10:
+        return t("shell.size_bytes", lang, n=n)
+    power = min(len(BINARY_UNITS), (n.bit_length() - 1) // 10)  # 1 for KiB, 2 for MiB, ...
+    if power < len(BINARY_UNITS) and f"{n / 2 ** (10 * power):.2f}" == "1024.00":
+        power += 1  # 1,048,575 bytes: "1.00 MiB", not "1024.00 KiB"
+    unit = 2 ** (10 * power)
+    text = str(n // unit) if n % unit == 0 else f"{n / unit:.2f}"
+    return t(f"shell.size_{BINARY_UNITS[power - 1]}", lang, n=text)
 
 
 def indices(count: int, base: int) -> list[str]:

@@ -125,7 +125,8 @@ def _step(data, settings, step, index: int, count: int, tiles_per_row: int) -> N
 def _memory_chart(memory: dict) -> None:
     series = {t("flash.full"): memory["full"], t("flash.tiled"): memory["tiled"]}
     title = t("flash.memory_title")
-    plot(line_chart(memory["n"], series, title=title, x_title="n", y_title="MB"), "fl_memory")
+    y_title = t("flash.memory_axis")
+    plot(line_chart(memory["n"], series, title=title, x_title="n", y_title=y_title), "fl_memory")
 
 
 def memory() -> None:

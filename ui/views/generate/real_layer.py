@@ -12,7 +12,7 @@ from ui.figures.heatmaps import A_heatmap
 from ui.figures.place import plot
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
-from ui.kit.number_text import indices, num, power_of_ten, shown_index
+from ui.kit.number_text import byte_size, indices, num, power_of_ten, shown_index
 from ui.kit.tables import table
 from ui.views.generate.next_token import label, probability_text
 from ui.work.decoding import decoder, prompt_for_writing
@@ -112,7 +112,7 @@ def differences(model, ids: tuple, decimals: int, base: int) -> None:
     with st.expander(t("generate.scale_title")):
         root = num(math.sqrt(c.head_dim), 2).rstrip("0").rstrip(".")
         st.markdown(t("generate.scale_text", hd=c.head_dim, root=root))
-    sizes = {"vocab": f"{model.E.shape[0]:,}", "d": c.d_model, "mb": model.E.nbytes // 2**20}
+    sizes = {"vocab": f"{model.E.shape[0]:,}", "d": c.d_model, "size": byte_size(model.E.nbytes)}
     if model.head is not None:
         with st.expander(t("generate.head_title")):
             st.markdown(t("generate.head_text", **sizes))

@@ -158,7 +158,7 @@ def _cache_table(model, ids, step, layer: int, base: int, decimals: int) -> None
     c, size = model.config, step.cache.nbytes
     numbers = c.n_kv_heads * c.head_dim
     words = t("generate.cache_size", t=positions, layers=c.n_layers, numbers=numbers,
-              size=byte_size(size))  # fmt: skip
+              bytes=f"{size:,}", size=byte_size(size))  # fmt: skip
     if c.group > 1:  # K and V once per K/V head: the factor saved against one per query head
         way = "mqa" if c.n_kv_heads == 1 else "gqa"
         words += t(f"generate.cache_shared_{way}", h=c.n_heads, kv=c.n_kv_heads, saved=c.group,

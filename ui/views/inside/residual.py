@@ -26,18 +26,7 @@ def section(model, ids: tuple, answer: int, base: int) -> None:
     numbers = layer_numbers(len(layers), base)  # upright under each pair of bars
     title = t("inside.sum_chart", answer=piece(model, answer))
     plot(grouped_bars(numbers, series, title, t("inside.x_layer_only")), "in_parts")
-    st.info(
-        t(
-            "inside.sum_line",
-            embedding=num(parts.embedding, DECIMALS),
-            attention=num(float(parts.attention.sum()), DECIMALS),
-            feed_forward=num(float(parts.feed_forward.sum()), DECIMALS),
-            total=num(parts.total, DECIMALS),  # one precision within the sum
-            logit=num(parts.logit, DECIMALS),
-            difference=power_of_ten(abs(parts.total - parts.logit)),
-        ),
-        icon=":material/functions:",
-    )
+    _sum_line(parts)
     shares = np.concatenate([parts.attention, parts.feed_forward])
     kinds = [t("inside.attention_of", layer=x) for x in layers]
     kinds += [t("inside.feed_forward_of", layer=x) for x in layers]
@@ -61,3 +50,23 @@ def section(model, ids: tuple, answer: int, base: int) -> None:
                 t("inside.feed_forward"): [num(float(v), DECIMALS) for v in parts.feed_forward],
             }
         )
+
+
+def _sum_line(parts) -> None:
+    """The three shares and their total as the sum of the shares as printed, so that the line
+    adds up as printed; where that total is not the unrounded one rounded, the line says so."""
+    (embedding, attention, feed_forward), total = parts.printed(DECIMALS)
+    exact = num(parts.total, DECIMALS)
+    rounding = "" if total == exact else t("inside.sum_rounding", decimals=DECIMALS, exact=exact)
+    words = {"embedding": embedding, "attention": attention, "feed_forward": feed_forward}
+    st.info(
+        t(
+            "inside.sum_line",
+            **words,
+            total=total,
+            rounding=rounding,
+            logit=num(parts.logit, DECIMALS),
+            difference=power_of_ten(abs(parts.total - parts.logit)),
+        ),
+        icon=":material/functions:",
+    )
