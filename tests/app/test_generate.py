@@ -266,8 +266,9 @@ def test_the_weight_on_bos_is_each_heads_mean_over_the_later_queries(gemma, lang
     assert printed[2::2] == list(range(c.n_heads))
     assert_printed(printed[3::2], on_bos, 2, "weight on <bos>")
     caption = _line(at, f"Layer {layer} is", f"层 {layer} 是")
-    assert numbers(caption) == ([layer, c.window] if local else [layer])
-    assert ("local" in caption or "局部" in caption) == local, caption
+    every = c.global_every - 1  # the local layers before each global one (Gemma: 5)
+    assert numbers(caption) == ([layer, c.window, every] if local else [layer, every, c.window])
+    assert ("is local" in caption or "是局部层" in caption) == local, caption
 
 
 def _rms_norm(x, weight, eps: float):

@@ -40,7 +40,7 @@ def prompt_box(model, lang: str) -> str:
             args=(preset.text,),
             width="stretch",
         )
-    return st.text_area(
+    text = st.text_area(
         t("inside.prompt"),
         value=row.first_prompt(lang),
         key=KEY,
@@ -48,6 +48,9 @@ def prompt_box(model, lang: str) -> str:
         help=t("inside.prompt_help"),
         bind="query-params",
     )
+    if row.mostly_english:  # said plainly: its presets are English, and what Chinese does
+        st.caption(t("inside.mostly_english", model=row.display))
+    return text
 
 
 def story(model, lens: Lens, base: int) -> str:
