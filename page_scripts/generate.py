@@ -4,7 +4,6 @@ how the real layer differs from the walkthrough's. The view lives in the URL."""
 
 import streamlit as st
 
-from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
@@ -19,7 +18,7 @@ model = prompt.model_or_stop(picker)
 with box:
     text = prompt.prompt_box(settings.lang)
 ids = prompt.prompt_ids_or_stop(model, text)
-prompt_for_writing(ids, model.name)  # first: a waiting learner sees the line under the box
+prompt_for_writing(model, ids)  # first: a waiting learner sees the line under the box
 
 # the first screen: the prompt, then Next and the bars, with the rules and the layer and head
 # (on a projector the rules fold away, and the bars come within the first screen)
@@ -35,7 +34,6 @@ if not settings.presentation:  # a file to take home: not on the projected scree
     writing.take_home(model, text, ids, rules, settings.lang)
 
 st.subheader(t("generate.pieces_title"))
-st.caption(markdown_text(t("generate.pieces_text")))
 prompt.pieces_table(model, ids, base)
 st.subheader(t("generate.train_title"), anchor="training")
 real_layer.training(model, ids, decimals, base)

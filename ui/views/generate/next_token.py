@@ -3,6 +3,7 @@ URL), the ten most likely candidates as bars, and the arithmetic from logits to 
 
 import streamlit as st
 
+from core.pretrained import piece_text
 from ui.figures.bars import probability_bars
 from ui.figures.place import plot
 from ui.kit.escape import markdown_text
@@ -38,26 +39,19 @@ def rules(row) -> Rules:
 
 
 def partial_bytes(tokenizer, i: int) -> str | None:
-    """A byte-level piece that is no whole character (SmolLM2 cuts 天 into E5 A4 A9) as its
-    bytes in hex, "E5 A4"; None for any other piece."""
-    if not hasattr(tokenizer, "piece_bytes") or tokenizer.types[i] == 3:
-        return None
-    data = tokenizer.piece_bytes(i)
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return " ".join(f"{b:02X}" for b in data)
-    return None
+    """A piece that is part of a character (SmolLM2 cuts 天 into E5 A4 + A9) as its bytes in hex,
+    "E5 A4"; None for any other piece (core/pretrained/piece_text.py's rule)."""
+    return piece_text.shown(tokenizer, i) if piece_text.is_part(tokenizer, i) else None
 
 
 def label(model, i: int) -> str:
-    """A token as a label: its text; a control token (<bos>) or a byte (<0xE4>) by its name, a
-    byte-level piece that is no whole character by its bytes (E5 A4); a run of spaces or
-    newlines as escapes."""
-    if model.tokenizer.types[i] in (3, 6):  # control, byte
-        return model.tokenizer.vocabulary[i]
-    text = partial_bytes(model.tokenizer, i) or model.decode([i])
-    return repr(text)[1:-1] if text.strip() == "" else text
+    """A token as a label, by core/pretrained/piece_text.py's one rule for every tokenizer: its
+    text ("天气", " cat"), a control token by its name (<bos>), a piece that is part of a
+    character by its bytes ("E5 A4"; Gemma's <0xE4> as "E4"), a run of newlines as escapes
+    ("\\n"), and a piece of spaces alone as ␣ (whatever the tokenizer's own mark, ▁ or Ġ), so
+    that a cell or a bar never looks empty."""
+    text = piece_text.shown(model.tokenizer, int(i))
+    return text.replace(" ", "␣") if not text.strip() else text
 
 
 def probability_text(p: float, decimals: int = 4) -> str:

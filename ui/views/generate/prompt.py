@@ -8,10 +8,12 @@ from functools import cache
 import streamlit as st
 
 import core
+from core.pretrained import piece_text
 from ui.kit.escape import markdown_text
-from ui.kit.i18n import error_text, labeller, t
+from ui.kit.i18n import error_text, t
 from ui.kit.tables import table
 from ui.kit.url import url_choice
+from ui.views.generate import piece_rows
 from ui.work import model_load
 from ui.work.decoding import MAX_PROMPT_CHARS, MAX_PROMPT_PIECES, decoder
 
@@ -22,7 +24,12 @@ MARKERS = re.compile(r"<(bos|eos|pad|unk|mask|start_of_turn|end_of_turn)>")
 @cache
 def installed() -> tuple[str, ...]:
     """The decoders whose packages are here, Gemma first (read once per process)."""
-    return core.decoder_names() or (model_load.FIRST,)
+    return core.decoder_names() or (core.first_decoder(),)
+
+
+def display_name(name: str) -> str:
+    """The model as the page names it: the registry's "Gemma 3 270M"."""
+    return core.decoder_entry(name).display
 
 
 def chosen_model(where=st) -> str:
@@ -31,7 +38,7 @@ def chosen_model(where=st) -> str:
     names = installed()
     if len(names) < 2:
         return names[0]
-    words = {"format_func": labeller("generate.model"), "help": t("generate.model_help")}
+    words = {"format_func": display_name, "help": t("generate.model_help")}
     return url_choice(where.segmented_control, t("generate.model"), names, "model", names[0],
                       **words)  # fmt: skip
 
@@ -79,8 +86,8 @@ def _wait_for_the_model(name: str) -> None:
     def waiting():
         if not model_load.loading(name):
             st.rerun()
-        seconds, usual = model_load.elapsed(name), model_load.USUAL_S[name]
-        shown = labeller("generate.model")(name)
+        seconds, usual = model_load.elapsed(name), model_load.usual_s(name)
+        shown = display_name(name)
         text = t("generate.loading_for", model=shown, s=f"{seconds:.0f}", usual=f"{usual:.0f}")
         st.progress(min(seconds / usual, 0.95), text=text)
 
@@ -124,19 +131,29 @@ def prompt_ids_or_stop(model, text: str) -> tuple:
 
 
 def pieces_table(model, ids, base: int) -> None:
-    """One column per piece, in order, headed by its position (numbered from ``base``); its rows
-    the piece, its id and its byte (an Arrow table:
-    a pandas one of 256 columns took most of a class's rerun here)."""
-    pieces = model.pieces(ids)  # a byte-fallback piece is its byte, "<0xE4>"
+    """How this model's tokenizer writes its pieces (a caption from its registry row), then one
+    column per piece, in order, headed by its position (numbered from ``base``); its rows the
+    piece as a reader reads it (core/pretrained/piece_text.py: part of a character as its bytes
+    in hex), its id and, where a piece is part of a character, every piece's bytes and the
+    character each such piece helps spell, with a line on how many characters were cut (an Arrow
+    table: a pandas one of 256 columns took most of a class's rerun here)."""
+    tokenizer = model.tokenizer
+    st.caption(markdown_text(piece_rows.caption(model)))
+    parts = [piece_text.is_part(tokenizer, i) for i in ids]
     rows = {
-        t("generate.col_piece"): pieces,
+        t("generate.col_piece"): [piece_rows.visible(tokenizer, i) for i in ids],
         t("generate.col_id"): [str(i) for i in ids],
     }
-    if any(p.startswith("<0x") for p in pieces):  # a byte row only where a piece is a byte
-        rows[t("generate.col_bytes")] = [p[1:-1] if p.startswith("<0x") else "" for p in pieces]
+    if any(parts):  # every piece's bytes, and the character each part helps spell
+        cut = piece_rows.split(tokenizer, ids)
+        data = [piece_text.piece_bytes(tokenizer, i) for i in ids]
+        rows[t("generate.col_bytes")] = ["" if b is None else piece_text.hex_bytes(b) for b in data]
+        rows[t("generate.col_char")] = cut.of
+        example = rows[t("generate.col_piece")][parts.index(True)]
+        st.caption(markdown_text(piece_rows.note(model, cut, example)))
     columns = {"": list(rows)}  # the rows' names, then a column per position
     columns.update(
         (str(position + base), [values[position] for values in rows.values()])
-        for position in range(len(pieces))
+        for position in range(len(ids))
     )
     table(columns)

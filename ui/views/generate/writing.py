@@ -6,11 +6,12 @@ from functools import partial
 import streamlit as st
 
 from core import to_numpy
+from core.pretrained import piece_text
 from ui.figures.heatmaps import heatmap
 from ui.figures.place import plot
 from ui.kit.choose import selectbox
 from ui.kit.escape import markdown_text
-from ui.kit.i18n import t
+from ui.kit.i18n import current_lang, t
 from ui.kit.number_text import byte_size, indices, num, one_in, shown_index
 from ui.kit.player import player
 from ui.kit.tables import table
@@ -84,20 +85,19 @@ def start_from_url() -> None:
 
 def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: int) -> None:
     start_from_url()
-    name = model.name
-    prompt_for_writing(prompt_ids, name)  # the prompt's step comes with the prompt's one pass
+    prompt_for_writing(model, prompt_ids)  # the prompt's step comes with the prompt's one pass
 
     def draw(count: int) -> None:
         keep_in_url("written", str(count), "0")
         playing = st.session_state.get(f"{KEY}_playing", False)
         if playing:  # Play: each token as it is written
             st.progress(count / MAX_WRITTEN, text=t("generate.playing", k=count, n=MAX_WRITTEN))
-        chosen = written(prompt_ids, rules, count, name)
+        chosen = written(model, prompt_ids, rules, count)
         ids = (*prompt_ids, *chosen.tokens)
         _text_so_far(model, prompt_ids, chosen)
-        step = step_of(ids, len(prompt_ids), name)
-        bars(model, candidates_at(ids, len(prompt_ids), rules, name), "gen_bars", not playing)
-        read_ahead(prompt_ids, rules, count, name)  # the next token's pass, before Next asks
+        step = step_of(model, ids, len(prompt_ids))
+        bars(model, candidates_at(model, ids, len(prompt_ids), rules), "gen_bars", not playing)
+        read_ahead(model, prompt_ids, rules, count)  # the next token's pass, before Next asks
         if playing:  # a token a second: the text and the bars; the rest when it stops
             st.caption(t("generate.while_playing"))
             return
@@ -107,18 +107,36 @@ def section(model, prompt_ids: tuple, rules, view: tuple, base: int, decimals: i
     player(t("generate.written"), MAX_WRITTEN + 1, KEY, draw, first=0, above=_next_button)
 
 
+MARK = '<b style="background:#fde68a">{}</b>'  # the newest token's part of the text
+# (HTML, not **: Markdown's bold fails beside Chinese punctuation)
+
+
 def _text_so_far(model, prompt_ids, chosen) -> None:
-    st.session_state["gen_text_so_far"] = model.decode([*prompt_ids, *chosen.tokens])  # no <bos>
+    """The text written so far, by core/pretrained/piece_text.py's rule: a character whose bytes
+    are not all written yet (a byte-level model writes 山 as E5, then B1 B1) is held back and
+    said, its bytes shown, never drawn as "�"; the newest token's part marked."""
+    tokenizer, ids = model.tokenizer, (*prompt_ids, *chosen.tokens)
+    now = piece_text.written(tokenizer, ids)
+    st.session_state["gen_text_so_far"] = now.text  # no <bos>, no half character
     # (the room's "which token comes next?" quotes it)
-    prompt = markdown_text(model.decode(prompt_ids))
-    new = [markdown_text(model.decode([token])) for token in chosen.tokens]
-    if new:  # (HTML, not **: Markdown's bold fails beside Chinese punctuation)
-        new[-1] = f'<b style="background:#fde68a">{new[-1]}</b>'
-    st.markdown(t("generate.text_so_far", text=prompt + "".join(new)), unsafe_allow_html=True)
+    before = piece_text.written(tokenizer, ids[:-1]) if chosen.tokens else now
+    old, new = now.text, ""
+    if now.text.startswith(before.text):  # what the newest token finished
+        old, new = before.text, now.text[len(before.text) :]
+    text = markdown_text(old) + (MARK.format(markdown_text(new)) if new else "")
+    if now.missing:  # the bytes of a character begun, in a grey box after the text
+        pending = f"<code>{piece_text.hex_bytes(now.tail)} …</code>"
+        text += MARK.format(pending) if chosen.tokens else pending  # the newest token's bytes
+    st.markdown(t("generate.text_so_far", text=text), unsafe_allow_html=True)
+    words = []
     if chosen.tokens:
         token, p = chosen.tokens[-1], probability_text(chosen.q[-1], 3)
-        shown = markdown_text(label(model, token))
-        st.caption(t("generate.chosen", t=len(chosen.tokens), token=shown, p=p))
+        key = "generate.chosen_part" if piece_text.is_part(tokenizer, token) else "generate.chosen"
+        words.append(t(key, t=len(chosen.tokens), token=markdown_text(label(model, token)), p=p))
+    if now.missing:
+        words.append(t("generate.unfinished", n=now.missing, bytes=piece_text.hex_bytes(now.tail)))
+    if words:
+        st.caption(("" if current_lang() == "zh" else " ").join(words))
 
 
 def _query_row(model, ids, step, view, base: int, decimals: int) -> None:
