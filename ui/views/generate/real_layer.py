@@ -46,8 +46,11 @@ def attention_map(model, ids: tuple, view: tuple, decimals: int, base: int) -> N
     L, H = shown_index(layer, base), shown_index(head, base)
     title = t("generate.map_title", layer=L, head=H)
     plot(A_heatmap(A[head], pieces, title=title, decimals=decimals, forbidden=hidden), "gen_map")
-    key = "generate.map_local" if c.is_local(layer) else "generate.map_global"
-    st.caption(t(key, layer=L, window=c.window))
+    if c.window is None:  # no local layers (SmolLM2): not "global" as against a local kind
+        key = "generate.map_every_layer"
+    else:
+        key = "generate.map_local" if c.is_local(layer) else "generate.map_global"
+    st.caption(t(key, layer=L, window=c.window, local=c.global_every - 1))
     sinks = t("shell.list_sep").join(
         t("generate.head_weight", head=shown_index(h, base), weight=num(float(w), 2))
         for h, w in enumerate(mean_on_first(A))

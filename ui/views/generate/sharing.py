@@ -81,7 +81,9 @@ def _tokenizers(text: str, models) -> None:
         ids = tokenizer.encode(text)
         ids = ids[1:] if ids and ids[0] == tokenizer.bos else ids  # the text's own pieces
         columns[_display(name)] = " · ".join(piece_text.shown(tokenizer, i) for i in ids)
-        counts.append(t("generate.kv_positions", model=_display(name), n=len(ids)))
+        bos = core.decoder_entry(name).pieces.bos  # the piece the model puts first, or none
+        key = "generate.kv_positions" if bos else "generate.kv_positions_no_bos"
+        counts.append(t(key, model=_display(name), n=len(ids), bos=bos or ""))
     st.markdown(t("generate.tokenizers_text"))
     table(
         {t("generate.kv_col_model"): list(columns), t("generate.col_piece"): list(columns.values())}
