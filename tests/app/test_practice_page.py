@@ -51,6 +51,7 @@ def test_a_wrong_line_is_named_then_the_right_one_is_right(lang):
         "practice.right", lang, name="`A`", diff=power_of_ten(verdict.difference)
     )
     assert at.text_input(key="practice_line_A").value == RIGHT
+    assert not [b for b in at.button if b.key == "practice_hint_A"]  # right: no hint now
     assert at.button(key="practice_next").label == t("practice.next", lang,
                                                      step=t("practice.step_O", lang))  # fmt: skip
 

@@ -1,6 +1,7 @@
 """The learner's result as a heatmap beside the walkthrough's, on one colour range, and their
 difference cell by cell (or a note where the shapes differ): the heatmaps the walkthrough draws,
-with the tokens on the axes. Side by side on a laptop and a projector, stacked on a phone."""
+with the tokens on the axes. Side by side on a laptop, two by two on a projector (as tall as the
+screen leaves, as a walkthrough step's chart), stacked on a phone."""
 
 import numpy as np
 import streamlit as st
@@ -50,21 +51,13 @@ def _figure(
     ``hidden_text``."""
     rows, cols = _labels(M, step, tokens, settings.base)
     axes = (pair_axes if step in PAIRS else token_axes)(settings.decimals)
+    axes["square"] = cols is tokens  # query × key: square cells, as the walkthrough's
     if forbidden is None and np.isneginf(M).any():
         forbidden = np.isneginf(M)
     if weights:
         return A_heatmap(M, tokens, title=title, forbidden=forbidden, **axes)
-    return heatmap(
-        M,
-        rows,
-        cols,
-        title=title,
-        bound=bound,
-        forbidden=forbidden,
-        forbidden_text=hidden_text,
-        square=cols is tokens,
-        **axes,
-    )  # (n × n)
+    return heatmap(M, rows, cols, title=title, bound=bound, forbidden=forbidden,
+                   forbidden_text=hidden_text, **axes)  # fmt: skip
 
 
 def difference(value, right) -> tuple[np.ndarray, np.ndarray]:
@@ -100,6 +93,7 @@ def draw(step: str, value, right, data, settings, key: str) -> None:
             hidden_text="≠",
         )
         items.append((fig, f"{key}_difference"))
-    grid(items, per_row=len(items))
+    per_row = 2 if settings.presentation else len(items)  # a projector: two at a time, as
+    grid(items, per_row=per_row, fill=True)  # tall as the screen leaves (a walkthrough step's)
     if value.shape != right.shape:
         st.caption(t("practice.no_cell_by_cell"))

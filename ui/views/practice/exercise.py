@@ -39,12 +39,11 @@ def names_line(step: str, data, head: int) -> str:
     parts = []
     for name, value in practice.names_for(step, data.trace, head, data.W).items():
         if np.ndim(value) == 0:
-            parts.append(f"`{name}` = {value:g}")
+            parts.append(f"`{name}`\u00a0=\u00a0{value:g}")
             continue
         note = {"mask": "practice.names_mask", "O_heads": "practice.names_heads"}.get(name)
         extra = f" ({t(note)})" if note else ""
-        parts.append(f"`{name}`\u00a0{shape_text(np.shape(value))}".replace(" × ", "\u00a0×\u00a0")
-                     + extra)  # fmt: skip
+        parts.append(f"`{name}`\u00a0{shape_text(np.shape(value))}{extra}")
     return f"**{t('practice.names')}** " + " · ".join(parts)
 
 
@@ -58,8 +57,8 @@ def exercise(step: str, data, settings, head: int) -> bool:
         state[box] = lines[step]  # back at this step: its line again
     st.markdown(task(step, data, settings, head))
     st.markdown(names_line(step, data, head))
-    st.caption(t("practice.operations"))
-    st.code(OPERATIONS, language=None, wrap_lines=True)
+    with st.popover(t("practice.operations"), icon=":material/function:"):  # (folded: the
+        st.code(OPERATIONS, language=None, wrap_lines=True)  # refusals name them too)
     with st.form(f"practice_form_{step}", border=False, enter_to_submit=True):
         row = st.container(horizontal=True, vertical_alignment="bottom")
         typed = row.text_input(t("practice.line", name=step), key=box, max_chars=400,
@@ -76,7 +75,8 @@ def exercise(step: str, data, settings, head: int) -> bool:
     if pressed:
         room_practice.record(settings, step, result, head=head)
     verdict.show(step, result)
-    hint(step)
+    if not result.ok:
+        hint(step)
     right = practice.expected(step, data.trace, head)
     charts.draw(step, result.value, right, data, settings, f"practice_{step}")
     return result.ok

@@ -31,8 +31,8 @@ TOPIC = "practice"  # the screen reader's topic (ui/kit/announce.py)
 
 
 def shape_text(shape) -> str:
-    """[5 × 4], as the walkthrough writes shapes."""
-    return "[" + " × ".join(str(side) for side in shape) + "]"
+    """[5 × 4], as the walkthrough writes shapes (kept whole where a line wraps)."""
+    return "[" + "\u00a0×\u00a0".join(str(side) for side in shape) + "]"
 
 
 def refusal(verdict) -> str:
