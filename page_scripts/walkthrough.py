@@ -6,7 +6,7 @@ import streamlit as st
 
 from ui.kit.i18n import t
 from ui.notebooks import walkthrough as notebook
-from ui.notebooks.cells import MIME
+from ui.notebooks.offer import offer
 from ui.shell.a11y import page_title
 from ui.shell.page_header import page_header
 from ui.shell.sidebar import current
@@ -33,16 +33,11 @@ walkthrough.render(step, data, settings, head, focus, lead)
 DOWNLOADS = (  # (label, builder, file name, MIME type)
     ("walkthrough.export_npz", export.to_npz, "attention.npz", "application/octet-stream"),
     ("walkthrough.export_csv", export.to_csv_zip, "attention-csv.zip", "application/zip"),
-    (
-        "notebook.download",
-        partial(notebook.build, settings=settings, lang=settings.lang),
-        notebook.FILE,
-        MIME,
-    ),
 )
 if walkthrough.extras_shown(settings):  # the page's foot: not projected, nor for a follower
     walkthrough.step_band(NAMES, step, suffix="_bottom")  # Previous / Next after the step too
     st.caption(walkthrough.backend_line(data.backend))
+    offer(partial(notebook.build, data, settings, settings.lang), notebook.FILE)  # as every page
     row = st.expander(t("walkthrough.export_title")).container(horizontal=True)  # (wraps)
     for label, build, name, mime in DOWNLOADS:
         row.download_button(t(label), partial(build, data), name, mime, key=label,

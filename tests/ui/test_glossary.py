@@ -16,7 +16,13 @@ import tomllib
 import pytest
 
 from tests.support import ROOT
-from tests.support.wording import ICON, ascii_colons, computer_numbers, underscore_subscripts
+from tests.support.wording import (
+    ICON,
+    ascii_colons,
+    computer_numbers,
+    english_words,
+    underscore_subscripts,
+)
 from ui.kit.i18n import ERRORS, STRINGS
 
 GLOSSARY = tomllib.loads((ROOT / "assets" / "glossary.toml").read_text("utf-8"))
@@ -62,55 +68,6 @@ def unglossed(text: str) -> list[tuple[str, str, str]]:
         for variant in entry.get("not", [])
         if variant in text
     ]
-
-
-# Names and notation a Chinese learner meets as they are: library, model and file names, function
-# names printed in formulas, units, and the textbook's English beside its Chinese term.
-NAMES = {
-    *("softmax", "token", "Concat", "MultiHead", "FFN", "LayerNorm", "ReLU", "tanh", "sin", "cos"),
-    *("diag", "axis", "pos", "inf", "NaN", "pad", "UNK", "AV", "QK", "PE", "MB", "zip"),
-    *("Query", "Key", "Value"),  # 查询 Query, 键 Key, 值 Value: the textbooks' pairing
-    *("NumPy", "CuPy", "Python", "tracemalloc", "jieba", "GPU", "CPU", "RNN", "CNN"),
-    *("Transformer", "FlashAttention", "BERT", "XLM-R", "all-MiniLM-L6-v2"),
-    *("multilingual-e5-small", "float32", "float64", "CSV", "HTML", "PDF", "PNG", "npz"),
-    *("bench", "gpu_timing.py", "core", "reference.py", "tiny"),  # bench/…, core/… shown
-    "Adam",  # the optimizer, by its name (the /train notebook)
-    "Redis",  # the room store's server, named as the teacher's admin knows it
-    "Esc",  # the key that closes the projector's "how to join" card
-    *("Gemma", "RoPE", "RMSNorm", "QK-norm", "GeGLU", "GELU", "top-k", "top-p"),  # the decoder's
-    *("SmolLM2-135M", "Llama", "Qwen"),  # decoders by their names
-    *("SentencePiece", "BPE", "UTF-8"),  # the tokenizers' kinds, and the bytes they fall back to
-    "Jupyter",  # the notebooks (ui/notebooks), as the learner's tool names it
-    *("logit", "log", "bos", "NUL"),  # parts, the rules' names, −log p, <bos>, the NUL character
-    "nat",  # the unit of a loss in natural logarithms, as the inside page's losses are given
-    "ln",  # chance as ln 16, the natural logarithm's name
-    # the accessibility statement (a11y.toml): its standard, the keys by the names on them, the
-    # tools it was tested with, Streamlit's issues by their numbers, the element it names
-    *("WCAG", "AA", "Tab", "Shift", "Enter", "Streamlit", "streamlit", "SVG", "axe-core"),
-    *("Chromium", "ACCESSIBILITY.md", "html", "lang"),
-}
-GRADIENT = re.compile(r"d[A-Z]")  # dO, dA, dS: the gradient of O, A, S (the train page)
-
-
-def english_words(text: str) -> set[str]:
-    """Latin words in a Chinese text that are neither symbols nor allowed names.
-
-    A symbol is one letter (Q, d, i), or carries an underscore or a digit (W_Q, d_k, s_ij):
-    the paper's notation; so is a gradient's name, d and a capital (dO, dS). Placeholders are
-    values, not words, and are left out, and so is a model's input quoted “…” (the inside
-    page's preset “montagne”).
-    """
-    text = ICON.sub(" ", PLACEHOLDER.sub(" ", text))  # an icon's name is not a word
-    text = re.sub(r"“[^”]*”", " ", text)
-    words = re.findall(r"[A-Za-z][A-Za-z0-9_.\-]*[A-Za-z0-9]|[A-Za-z]", text)
-    return {
-        w
-        for w in words
-        if len(w) > 1
-        and not re.search(r"[_0-9]", w)
-        and w not in NAMES
-        and not GRADIENT.fullmatch(w)
-    }
 
 
 def offending(check) -> dict:

@@ -12,7 +12,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from core import heads, reference
 from core.softmax import softmax_block
-from ui.kit.i18n import t
+from ui.kit.i18n import STRINGS, t
 
 SAVED = "trace_from_notebook.npz"
 MIME = "application/x-ipynb+json"
@@ -53,6 +53,17 @@ class W:  # the weights by name, as core/reference.py reads them (W.W_Q …)
 
 def say(key: str, lang: str, **params) -> str:
     return t(f"notebook.{key}", lang, **params)
+
+
+def printed(key: str, lang: str, **values) -> str:
+    """The label ``key`` in ``lang`` as Python source for a print: an f-string whose placeholders
+    the notebook fills in, ``values`` naming the expression for each ("top.kept_count"); a label
+    with plural forms, the one its count's value picks when the notebook runs."""
+    entry, fields = STRINGS[f"notebook.{key}"][lang], {n: "{" + v + "}" for n, v in values.items()}
+    if isinstance(entry, dict):  # {"count": name, "one": ..., "other": ...}
+        one, other = (f"f{entry[form].format(**fields)!r}" for form in ("one", "other"))
+        return f"({one} if {values[entry['count']]} == 1 else {other})"
+    return f"f{say(key, lang, **fields)!r}" if values else repr(say(key, lang))
 
 
 def exact(name: str, M) -> str:
@@ -102,16 +113,24 @@ def _reference_lines() -> list[str]:
     return textwrap.dedent("\n".join(lines)).splitlines()
 
 
-def attention_steps(lang: str) -> list:
+BATCHED = {"qkv"}  # the steps whose words say the batch's shapes
+
+
+def attention_steps(lang: str, batch: bool = False) -> list:
     """A markdown cell and a code cell per step of core/reference.py (X, W, n_heads and mask
-    defined before them), each code cell ending with the arrays it made."""
+    defined before them), each code cell ending with the arrays it made. ``batch``: X is
+    [b, n, d_model], so every shape gains the batch's axis first ([b, h, n, d_k] …), in the
+    words and in the lines' shape comments."""
     lines, cells = _reference_lines(), []
+    if batch:
+        lines = [line.replace("# [", "# [b, ") for line in lines]
     for at, (first, key) in enumerate(STEPS):
         until = STEPS[at + 1][0] if at + 1 < len(STEPS) else None
         start = next(i for i, line in enumerate(lines) if line.startswith(first))
         end = next((i for i, line in enumerate(lines) if until and line.startswith(until)),
                    len(lines))  # fmt: skip
-        cells.append(new_markdown_cell(say(key, lang)))
+        words = f"{key}_batch" if batch and key in BATCHED else key
+        cells.append(new_markdown_cell(say(words, lang)))
         cells.append(new_code_cell("\n".join(lines[start:end]) + "\n" + show(SHOWN[key])))
     return cells
 

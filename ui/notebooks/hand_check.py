@@ -9,15 +9,19 @@ from ui.notebooks import cells
 from ui.notebooks.cells import say
 
 FILE = "hand-check.ipynb"
-LOOP = """steps = per_token(Q[0], K[0], V[0], causal={causal})
+LOOP = """base = {base}  # the queries numbered as the page numbers them (the sidebar's setting)
+steps = per_token(Q[0], K[0], V[0], causal={causal})
 for step in steps:
-    print(step.i, "weights", np.round(step.weights, 4), "output", np.round(step.output, 4))
+    print({query})
 loop_O = np.array([step.output for step in steps])
-print("largest difference from the matrices:", np.abs(loop_O - O[0]).max())"""
+print({difference}, np.abs(loop_O - O[0]).max())"""
+QUERY = {"i": "step.i + base", "token": "tokens[step.i]", "weights": "np.round(step.weights, 4)",
+         "output": "np.round(step.output, 4)"}  # fmt: skip
 
 
-def build(matrices: dict, trace, tokens, causal: bool, lang: str) -> bytes:
-    """The notebook of the hand check's ``matrices`` (X, W_Q, W_K, W_V) and its trace."""
+def build(matrices: dict, trace, tokens, causal: bool, lang: str, base: int = 1) -> bytes:
+    """The notebook of the hand check's ``matrices`` (X, W_Q, W_K, W_V) and its trace; its
+    queries numbered from ``base``, as the page numbers them."""
     d_v, n = matrices["W_V"].shape[1], len(tokens)
     inputs = "\n".join([
         f"tokens = {list(tokens)!r}",
@@ -33,6 +37,8 @@ def build(matrices: dict, trace, tokens, causal: bool, lang: str) -> bytes:
     loop = "from dataclasses import dataclass\n\n\n" + cells.source(
         hand_example.QueryStep, hand_example.per_token
     )
+    query = cells.printed("print_query", lang, **QUERY)
+    difference = cells.printed("print_difference", lang)
     return cells.written([
         cells.markdown(say("hand_title", lang, **about)),
         cells.code(cells.preamble()),
@@ -40,6 +46,7 @@ def build(matrices: dict, trace, tokens, causal: bool, lang: str) -> bytes:
         cells.code(inputs),
         *cells.attention_steps(lang),
         cells.markdown(say("hand_loop", lang)),
-        cells.code(loop + "\n\n" + LOOP.format(causal=causal)),
+        cells.code(loop + "\n\n" + LOOP.format(causal=causal, base=base, query=query,
+                                                difference=difference)),  # fmt: skip
         *cells.saved((*cells.TRACE, "loop_O"), lang),
     ])  # fmt: skip

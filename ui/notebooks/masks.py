@@ -17,9 +17,12 @@ causal = np.tril(np.ones((n, n), dtype=bool))
 both = padding & causal
 mask = np.broadcast_to({kind}, (len(lengths), n, n))[:, None]  # [b, 1, n, n]: every head
 print(mask[:, 0].astype(int))"""
-ORDER = """wrong = mask_after_softmax(S_scaled[:, 0], mask[:, 0])  # head {head}: every sentence
-print("wrong order, rows sum to", np.round(wrong.sum(axis=-1), 4))
-print("right order, rows sum to", np.round(A[:, 0].sum(axis=-1), 4))"""
+ORDER = """# the first head (the page's head {head}) of every sentence: [b, n, n]
+wrong = mask_after_softmax(S_scaled[:, 0], mask[:, 0])
+print({wrong})
+print(np.round(wrong.sum(axis=-1), 4))
+print({right})
+print(np.round(A[:, 0].sum(axis=-1), 4))"""
 
 
 def _weights(settings, n: int) -> core.Weights:
@@ -51,6 +54,11 @@ def build(batch, settings, kind: str, lang: str) -> bytes:
         "for row in tokens:\n    print(row)",
         cells.show(["X"]),
     ])  # fmt: skip
+    order = ORDER.format(
+        head=settings.base,
+        wrong=cells.printed("print_wrong_order", lang),
+        right=cells.printed("print_right_order", lang),
+    )  # head 0 in the code, numbered as the page numbers it
     return cells.written([
         cells.markdown(say("masks_title", lang, **about)),
         cells.code(cells.preamble()),
@@ -58,8 +66,8 @@ def build(batch, settings, kind: str, lang: str) -> bytes:
         cells.code(inputs),
         cells.markdown(say("masks_masks", lang)),
         cells.code(MASKS.format(kind=kind)),
-        *cells.attention_steps(lang),
+        *cells.attention_steps(lang, batch=True),
         cells.markdown(say("masks_order", lang)),
-        cells.code(cells.source(mask_after_softmax) + "\n\n" + ORDER.format(head=0)),
+        cells.code(cells.source(mask_after_softmax) + "\n\n" + order),
         *cells.saved((*cells.TRACE, "wrong", "padding", "causal", "both"), lang),
     ])  # fmt: skip

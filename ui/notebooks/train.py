@@ -53,11 +53,13 @@ history = []
 for p in train(params, task, {steps}, n_heads={n_heads}, seed={seed}, scale={scale}):
     history.append(p)
     if p.step % 25 == 0 or p.step == {steps}:
-        print(f"step {{p.step:4d}}  loss {{p.loss:.4f}}  answer {{p.answer_loss:.4f}}")
+        print({step})
 loss = np.array([p.loss for p in history])
 answer_loss = np.array([p.answer_loss for p in history])
 attention = history[-1].attention  # [layers, heads, n, n]: the probe's maps after training
-print("chance", round(task.chance, 4), " drop at step", loss_drop_step(history, task.chance))"""
+print({chance})
+drop = loss_drop_step(history, task.chance)
+print({drop} if drop is not None else {no_drop})"""
 
 
 def without_core_imports(module) -> str:
@@ -82,6 +84,13 @@ def build(settings, lang: str) -> bytes:
     helpers = (
         CORE + cells.source(seeding.rng_for, heads.split_heads, heads.merge_heads) + cells.softmax()
     )
+    labels = {
+        "step": cells.printed("print_step", lang, step="p.step", loss="p.loss:.4f",
+                              answer="p.answer_loss:.4f"),
+        "chance": cells.printed("print_chance", lang, chance="task.chance:.4f"),
+        "drop": cells.printed("print_drop", lang, drop="drop"),
+        "no_drop": cells.printed("print_no_drop", lang),
+    }  # fmt: skip
     code = []
     for module in MODULES:
         name = module.__name__.replace(".", "/") + ".py"
@@ -92,6 +101,6 @@ def build(settings, lang: str) -> bytes:
         cells.markdown(say("train_code", lang)),
         *code,
         cells.markdown(say("train_run", lang)),
-        cells.code(RUN.format(**settings.__dict__)),
+        cells.code(RUN.format(**settings.__dict__, **labels)),
         *cells.saved(("loss", "answer_loss", "attention"), lang),
     ])  # fmt: skip

@@ -186,7 +186,7 @@ def worksheet(matrices, trace, tokens, settings) -> None:
         key="download_csv",
     )
     causal = bool(np.isneginf(trace.S_masked).any())
-    build = partial(notebook.build, matrices, trace, tokens, causal, settings.lang)
+    build = partial(notebook.build, matrices, trace, tokens, causal, settings.lang, settings.base)
     offer(build, notebook.FILE, right)
     st.caption(t("hand_check.download_html_help"))
     with st.expander(t("hand_check.worksheet_open")):
