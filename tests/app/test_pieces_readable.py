@@ -12,8 +12,8 @@ import re
 import numpy as np
 import pytest
 
-from tests.core.test_piece_text import GARBLE, _own_bytes
 from tests.support.app import charts, grids, run_app
+from tests.support.pieces import GARBLE, own_bytes
 from ui.kit.i18n import t
 
 SMOL = "smollm2-135m"
@@ -31,7 +31,7 @@ def smollm2_loaded():
 
 
 def _expected_piece(model, i: int) -> str:
-    data = _own_bytes(model, i)
+    data = own_bytes(model, i)
     if data is None:
         return model.tokenizer.vocabulary[i]
     try:
@@ -65,7 +65,7 @@ def _cut_sizes(model, ids, text: str) -> list[int]:
     """How many pieces each character that no piece holds whole takes, by offsets."""
     spans, at = [], 0
     for i in ids:
-        size = len(_own_bytes(model, i) or b"")
+        size = len(own_bytes(model, i) or b"")
         spans.append((at, at + size))
         at += size
     sizes, at = [], 0
@@ -84,7 +84,7 @@ def test_smollm2s_pieces_and_text_read_as_text_or_bytes(smollm2, lang):
     rows = _pieces_table(at, lang)
     piece, bytes_row, part_of = (t(f"generate.col_{k}", lang) for k in ("piece", "bytes", "char"))
     assert rows[piece] == [_expected_piece(smollm2, i) for i in ids]
-    assert rows[bytes_row] == [_own_bytes(smollm2, i).hex(" ").upper() for i in ids]
+    assert rows[bytes_row] == [own_bytes(smollm2, i).hex(" ").upper() for i in ids]
     assert rows[part_of][:3] == ["今", "今", "天"]  # 今 = E4 BB + 8A
     _no_garble(rows[piece] + rows[part_of])
 
@@ -100,7 +100,7 @@ def test_smollm2s_pieces_and_text_read_as_text_or_bytes(smollm2, lang):
         written.append(int(np.argmax(trace.logits[-1])))
         trace = smollm2.forward([written[-1]], trace.cache)
     decoder = codecs.getincrementaldecoder("utf-8")()
-    data = b"".join(_own_bytes(smollm2, i) for i in [*ids, *written])
+    data = b"".join(own_bytes(smollm2, i) for i in [*ids, *written])
     text, held = decoder.decode(data, final=False), decoder.getstate()[0]
     line = next(m.value for m in at.markdown if m.value.startswith(("**Text so far:**", "**目前")))
     shown = re.sub(r"<[^>]+>", "", re.sub(r"^\*\*[^*]+\*\*[:：]?", "", line)).replace("\\", "")

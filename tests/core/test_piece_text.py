@@ -11,41 +11,10 @@ import pytest
 
 from core.pretrained import piece_text
 from core.pretrained.byte_bpe import LETTERS
+from tests.support.pieces import BYTE_OF_LETTER, GARBLE, own_bytes
 
 MIXED = "今天天气很好，我们一起去 The cat sat on the mat. 山 𠀀 ok"
 HEX = re.compile(r"^[0-9A-F]{2}( [0-9A-F]{2})*$")
-
-
-def _gpt2_bytes_to_unicode() -> dict:
-    """GPT-2's encoder.py bytes_to_unicode, as OpenAI wrote it."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1))
-    bs += list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {chr(c): b for b, c in zip(bs, cs)}
-
-
-BYTE_OF_LETTER = _gpt2_bytes_to_unicode()
-# the letters a byte-level vocabulary writes that are not the text's own: all but printable ASCII
-# (Ġ Ċ ä » ...; the prompts here hold no Latin-1 letter, so any of them on a page is garbling)
-GARBLE = {c for c in LETTERS if not ("!" <= c <= "~")}
-
-
-def _own_bytes(model, i: int) -> bytes | None:
-    """Piece ``i``'s bytes read from the vocabulary by this test: None for a control token."""
-    tokenizer, piece = model.tokenizer, model.tokenizer.vocabulary[i]
-    if tokenizer.types[i] == 3:
-        return None
-    if model.name == "smollm2-135m":  # byte-level: every letter a byte
-        return bytes(BYTE_OF_LETTER[c] for c in piece)
-    if tokenizer.types[i] == 6:  # SentencePiece's byte fallback, "<0xE4>"
-        return bytes([int(piece[3:5], 16)])
-    return piece.replace("▁", " ").encode("utf-8")
 
 
 def _decodes(data: bytes) -> bool:
@@ -76,7 +45,7 @@ def test_every_piece_is_shown_as_text_or_as_its_bytes(model):
     assert not {c for text in shown for c in text} & GARBLE, shown
     rebuilt = b""
     for i, text in zip(ids, shown):
-        own = _own_bytes(model, i)
+        own = own_bytes(model, i)
         # every /generate surface prints this, a piece of spaces alone as ␣ (never an empty cell)
         assert label(model, i) == (text.replace(" ", "␣") if not text.strip() else text)
         if own is None:
@@ -104,10 +73,10 @@ def test_both_pages_write_a_space_alone_visibly(smollm2, gemma):
 
     for model in (smollm2, gemma):
         ids = model.encode("a  b")  # two spaces: a piece of a space alone
-        alone = [i for i in ids if (_own_bytes(model, i) or b"x").strip() == b""]
+        alone = [i for i in ids if (own_bytes(model, i) or b"x").strip() == b""]
         assert alone, model.name
         for i in alone:
-            assert piece(model, i) == label(model, i) == "␣" * len(_own_bytes(model, i))
+            assert piece(model, i) == label(model, i) == "␣" * len(own_bytes(model, i))
 
 
 def _incremental(data: bytes, rest: bytes) -> tuple[str, bytes, int]:
@@ -127,7 +96,7 @@ def test_written_holds_back_exactly_the_unfinished_character(model):
     ids, whole = model.encode(MIXED), MIXED.encode("utf-8")
     unfinished = 0
     for end in range(len(ids) + 1):
-        data = b"".join(_own_bytes(model, i) or b"" for i in ids[:end])
+        data = b"".join(own_bytes(model, i) or b"" for i in ids[:end])
         text, held, missing = _incremental(data, whole[len(data) :])
         got = piece_text.written(model.tokenizer, ids[:end])
         assert (got.text, got.tail, got.missing) == (text, held, missing), end
@@ -145,7 +114,7 @@ def test_the_part_of_row_names_the_character_each_part_spells(model):
     ids = model.encode(MIXED)
     spans, at = [], 0
     for i in ids:
-        size = len(_own_bytes(model, i) or b"")
+        size = len(own_bytes(model, i) or b"")
         spans.append((at, at + size))
         at += size
     names, sizes, at = [""] * len(ids), [], 0
