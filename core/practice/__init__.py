@@ -97,7 +97,7 @@ def check(step: str, expression: str, trace, head: int = 0, weights=None) -> Ver
     difference = _difference(value, right)
     if same(value, right, tol):
         return Verdict(True, value=value, expected_shape=right.shape, difference=difference)
-    for mistake, candidate in _mistakes(step, names, right):
+    for mistake, candidate in mistakes(step, names, right):
         if same(value, candidate, tol * 100):
             return Verdict(False, mistake, value=value, expected_shape=right.shape,
                            difference=difference)  # fmt: skip
@@ -129,7 +129,7 @@ def _difference(value, right) -> float | None:
     return float(np.abs(value[finite] - right[finite]).max()) if finite.any() else 0.0
 
 
-def _mistakes(step: str, k: dict, right: np.ndarray):
+def mistakes(step: str, k: dict, right: np.ndarray):
     """(mistake, what it computes) for ``step``, each from the trace's own arrays."""
     yield "transposed", right.T
 
