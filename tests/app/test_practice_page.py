@@ -86,6 +86,15 @@ def test_a_missing_transpose_says_which_and_links_its_card():
     assert t("mistakes.transpose_title", "zh") in card.proto.label
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_mask_forgotten_says_where_the_infinities_differ(lang):
+    """S_scaled for S_masked under the causal mask: the −∞ entries are missing, so the largest
+    difference is infinite; the verdict says so in words, not as a number (or a traceback)."""
+    at = _check(run_app("practice", lang=lang, task="S_masked", mask="causal"), "S_masked",
+                "S_scaled")  # fmt: skip
+    assert any(t("practice.infinities_differ", lang) in e.value for e in at.error), at.error
+
+
 def test_the_hint_comes_after_a_try_and_never_gives_the_line():
     at = _check(run_app("practice", lang="en", task="S"), "S", "Q @ Q.T")
     assert at.error[0].value == t("practice.not_yet", "en",

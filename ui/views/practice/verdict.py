@@ -2,6 +2,8 @@
 a link to the page that explains it), a refusal (the InputError's message), or "not yet" with
 what differs. Learner text inside a message (a name, a piece of the line) is escaped."""
 
+import math
+
 import streamlit as st
 
 import core
@@ -56,6 +58,8 @@ def _wrong(step: str, verdict) -> str:
     if value.shape != verdict.expected_shape:
         return t("practice.shape_differs", name=name, yours=shape_text(value.shape),
                  right=shape_text(verdict.expected_shape))  # fmt: skip
+    if verdict.difference is None or not math.isfinite(verdict.difference):  # −∞ misplaced
+        return t("practice.infinities_differ")
     return t("practice.differs", diff=power_of_ten(verdict.difference))
 
 
