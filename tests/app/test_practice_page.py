@@ -41,9 +41,8 @@ def test_a_wrong_line_is_named_then_the_right_one_is_right(lang):
     assert at.error[0].value == t("practice.not_yet", lang,
                                   why=t("practice.mistake_wrong_axis", lang))  # fmt: skip
     assert at.text_input(key="practice_line_A").value == WRONG  # kept in the box
-    (card,) = at.get("page_link")
-    assert card.proto.page.endswith("mistakes")
-    assert t("mistakes.axis_title", lang) in card.proto.label
+    card = at.button(key="practice_see_mistakes_wrong-axis")
+    assert t("mistakes.axis_title", lang) in card.label
     _check(at, "A", RIGHT)
     data = _data(lang)
     verdict = practice.check("A", RIGHT, data.trace, 0, data.W)
@@ -82,8 +81,13 @@ def test_a_hostile_line_is_refused_in_words(lang):
 def test_a_missing_transpose_says_which_and_links_its_card():
     at = _check(run_app("practice", lang="zh", task="S"), "S", "Q @ K")
     assert t("practice.transpose", "zh", fix="K") in at.warning[0].value
-    (card,) = at.get("page_link")
-    assert t("mistakes.transpose_title", "zh") in card.proto.label
+    card = at.button(key="practice_see_mistakes_no-transpose")
+    assert t("mistakes.transpose_title", "zh") in card.label
+    card.click().run()  # the mistakes page, landing on the card's heading
+    assert not at.exception
+    assert t("mistakes.transpose_title", "zh") in [h.value for h in at.subheader]
+    landing = [h.proto.body for h in at.get("html") if "scrollIntoView" in h.proto.body]
+    assert landing and '"no-transpose"' in landing[0]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -11,18 +11,21 @@ from ui.kit.announce import announce
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import error_text, t
 from ui.kit.number_text import power_of_ten
+from ui.kit.session import LANDING
+from ui.kit.settings import SETTINGS
 from ui.shell.registry import by_script, script_path
 
 # where each mistake is explained: (page script, the heading of its card there, or None: the
-# page as a whole); a mistake missing here has no page of its own (its sentence says it all)
+# page as a whole, and the card's anchor, where the link lands); a mistake missing here has no
+# page of its own (its sentence says it all)
 EXPLAINED = {
-    "wrong_axis": ("mistakes", "mistakes.axis_title"),
-    "no_transpose": ("mistakes", "mistakes.transpose_title"),
-    "mask_after_softmax": ("mistakes", "mistakes.order_title"),
-    "scale_d_v": ("mistakes", "mistakes.dv_title"),
-    "no_scale": ("scaling", None),
-    "scale_d_k": ("scaling", None),
-    "mask_zero": ("masks", None),
+    "wrong_axis": ("mistakes", "mistakes.axis_title", "wrong-axis"),
+    "no_transpose": ("mistakes", "mistakes.transpose_title", "no-transpose"),
+    "mask_after_softmax": ("mistakes", "mistakes.order_title", "mask-after-softmax"),
+    "scale_d_v": ("mistakes", "mistakes.dv_title", "scale-d-v"),
+    "no_scale": ("scaling", None, ""),
+    "scale_d_k": ("scaling", None, ""),
+    "mask_zero": ("masks", None, ""),
 }
 ICONS = {
     st.success: ":material/check_circle:",
@@ -79,12 +82,20 @@ def show(step: str, verdict) -> None:
         link(*EXPLAINED[verdict.mistake])
 
 
-def link(script: str, card: str | None) -> None:
-    """A link to the page (and, in its words, the card) that explains a mistake."""
+def link(script: str, card: str | None, anchor: str) -> None:
+    """A link to the page that explains a mistake, landing on its card (its heading's anchor,
+    brought into view as a lesson's item is: ui/shell/lesson_band.py)."""
     page = t(by_script(script).nav_key)
     label = t("practice.see_card", page=page, card=t(card)) if card else t(
         "practice.see_page", page=page)  # fmt: skip
-    st.page_link(script_path(script), label=label, icon=":material/arrow_forward:")
+    if st.button(label, key=f"practice_see_{script}_{anchor}", icon=":material/arrow_forward:",
+                 type="tertiary"):  # fmt: skip
+        st.session_state[LANDING] = (anchor, f"practice/{anchor}")
+        # the learner's language, room and sidebar settings go along (the card shows the same
+        # sentence); this page's own (the step, the head) stay here
+        kept = {s.in_url for s in SETTINGS if s.widget != "page"} | {"room"}
+        query = {k: st.query_params[k] for k in kept if k in st.query_params}
+        st.switch_page(script_path(script), query_params=query)
 
 
 def quiet() -> None:
