@@ -21,7 +21,8 @@ ids = prompt.prompt_ids_or_stop(model, text)
 prompt_for_writing(model, ids)  # first: a waiting learner sees the line under the box
 
 # the first screen: the prompt, then Next and the bars, with the rules and the layer and head
-# (on a projector the rules fold away, and the bars come within the first screen)
+# (on a projector the rules fold away; at 1280 × 720 the bars' top still starts ~50 px below the
+# first screen, under the header, prompt, think box and player: scroll once, review 65 P-30)
 st.subheader(t("generate.next_title"), anchor="next-token")
 st.info(t("generate.think"), icon=":material/psychology:")
 with st.expander(t("generate.rules_fold")) if settings.presentation else st.container():

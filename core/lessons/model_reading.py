@@ -162,12 +162,15 @@ def readable_pieces(model) -> np.ndarray:
 
 
 def repeated_tokens(model, seed: int, length: int = REPEAT_LENGTH) -> tuple:
-    """<bos>, then ``length`` random readable ordinary pieces, then the same pieces again (a
-    model with fewer readable pieces, as many as it has)."""
+    """<bos> where the model puts one before every text (Gemma; SmolLM2, ``add_bos`` False, puts
+    none: its sequence starts with the first random piece, as its texts start with their own),
+    then ``length`` random readable ordinary pieces, then the same pieces again (a model with
+    fewer readable pieces, as many as it has)."""
     tokenizer, pool = model.tokenizer, readable_pieces(model)
     length = min(length, len(pool))
     chosen = np.random.default_rng(seed).choice(pool, size=length, replace=False)
-    return (tokenizer.bos, *(int(i) for i in chosen), *(int(i) for i in chosen))
+    lead = (tokenizer.bos,) if getattr(tokenizer, "add_bos", True) else ()
+    return (*lead, *(int(i) for i in chosen), *(int(i) for i in chosen))
 
 
 def losses(logits, ids) -> np.ndarray:
@@ -204,11 +207,17 @@ def _nats(logits, targets, own: bool = False) -> np.ndarray:
 
 
 def copy_halves(loss) -> tuple[float, float]:
-    """The mean loss on the first copy and on the second of a repeated sequence, <bos> and two
-    copies of ``len(loss) // 2`` pieces (its first piece of each copy left out: the first cannot
-    be guessed, the second's copy has not begun)."""
-    length = len(loss) // 2
-    return float(loss[1:length].mean()), float(loss[length + 1 :].mean())
+    """The mean loss on the first copy and on the second of a repeated sequence (repeated_tokens:
+    two copies of k pieces, after a <bos> or not), the first piece of each copy left out: the
+    first cannot be guessed, the second's copy has not begun. Loss t predicts piece t + 1: with
+    <bos>, 2k losses, the copies' first pieces predicted by losses 0 and k; without, 2k − 1
+    losses, the second copy's first piece by loss k − 1 (the first copy's, by none)."""
+    lead = 1 - len(loss) % 2  # 1 after a <bos> (an even count of losses), else 0
+    length = (len(loss) + 1) // 2  # k either way
+    return (
+        float(loss[lead : length - 1 + lead].mean()),
+        float(loss[length + lead :].mean()),
+    )
 
 
 SCORES = ("previous", "induction", "sink", "local")
@@ -220,7 +229,8 @@ def head_scores(A_layers, ids) -> dict[str, np.ndarray]:
     previous:  the weight on the key just before the query (queries 1 …);
     induction: the weight on every key j whose previous piece is the query's piece (the piece
                that came after an earlier copy of the current one), over the queries that have one;
-    sink:      the weight on position 0, <bos> (queries 1 …);
+    sink:      the weight on position 0: <bos>, or the first piece where the model puts none
+               (queries 1 …);
     local:     the weight on the last LOCAL keys, the query's own included (queries 1 …)."""
     A = np.stack([np.asarray(a, dtype=np.float64) for a in A_layers])  # [L, h, n, n]
     n = A.shape[-1]

@@ -68,7 +68,8 @@ def test_the_bars_are_the_models_own_probabilities(gemma, lang):
     y = np.array(_bars(at)["data"][0]["y"])
     np.testing.assert_allclose(y, p[top], atol=1e-5)
     labels = _bars(at)["data"][0]["x"]
-    assert labels[0] == gemma.decode([int(top[0])])  # the most likely first, as text
+    assert labels[0] == gemma.decode([int(top[0])]).replace(" ", "␣")  # the most likely first,
+    # as text, its leading space seen (␣table)
 
 
 def test_temperature_and_top_k_reshape_the_bars(gemma):
@@ -183,17 +184,16 @@ def test_a_teacher_asks_the_class_which_token_comes_next(gemma):
     logits = gemma.forward(gemma.encode("The cat sat on the")).logits[-1].astype(np.float64)
     p = _softmax(logits)
     top = np.argsort(-p)[:4]
-    assert [label for label, _ in question["choices"]][question["answer"]] == gemma.decode([top[0]])
-    assert sorted(label for label, _ in question["choices"]) == sorted(
-        gemma.decode([i]) for i in top
-    )
+    seen = [gemma.decode([i]).replace(" ", "␣") for i in top]  # as the bars label them: ␣table
+    assert [label for label, _ in question["choices"]][question["answer"]] == seen[0]
+    assert sorted(label for label, _ in question["choices"]) == sorted(seen)
     assert question["params"]["text"].endswith("sat on the")
     student = run_app(room=code, lang="zh")
     assert not student.exception
     assert "模型在“" in page_text(student) and "后面接着写哪个 token" in page_text(student)
     teacher.button(key="room_reveal").click().run()
     shown = " ".join(c.value for c in teacher.code)
-    assert f"{gemma.decode([top[0]])}: p = {p[top[0]]:.3f}" in shown  # the model's probabilities
+    assert f"{seen[0]}: p = {p[top[0]]:.3f}" in shown  # the model's probabilities
 
 
 def test_numbering_from_one_reaches_layers_and_positions():
@@ -203,7 +203,7 @@ def test_numbering_from_one_reaches_layers_and_positions():
     positions = next(d for d in grids(at) if "位置" in d.columns).iloc[:, 0]
     assert list(positions[:2]) == ["1", "2"]
     text = page_text(at)
-    assert "层 18 是全局层" in text and "进入层 1 的那一行" in text
+    assert "层 18 是全局层" in text and "进入层 1 时的向量" in text
 
 
 LONG = "The quick brown fox jumps over the lazy dog. " * 3  # a cache of over a megabyte
@@ -246,7 +246,7 @@ def test_the_cache_caption_is_the_caches_own_size(gemma, lang, prompt, written):
         assert abs(read - value) <= half * (1 + 1e-9), f"{line}: {value} bytes"
     factor = each // size
     figures = [positions, c.n_layers, c.n_kv_heads * c.head_dim, BYTES, c.n_heads]
-    figures += {"en": [factor, 1, factor], "zh": [c.n_kv_heads, factor]}[lang]  # en: 1/4
+    figures += {"en": [1, factor], "zh": [c.n_kv_heads]}[lang]  # en: 1/4; zh: 四分之一
     assert numbers(_SIZE.sub("", line)) == figures
     assert lang == "en" or (factor == 4 and "四分之一" in line), line  # zh: "a quarter of"
 
@@ -322,7 +322,8 @@ def test_the_layers_sizes_are_the_models_own(gemma, lang):
     d, q_width, kv_width = w.W_Q.shape[1], w.W_Q.shape[0], w.W_K.shape[0]  # rows: outputs
     assert w.W_V.shape == w.W_K.shape and gemma.E.itemsize == BYTES
     heads, size = c.n_heads, c.head_dim
-    mqa = [d, q_width, heads, size, d, kv_width, q_width // kv_width, heads, size, q_width, d]
+    one_in = {"en": [1, q_width // kv_width], "zh": []}[lang]  # en 1/4, zh 四分之一
+    mqa = [d, q_width, heads, size, d, kv_width, *one_in, heads, size, q_width, d]
     assert numbers(_line(at, "W_Q is", "W_Q 是")) == mqa
     assert numbers(_line(at, "F = W_down")) == [w.W_gate.shape[0]]
     assert numbers(_line(at, "Scores are divided", "分数除以")) == [size, math.sqrt(size)]

@@ -13,6 +13,7 @@ from core.lessons.model_reading import MAP_POSITIONS, REPEAT_LENGTH, repeated_to
 from tests.support.app import charts, decode, grids, page_text, room_opened, run_app
 from tests.support.numbers import numbers
 from tests.support.oracles import induction_by_hand
+from tests.support.pieces import own_bytes
 
 PROMPT = "法语：fleur，中文：花。法语：montagne，中文："  # the Chinese page opens on it
 ENGLISH = "French: fleur, English: flower. French: montagne, English:"  # the English page's
@@ -65,14 +66,15 @@ def test_the_lens_table_is_every_layers_top_five(gemma, page):
     run = gemma.forward(gemma.encode(PROMPT), residuals=True)
     logits = _lens_rows(gemma, run)
     table = next(d for d in grids(page) if "read after" in d.columns)
-    assert list(table["read after"]) == ["embedding"] + [f"layer {i}" for i in range(1, 19)]
+    rows = [row.replace("\u00a0", " ") for row in table["read after"]]  # (no-break spaces)
+    assert rows == ["embedding"] + [f"layer {i}" for i in range(1, 19)]
     for layer in (0, 13, 17, 18):
         p = _softmax(logits[layer])
         order = np.argsort(-p)[:5]
         for k, token in enumerate(order):
             cell = table.iloc[layer, k + 1]
-            assert float(cell.rsplit(" ", 1)[1]) == pytest.approx(p[token], abs=6e-4), cell
-        top = gemma.decode([int(order[0])]).strip() or "␣"  # a space alone
+            assert float(cell.split()[-1]) == pytest.approx(p[token], abs=6e-4), cell
+        top = own_bytes(gemma, int(order[0])).decode("utf-8").replace(" ", "␣")  # ␣: a space
         assert table.iloc[layer, 1].startswith("\u2068" + top)  # bidi-isolated: piece first
 
 
@@ -86,7 +88,19 @@ def test_the_lens_story_names_the_layers_the_test_finds(gemma, page):
     assert f"«{gemma.decode([answer])}»" in story
     assert (top5, top1) == (17, 17)  # layer 17 writes 山 ...
     assert f"straight in first place, only after layer {top1}" in story
-    assert f"layers {top1 - 4}–{top1 - 1} put" in story  # ... after layers 13–16 wrote
+    runs = []  # the four layers before it, a run of layers per first piece (row r: layer r)
+    for r in range(top1 - 4, top1):
+        first = int(np.argmax(logits[r]))
+        if runs and runs[-1][2] == first:
+            runs[-1][1] = r
+        else:
+            runs.append([r, r, first])
+    said = []
+    for k, (a, b, first) in enumerate(runs):
+        layers = f"layer {a}" if a == b else f"layers {a}–{b}"
+        word = own_bytes(gemma, first).decode("utf-8").replace(" ", "␣")  # a space seen: ␣
+        said.append(f"{layers} put «{word}» first" if k == 0 else f"{layers} «{word}»")
+    assert f"just before, {', '.join(said)}." in story, story  # layers 13–16: mont, ␣montagne …
     assert "montagne" in story  # montagne first
 
 

@@ -18,7 +18,8 @@ def test_inside_names_its_layers_and_heads_as_the_sidebar_says(gemma, base):
     assert not at.exception
     assert at.toggle(key="base_toggle").value is bool(base)
     lens = next(d for d in grids(at) if "read after" in d.columns)
-    assert list(lens["read after"]) == ["embedding"] + [f"layer {i + base}" for i in range(18)]
+    rows = [row.replace("\u00a0", " ") for row in lens["read after"]]  # (no-break spaces)
+    assert rows == ["embedding"] + [f"layer {i + base}" for i in range(18)]
     # the answer (山) comes first after the 17th layer counted from 1: code layer 16
     story = next(s.value for s in at.success if "The model's answer" in s.value)
     assert (

@@ -40,20 +40,41 @@ def _expected_piece(model, i: int) -> str:
         return " ".join(f"{b:02X}" for b in data)
 
 
-def _label(piece: str) -> str:
-    """The pieces table's ␣ as the other tables write it: a space, but a piece of spaces alone."""
-    return piece if set(piece) == {"␣"} else piece.replace("␣", " ")
+NBSP = "\u00a0"  # a piece's bytes are held on one line: "E4\u00a0BB"
+
+
+def _spaced(text) -> str:
+    """A cell or a line with its non-breaking spaces as plain ones."""
+    return str(text).replace(NBSP, " ")
+
+
+def _decodes(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _pieces_table(at, lang: str) -> dict:
-    """The pieces table as {row name: its cells}, its rows named as the page names them."""
+    """The pieces table as {row name: its cells}, its rows named as the page names them (its
+    bytes' non-breaking spaces as plain ones: _bytes_held_on_one_line checks them)."""
     names = [t("generate.col_piece", lang), t("generate.col_id", lang)]
     table = next(d for d in grids(at) if list(d.iloc[:2, 0]) == names)
-    return {row.iloc[0]: list(row.iloc[1:]) for _, row in table.iterrows()}
+    return {row.iloc[0]: [_spaced(c) for c in row.iloc[1:]] for _, row in table.iterrows()}
+
+
+def _bytes_held_on_one_line(at) -> None:
+    """Every cell of bytes in the pieces table ("E4 BB") joins them with no-break spaces."""
+    table = next(d for d in grids(at) if t("generate.col_id", "en") in list(d.iloc[:, 0])
+                 or t("generate.col_id", "zh") in list(d.iloc[:, 0]))  # fmt: skip
+    cells = [str(c) for c in table.iloc[:, 1:].to_numpy().ravel()]
+    assert any(NBSP in c for c in cells) and not any(re.fullmatch(r"[0-9A-F]{2}( [0-9A-F]{2})+", c)
+                                                     for c in cells), cells  # fmt: skip
 
 
 def _captions(at) -> list[str]:
-    return [c.value.replace("\\", "") for c in at.caption]
+    return [_spaced(c.value).replace("\\", "") for c in at.caption]
 
 
 def _no_garble(texts) -> None:
@@ -86,7 +107,10 @@ def test_smollm2s_pieces_and_text_read_as_text_or_bytes(smollm2, lang):
     assert rows[piece] == [_expected_piece(smollm2, i) for i in ids]
     assert rows[bytes_row] == [own_bytes(smollm2, i).hex(" ").upper() for i in ids]
     assert rows[part_of][:3] == ["今", "今", "天"]  # 今 = E4 BB + 8A
+    whole = [k for k, i in enumerate(ids) if _decodes(own_bytes(smollm2, i))]
+    assert whole and all(rows[part_of][k] == "—" for k in whole)  # ，: whole, never a blank cell
     _no_garble(rows[piece] + rows[part_of])
+    _bytes_held_on_one_line(at)
 
     captions = _captions(at)
     rule = next(c for c in captions if c.startswith("SmolLM2-135M") and "UTF-8" in c)
@@ -104,6 +128,7 @@ def test_smollm2s_pieces_and_text_read_as_text_or_bytes(smollm2, lang):
     text, held = decoder.decode(data, final=False), decoder.getstate()[0]
     line = next(m.value for m in at.markdown if m.value.startswith(("**Text so far:**", "**目前")))
     shown = re.sub(r"<[^>]+>", "", re.sub(r"^\*\*[^*]+\*\*[:：]?", "", line)).replace("\\", "")
+    shown = _spaced(shown)
     assert "\ufffd" not in shown
     assert held  # SmolLM2 writes E7, then 9C: a third byte still to come
     missing = next(n for n in range(1, 5) if (held[0] >> (7 - n)) & 1 == 0) - len(held)
@@ -115,8 +140,8 @@ def test_smollm2s_pieces_and_text_read_as_text_or_bytes(smollm2, lang):
     _no_garble(bars["data"][0]["x"])
     inputs, targets = t("generate.col_input", lang), t("generate.col_target", lang)
     training = next(d for d in grids(at) if inputs in d.columns)
-    expected = [_label(_expected_piece(smollm2, i)) for i in ids[:-1]]
-    assert list(training[inputs]) == expected
+    expected = [_expected_piece(smollm2, i) for i in ids[:-1]]  # as the pieces table: one rule
+    assert [_spaced(c) for c in training[inputs]] == expected
     _no_garble(list(training[inputs]) + list(training[targets]))
 
 
@@ -139,5 +164,5 @@ def test_gemmas_caption_says_bos_and_its_space_mark_and_its_byte_pieces(gemma, l
     assert "4 pieces" in note or "4 个 token" in note  # its four bytes
     inputs = t("generate.col_input", lang)  # Gemma's ▁ alone: ␣, never an empty cell
     training = next(d for d in grids(at) if inputs in d.columns)
-    assert list(training[inputs]) == [_label(_expected_piece(gemma, i)) for i in ids[:-1]]
+    assert [_spaced(c) for c in training[inputs]] == [_expected_piece(gemma, i) for i in ids[:-1]]
     assert "␣" in list(training[inputs]) and all(str(c).strip() for c in training[inputs])

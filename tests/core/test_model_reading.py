@@ -100,6 +100,17 @@ def test_head_scores_are_loops_over_random_causal_maps():
                 assert scores[name][layer, head] == pytest.approx(expected[name]), name
 
 
+def test_the_copies_halves_leave_out_each_copys_first_piece_with_or_without_a_bos():
+    """Loss t predicts piece t + 1; each loss here is the index of the piece it predicts. Two
+    copies of k = 5 pieces: after a <bos> (pieces 1-5 and 6-10), the halves average the losses
+    for pieces 2-5 and 7-10; without (SmolLM2: pieces 0-4 and 5-9), for 1-4 and 6-9."""
+    k = 5
+    with_bos = np.arange(1, 2 * k + 1, dtype=float)  # 2k losses
+    without = np.arange(1, 2 * k, dtype=float)  # 2k − 1 losses
+    assert model_reading.copy_halves(with_bos) == (np.mean([2, 3, 4, 5]), np.mean([7, 8, 9, 10]))
+    assert model_reading.copy_halves(without) == (np.mean([1, 2, 3, 4]), np.mean([6, 7, 8, 9]))
+
+
 def test_a_repeated_random_sequence_and_its_loss(gemma):
     ids = model_reading.repeated_tokens(gemma, seed=0)
     k = model_reading.REPEAT_LENGTH

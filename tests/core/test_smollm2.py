@@ -120,6 +120,8 @@ def test_its_induction_heads_copy_the_repeat_and_share_k_v_groups(smollm2):
     from core.lessons import model_reading
 
     ids = model_reading.repeated_tokens(smollm2, 0)
+    k = model_reading.REPEAT_LENGTH  # no <|im_start|> first: SmolLM2 puts nothing before a text
+    assert len(ids) == 2 * k and smollm2.tokenizer.bos not in ids and ids[:k] == ids[k:]
     run = smollm2.forward(list(ids), residuals=True, rows=0)
     scores = model_reading.head_scores(run.A, ids)["induction"]  # [layers, heads]
     best = [divmod(int(k), 9) for k in np.argsort(-scores.ravel())[:4]]

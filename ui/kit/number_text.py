@@ -5,7 +5,7 @@ from core.lessons.number_text import num, power_of_ten, sub
 from ui.kit.i18n import current_lang, t
 
 __all__ = ["num", "sub", "power_of_ten", "factor", "sum_notes", "shown_index", "row_label",
-           "indices", "numbered", "byte_size", "one_in"]  # fmt: skip
+           "indices", "numbered", "byte_size", "one_in", "unbroken", "NBSP"]  # fmt: skip
 
 
 def factor(value: float, decimals: int) -> str:
@@ -42,8 +42,9 @@ BINARY_UNITS = ("kib", "mib", "gib")  # 2¹⁰, 2²⁰, 2³⁰ bytes: shell.size
 
 def byte_size(n: int, lang: str | None = None) -> str:
     """A size in bytes in binary units, named so (shell.size_binary says what they are): "36 KiB",
-    "1.05 MiB" (1,105,920 bytes), "72 MiB"; a whole number of its unit without decimals, else
-    two; under 1 KiB in bytes ("字节" in Chinese)."""
+    "1.05 MiB" (1,105,920 bytes), "72 MiB", "67.5 MiB"; as many decimals as the size needs to be
+    exact, up to two ("1.00 MiB" for 1,048,575 bytes: not exactly 1); under 1 KiB in bytes
+    ("字节" in Chinese)."""
     n = int(n)
     if n < 2**10:
         return t("shell.size_bytes", lang, n=n)
@@ -51,7 +52,10 @@ def byte_size(n: int, lang: str | None = None) -> str:
     if power < len(BINARY_UNITS) and f"{n / 2 ** (10 * power):.2f}" == "1024.00":
         power += 1  # 1,048,575 bytes: "1.00 MiB", not "1024.00 KiB"
     unit = 2 ** (10 * power)
-    text = str(n // unit) if n % unit == 0 else f"{n / unit:.2f}"
+    if n % unit == 0:
+        text = str(n // unit)
+    else:
+        text = f"{n / unit:.1f}" if (n * 10) % unit == 0 else f"{n / unit:.2f}"
     return t(f"shell.size_{BINARY_UNITS[power - 1]}", lang, n=text)
 
 
@@ -68,3 +72,12 @@ def one_in(n: int) -> str:
     if current_lang() == "zh" and 2 <= n <= len(CHINESE_DIGITS):
         return f"{CHINESE_DIGITS[n - 1]}分之一"
     return f"1/{n}"
+
+
+NBSP = "\u00a0"  # a space no line breaks at
+
+
+def unbroken(text: str) -> str:
+    """``text`` held on one line: its spaces made non-breaking, for a piece's bytes ("E4 BB")
+    in a narrow table cell or a caption, which would otherwise wrap as "E4 / BB"."""
+    return text.replace(" ", NBSP)

@@ -38,10 +38,11 @@ ids = {ids!r}  # what the page made of the prompt (model.encode, after its check
 
 def label(i):
     """Piece i as the page labels it, by core/pretrained/piece_text.py's rule: its text, part of
-    a character as its bytes ("E5 A4"), a control token by its name (<bos>), and a piece of
-    spaces alone as ␣, so that it never looks empty."""
+    a character as its bytes ("E5 A4"), a control token by its name (<bos>), and every space of
+    its text as ␣ (" cat" as "␣cat", a piece of spaces alone as "␣"), so that a leading space
+    is seen and a piece never looks empty."""
     text = piece_text.shown(model.tokenizer, i)
-    return text.replace(" ", "␣") if not text.strip() else text
+    return text if piece_text.is_part(model.tokenizer, i) else text.replace(" ", "␣")
 
 
 pieces = [label(i) for i in ids]

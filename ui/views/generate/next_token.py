@@ -9,10 +9,11 @@ from ui.figures.place import plot
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import labeller, t
 from ui.kit.number_box import number_box
-from ui.kit.number_text import num, power_of_ten
+from ui.kit.number_text import num, power_of_ten, unbroken
 from ui.kit.session import GEN_CANDIDATES
 from ui.kit.tables import table
 from ui.kit.url import decimal, told, url_choice
+from ui.views.generate import piece_rows
 from ui.work.decoding import Rules
 
 BIND = {"bind": "query-params"}
@@ -46,12 +47,13 @@ def partial_bytes(tokenizer, i: int) -> str | None:
 
 def label(model, i: int) -> str:
     """A token as a label, by core/pretrained/piece_text.py's one rule for every tokenizer: its
-    text ("天气", " cat"), a control token by its name (<bos>), a piece that is part of a
-    character by its bytes ("E5 A4"; Gemma's <0xE4> as "E4"), a run of newlines as escapes
-    ("\\n"), and a piece of spaces alone as ␣ (whatever the tokenizer's own mark, ▁ or Ġ), so
-    that a cell or a bar never looks empty."""
-    text = piece_text.shown(model.tokenizer, int(i))
-    return text.replace(" ", "␣") if not text.strip() else text
+    text ("天气"), a control token by its name (<bos>), a piece that is part of a character by
+    its bytes ("E5 A4"; Gemma's <0xE4> as "E4"), a run of newlines as escapes ("\\n"), and
+    every space of its text as ␣ (whatever the tokenizer's own mark, ▁ or Ġ): " cat" as "␣cat",
+    a piece of spaces alone as "␣", so that a leading space is seen wherever a piece is quoted
+    or labelled (“␣blue”, not “ blue”) and a cell or a bar never looks empty. The pieces table
+    writes them so too (piece_rows.visible); the notebook's label() is this one."""
+    return piece_rows.visible(model.tokenizer, int(i))
 
 
 def probability_text(p: float, decimals: int = 4) -> str:
@@ -67,11 +69,13 @@ def bars(model, top, key: str, arithmetic: bool = True) -> None:
     fig = probability_bars(names, top.p, top.kept, t("generate.bars_title"), t("generate.bars_y"))
     plot(fig, key)
     st.session_state[GEN_CANDIDATES] = (names[:4], [float(q) for q in top.q[:4]])
-    st.caption(t("generate.kept", kept=f"{top.kept_count:,}", vocab=f"{top.vocab:,}"))
+    kept = "generate.kept_all" if top.kept_count == top.vocab else "generate.kept"  # none cut:
+    # no grey bar to point at, nothing renormalised
+    st.caption(t(kept, kept=f"{top.kept_count:,}", vocab=f"{top.vocab:,}"))
     if not arithmetic:
         return
     columns = {
-        t("generate.col_token"): [markdown_text(n) for n in names],
+        t("generate.col_token"): [unbroken(markdown_text(n)) for n in names],  # "E4 BB" whole
         t("generate.col_logit"): [num(float(x), 3) for x in top.logits],
         t("generate.col_scaled"): [num(float(x), 3) for x in top.scaled],
         t("generate.col_p"): [num(float(x), 4) for x in top.p],

@@ -8,14 +8,17 @@ from dataclasses import dataclass
 import core
 from core.pretrained import piece_text
 from ui.kit.i18n import current_lang, t
+from ui.kit.number_text import unbroken
 
 VISIBLE_SPACE = "␣"
-EXAMPLE = {"sentencepiece": "E4", "byte_level": "E4 BB"}  # hex as the caption's example
+EXAMPLE = {"sentencepiece": "E4", "byte_level": unbroken("E4 BB")}  # the caption's hex example
+WORD_JOINER = "\u2060"  # no line break between the characters it stands between
 
 
 def visible(tokenizer, i: int) -> str:
-    """Piece ``i`` as the table prints it: shown(), its spaces as ␣ (a table cell drops a leading
-    space); a piece that is part of a character keeps its hex ("20 E5")."""
+    """Piece ``i`` as every surface prints it (next_token.label is this): shown(), its spaces as
+    ␣, so that a leading space is seen (“␣blue”) and a cell of spaces is never empty; a piece
+    that is part of a character keeps its hex ("20 E5")."""
     text = piece_text.shown(tokenizer, i)
     return text if piece_text.is_part(tokenizer, i) else text.replace(" ", VISIBLE_SPACE)
 
@@ -73,12 +76,15 @@ def caption(model) -> str:
     return joined(words)
 
 
-def note(model, cut: Split, example: str) -> str:
-    """Said where the prompt's pieces cut a character: how many, into how many pieces each."""
+def note(model, cut: Split) -> str:
+    """Said where the prompt's pieces cut a character: how many, into how many pieces each, and
+    the row that names it (its Chinese name held on one line: “属于”, never “属 / 于”)."""
     lo, hi = min(cut.sizes), max(cut.sizes)
     spread = str(lo) if lo == hi else f"{lo}–{hi}"
-    return t("generate.pieces_cut", count=len(cut.sizes), range=spread, example=example,
-             model=core.decoder_entry(model.name).display, row=t("generate.col_char"))  # fmt: skip
+    row = t("generate.col_char")
+    row = WORD_JOINER.join(row) if current_lang() == "zh" else row
+    return t("generate.pieces_cut", count=len(cut.sizes), range=spread, row=row,
+             model=core.decoder_entry(model.name).display)  # fmt: skip
 
 
 def joined(sentences: list) -> str:

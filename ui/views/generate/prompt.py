@@ -11,6 +11,7 @@ import core
 from core.pretrained import piece_text
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import error_text, t
+from ui.kit.number_text import unbroken
 from ui.kit.tables import table
 from ui.kit.url import url_choice
 from ui.views.generate import piece_rows
@@ -140,17 +141,18 @@ def pieces_table(model, ids, base: int) -> None:
     tokenizer = model.tokenizer
     st.caption(markdown_text(piece_rows.caption(model)))
     parts = [piece_text.is_part(tokenizer, i) for i in ids]
-    rows = {
-        t("generate.col_piece"): [piece_rows.visible(tokenizer, i) for i in ids],
+    rows = {  # a piece's bytes held on one line ("E4 BB", never "E4 / BB" in a narrow cell)
+        t("generate.col_piece"): [unbroken(piece_rows.visible(tokenizer, i)) for i in ids],
         t("generate.col_id"): [str(i) for i in ids],
     }
     if any(parts):  # every piece's bytes, and the character each part helps spell
         cut = piece_rows.split(tokenizer, ids)
         data = [piece_text.piece_bytes(tokenizer, i) for i in ids]
-        rows[t("generate.col_bytes")] = ["" if b is None else piece_text.hex_bytes(b) for b in data]
-        rows[t("generate.col_char")] = cut.of
-        example = rows[t("generate.col_piece")][parts.index(True)]
-        st.caption(markdown_text(piece_rows.note(model, cut, example)))
+        rows[t("generate.col_bytes")] = [
+            "" if b is None else unbroken(piece_text.hex_bytes(b)) for b in data
+        ]
+        rows[t("generate.col_char")] = [of or "—" for of in cut.of]  # whole: no blank cell
+        st.caption(markdown_text(piece_rows.note(model, cut)))
     columns = {"": list(rows)}  # the rows' names, then a column per position
     columns.update(
         (str(position + base), [values[position] for values in rows.values()])

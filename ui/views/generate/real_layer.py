@@ -12,7 +12,15 @@ from ui.figures.heatmaps import A_heatmap
 from ui.figures.place import plot
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
-from ui.kit.number_text import byte_size, indices, num, power_of_ten, shown_index
+from ui.kit.number_text import (
+    byte_size,
+    indices,
+    num,
+    one_in,
+    power_of_ten,
+    shown_index,
+    unbroken,
+)
 from ui.kit.tables import table
 from ui.views.generate.next_token import label, probability_text
 from ui.work.decoding import decoder, prompt_for_writing
@@ -26,8 +34,8 @@ def training(model, ids: tuple, decimals: int, base: int) -> None:
         return
     rows = {
         t("generate.col_position"): indices(n, base),
-        t("generate.col_input"): [label(model, i) for i in ids[:n]],
-        t("generate.col_target"): [label(model, i) for i in ids[1 : n + 1]],
+        t("generate.col_input"): [unbroken(label(model, i)) for i in ids[:n]],  # "E4 BB" whole
+        t("generate.col_target"): [unbroken(label(model, i)) for i in ids[1 : n + 1]],
         t("generate.col_p_pass"): [probability_text(p) for p in seen.target_p],
         t("generate.col_p_cached"): [probability_text(p) for p in seen.target_p_cached],
     }
@@ -55,7 +63,7 @@ def attention_map(model, ids: tuple, view: tuple, decimals: int, base: int) -> N
         t("generate.head_weight", head=shown_index(h, base), weight=num(float(w), 2))
         for h, w in enumerate(mean_on_first(A))
     )
-    first = label(model, ids[0])  # Gemma's <bos>; SmolLM2 adds none
+    first = unbroken(label(model, ids[0]))  # Gemma's <bos>; SmolLM2 adds none
     st.caption(markdown_text(t("generate.sink", layer=L, sinks=sinks, first=first, at=base)))
 
 
@@ -77,7 +85,7 @@ def _sharing(model, base: int) -> tuple[str, str]:
     c = model.config
     sizes = {"d": c.d_model, "h": c.n_heads, "hd": c.head_dim, "kv": c.n_kv_heads,
              "q_cols": c.n_heads * c.head_dim, "kv_cols": c.n_kv_heads * c.head_dim,
-             "saved": c.group, "g": c.group}  # fmt: skip
+             "saved": c.group, "g": c.group, "one_in": one_in(c.group)}  # fmt: skip
     if c.n_kv_heads == 1:
         title, text = t("generate.mqa_title", **sizes), t("generate.mqa_text", **sizes)
     else:

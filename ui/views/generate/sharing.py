@@ -12,16 +12,16 @@ import streamlit as st
 
 import core
 from core.lessons.kv_sharing import most_different_layer, sharing_of, three_ways
-from core.pretrained import piece_text
 from ui.figures.groups import kv_groups
 from ui.figures.palette import TICK_PX
 from ui.figures.place import BIG_TEXT_PX, plot
 from ui.kit.i18n import current_lang, t
-from ui.kit.number_text import byte_size, indices, shown_index
+from ui.kit.number_text import byte_size, indices, shown_index, unbroken
 from ui.kit.settings import BY_URL
 from ui.kit.shared_cache import shared
 from ui.kit.tables import table
 from ui.views.generate.next_token import label
+from ui.views.generate.piece_rows import visible
 from ui.views.trained import PHONE_PX
 from ui.work.decoding import decoder, prompt_for_writing
 
@@ -73,14 +73,15 @@ def section(model, text: str, ids: tuple, _view: tuple, base: int, decimals: int
 
 
 def _tokenizers(text: str, models) -> None:
-    """The prompt cut by each model: its pieces by core/pretrained/piece_text.py's rule (a piece
-    that is part of a character as its bytes, E4 BB)."""
+    """The prompt cut by each model: its pieces as every surface labels them (a piece that is
+    part of a character as its bytes, E4 BB, held on one line; a space as ␣), the line breaking
+    only between pieces."""
     columns, counts = {}, []
     for name in models:
         tokenizer = core.decoder_tokenizer(name)
         ids = tokenizer.encode(text)
         ids = ids[1:] if ids and ids[0] == tokenizer.bos else ids  # the text's own pieces
-        columns[_display(name)] = " · ".join(piece_text.shown(tokenizer, i) for i in ids)
+        columns[_display(name)] = " · ".join(unbroken(visible(tokenizer, i)) for i in ids)
         bos = core.decoder_entry(name).pieces.bos  # the piece the model puts first, or none
         key = "generate.kv_positions" if bos else "generate.kv_positions_no_bos"
         counts.append(t(key, model=_display(name), n=len(ids), bos=bos or ""))

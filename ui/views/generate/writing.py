@@ -12,7 +12,7 @@ from ui.figures.place import plot
 from ui.kit.choose import selectbox
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import current_lang, t
-from ui.kit.number_text import byte_size, indices, num, one_in, shown_index
+from ui.kit.number_text import NBSP, byte_size, indices, num, one_in, shown_index, unbroken
 from ui.kit.player import player
 from ui.kit.tables import table
 from ui.kit.url import keep_in_url, told, whole
@@ -125,16 +125,18 @@ def _text_so_far(model, prompt_ids, chosen) -> None:
         old, new = before.text, now.text[len(before.text) :]
     text = markdown_text(old) + (MARK.format(markdown_text(new)) if new else "")
     if now.missing:  # the bytes of a character begun, in a grey box after the text
-        pending = f"<code>{piece_text.hex_bytes(now.tail)} …</code>"
+        pending = f"<code>{unbroken(piece_text.hex_bytes(now.tail))}{NBSP}…</code>"
         text += MARK.format(pending) if chosen.tokens else pending  # the newest token's bytes
     st.markdown(t("generate.text_so_far", text=text), unsafe_allow_html=True)
     words = []
     if chosen.tokens:
         token, p = chosen.tokens[-1], probability_text(chosen.q[-1], 3)
         key = "generate.chosen_part" if piece_text.is_part(tokenizer, token) else "generate.chosen"
-        words.append(t(key, t=len(chosen.tokens), token=markdown_text(label(model, token)), p=p))
+        token = unbroken(markdown_text(label(model, token)))  # "E7 9C" on one line
+        words.append(t(key, t=len(chosen.tokens), token=token, p=p))
     if now.missing:
-        words.append(t("generate.unfinished", n=now.missing, bytes=piece_text.hex_bytes(now.tail)))
+        held = unbroken(piece_text.hex_bytes(now.tail))
+        words.append(t("generate.unfinished", n=now.missing, bytes=held))
     if words:
         st.caption(("" if current_lang() == "zh" else " ").join(words))
 
@@ -168,7 +170,7 @@ def _cache_table(model, ids, step, layer: int, base: int, decimals: int) -> None
     st.subheader(title, anchor="kv-cache")  # (lesson 4's "the cache grows a row a step")
     rows = {
         t("generate.col_position"): indices(positions, base),
-        t("generate.col_token"): [label(model, i) for i in ids],
+        t("generate.col_token"): [unbroken(label(model, i)) for i in ids],
         **{f"k[{j + base}]": [num(float(x), decimals) for x in K[:, j]] for j in range(3)},
         **{f"v[{j + base}]": [num(float(x), decimals) for x in V[:, j]] for j in range(3)},
     }

@@ -12,7 +12,7 @@ from ui.figures.lines import line_chart
 from ui.figures.place import grid, plot_for_screens
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
-from ui.kit.number_text import num
+from ui.kit.number_text import NBSP, num, unbroken
 from ui.kit.session import INSIDE_RANKS
 from ui.kit.tables import table
 from ui.views.inside.names import piece, row_names, stream_ticks
@@ -55,7 +55,8 @@ def prompt_box(model, lang: str) -> str:
 
 def story(model, lens: Lens, base: int) -> str:
     """Which layer first has the answer in its top 5, which first puts it first, and what the
-    layers just before put first."""
+    layers just before put first, a run of layers per piece: "layers 25–26 put «␣» first, layers
+    27–28 «␣red»" (not "«␣ / red»", which hid which layer put which)."""
     names = row_names(model.config.n_layers, base)
     answer = markdown_text(piece(model, lens.answer))
     top5 = int(np.argmax(lens.rank <= 5))
@@ -63,30 +64,41 @@ def story(model, lens: Lens, base: int) -> str:
     before = range(max(1, top1 - 4), top1)  # the (up to) four layers before it
     if len(before) == 0:
         return t("inside.lens_story_short", answer=answer, top5=names[top5], top1=names[top1])
-    firsts = dict.fromkeys(  # a piece's leading space would double the separator's
-        markdown_text(piece(model, int(lens.top_ids[i, 0])).strip()) for i in before
-    )
-    span = t("inside.layers_range", first=before[0] - 1 + base, last=before[-1] - 1 + base)
+    runs = []  # [first row, last row, the piece they put first]
+    for i in before:
+        first = int(lens.top_ids[i, 0])
+        if runs and runs[-1][2] == first:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i, first])
+    firsts = t("inside.lens_sep").join(
+        t("inside.lens_then" if k else "inside.lens_first",
+          layers=_rows(names, start, end, base), piece=markdown_text(piece(model, first)))
+        for k, (start, end, first) in enumerate(runs)
+    )  # fmt: skip
     kind = "inside.lens_story_same" if top5 == top1 else "inside.lens_story"
-    return t(
-        kind,
-        answer=answer,
-        top5=names[top5],
-        top1=names[top1],
-        before=span if len(before) > 1 else names[before[0]],
-        pieces=" / ".join(firsts),
-    )
+    return t(kind, answer=answer, top5=names[top5], top1=names[top1], firsts=firsts)
+
+
+def _rows(names: list[str], start: int, end: int, base: int) -> str:
+    """Stream rows ``start`` … ``end`` (row i: after layer i − 1 in code) as the page names
+    them: "layer 26", or "layers 25–26"."""
+    if start == end:
+        return names[start]
+    return t("inside.layers_range", first=start - 1 + base, last=end - 1 + base)
 
 
 def section(model, ids: tuple, base: int) -> Lens:
     lens = lens_of(model, ids)
     names = row_names(model.config.n_layers, base)
     st.success(story(model, lens, base), icon=":material/lightbulb:")
-    columns = {t("inside.col_row"): names}
+    columns = {t("inside.col_row"): [unbroken(name) for name in names]}  # "layer 30" whole
     for k in range(lens.top_ids.shape[1]):
         columns[t("inside.col_top", nth=k + 1)] = [
-            f"\u2068{piece(model, int(i))}\u2069  {num(float(p), 3)}"  # a right-to-left piece
-            # (Arabic) isolated: its cell keeps the piece first and the number after it
+            f"\u2068{unbroken(piece(model, int(i)))}\u2069{NBSP}{NBSP}{num(float(p), 3)}"
+            # a right-to-left piece (Arabic) isolated: its cell keeps the piece first and the
+            # number after it; non-breaking spaces: a phone's narrow cell never splits the piece
+            # from its p ("and / 0.043"), the table scrolls sideways instead
             for i, p in zip(lens.top_ids[:, k], lens.top_p[:, k], strict=True)
         ]
     table(columns)  # every layer's row, on a projector too

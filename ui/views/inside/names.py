@@ -43,6 +43,6 @@ def from_code(code: str, n_layers: int, n_heads: int) -> tuple[int, int] | None:
 
 def piece(model, i: int) -> str:
     """A piece as the inside page prints it: as /generate labels it (core/pretrained/piece_text.py:
-    part of a character as its bytes, "E5 A4"; a piece of spaces alone as ␣, whatever the
-    tokenizer's own mark, so that a cell or a bar never looks empty)."""
+    part of a character as its bytes, "E5 A4"; every space as ␣, whatever the tokenizer's own
+    mark: the answer " blue" quoted as “␣blue”, a piece of spaces alone as "␣")."""
     return label(model, int(i))

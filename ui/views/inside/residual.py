@@ -45,7 +45,7 @@ def section(model, ids: tuple, answer: int, base: int) -> None:
     with st.expander(t("inside.sum_table"), icon=":material/table:"):
         table(
             {
-                t("inside.col_row"): layers,
+                t("inside.x_layer"): layers,
                 t("inside.attention"): [num(float(v), DECIMALS) for v in parts.attention],
                 t("inside.feed_forward"): [num(float(v), DECIMALS) for v in parts.feed_forward],
             }
