@@ -32,13 +32,13 @@ def test_language_follows_the_browser(session):
     s = session(locale="zh-CN").open("/")
     s.wait_charts()
     assert "一步步看懂自注意力" in s.page.inner_text("body")
-    assert "这" in s.page.get_by_test_id("stTextInput").locator("input").input_value()
+    assert "这" in sentence_box(s.page).input_value()
 
 
 def test_type_a_chinese_sentence_and_step_through(session):
     s = session().open("/?lang=zh")
     s.wait_charts()
-    box = s.page.get_by_test_id("stTextInput").locator("input")
+    box = sentence_box(s.page)
     box.fill("我喜欢你这部电影")
     box.press("Enter")
     s.page.get_by_text("5 个 token", exact=False).first.wait_for(timeout=15000)
@@ -95,7 +95,7 @@ def test_values_are_printed_in_cells_up_to_24_tokens(session, n, with_text):
 def test_too_many_tokens_says_so_and_keeps_the_text(session):
     s = session().open("/?lang=zh")
     s.wait_charts()
-    box = s.page.get_by_test_id("stTextInput").locator("input")
+    box = sentence_box(s.page)
     text = " ".join(["词"] * 600)
     box.fill(text)
     box.press("Enter")
@@ -176,7 +176,7 @@ def test_hostile_tokens_show_literally_and_run_nothing(session):
     s.page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     s.open("/?lang=en&step=scores")
     s.wait_charts()
-    box = s.page.get_by_test_id("stTextInput").locator("input")
+    box = sentence_box(s.page)
     box.fill("<b>bold</b> <img src=x onerror=alert(1)> $x^2$ **md** 😀 שלום")
     box.press("Enter")
     s.page.get_by_text("8 tokens", exact=False).first.wait_for(timeout=15000)
@@ -197,3 +197,10 @@ def test_nonsense_in_a_link_is_noted_not_fatal(session):
     s.assert_healthy()
     note = s.page.get_by_test_id("stSidebar").inner_text()
     assert "d_model=-5" in note and "not a valid setting" in note
+
+
+def sentence_box(page):
+    """The sidebar's sentence (the walkthrough's "write it yourself" has a text box of its own)."""
+    return (
+        page.get_by_test_id("stSidebarUserContent").get_by_test_id("stTextInput").locator("input")
+    )
