@@ -6,6 +6,11 @@ weight, float32 as the app keeps them, and the cache so far) over the bandwidth 
 the same run (a large array copied: read once, written once).
 
 Run: python bench/two_decoders.py [--out bench/results/two_decoders_issue56.txt]
+``--prefill [--rounds 5] [--profile]``: the 512-token prefill only, both models, ours and torch
+side by side (median and best of the rounds, the order reversed each round): every position's
+logits (what ``forward(ids)`` returns and transformers' default), and the last position's only
+(``rows=1``, ``logits_to_keep=1``: what the app's /generate asks for); with ``--profile``, where
+ours spends its time, part by part (bench/results/prefill_*.txt).
 (torch==2.13.0, transformers and accelerate are benchmark-only; without them the torch columns
 are left out. llama.cpp: set LLAMA_PYTHON to a Python with llama-cpp-python built from its PyPI
 source (bench/llama_cpp_timing.py says how); it runs there, in a process of its own, on the same
@@ -13,9 +18,11 @@ GGUF file and the same ids, its weights as quantised as the file holds them.)
 """
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -77,9 +84,10 @@ def torch_model(name: str):
     return hf, torch
 
 
-def torch_call(torch, hf, ids, past=None):
+def torch_call(torch, hf, ids, past=None, keep=0):
+    """transformers' pass over ``ids``: logits for the last ``keep`` positions (0: every one)."""
     with torch.no_grad():
-        return hf(torch.tensor([ids]), past_key_values=past, use_cache=True)
+        return hf(torch.tensor([ids]), past_key_values=past, use_cache=True, logits_to_keep=keep)
 
 
 def llama_cpp(name: str, ids, folder: Path) -> dict | None:
@@ -155,6 +163,96 @@ def bench_model(name: str, rate: float, say) -> None:
         say(row)
 
 
+# ours' profile: the decoder's pieces, each timed as a whole where it is called from the pass
+# (a piece inside another counts as that other's: the final norm as the head's); "other" is the
+# rest (the embedding, the residual sums, the pass's own Python)
+PIECES = {"projections": "projections (Q K V, O)", "output": "projections (Q K V, O)",
+          "read_cache": "attention (scores, softmax, A V)", "feed_forward": "feed-forward",
+          "rms_norm": "norms", "rope": "RoPE", "lens": "LM head (and the final norm)"}  # fmt: skip
+
+
+@contextlib.contextmanager
+def profiled(seconds: dict):
+    """Adds each piece's seconds in a pass to ``seconds[part]`` while the block runs."""
+    from core.pretrained import decoder
+
+    depth, saved = [0], {}
+
+    def timed(part, f):
+        def call(*args, **kwargs):
+            depth[0] += 1
+            start = time.perf_counter()
+            try:
+                return f(*args, **kwargs)
+            finally:
+                depth[0] -= 1
+                if depth[0] == 0:
+                    seconds[part] = seconds.get(part, 0.0) + time.perf_counter() - start
+
+        return call
+
+    for name, part in PIECES.items():
+        owner = decoder.Decoder if hasattr(decoder.Decoder, name) else decoder
+        saved[name] = (owner, getattr(owner, name))
+        setattr(owner, name, timed(part, getattr(owner, name)))
+    try:
+        yield
+    finally:
+        for name, (owner, f) in saved.items():
+            setattr(owner, name, f)
+
+
+def profile(model, ids, rounds: int, say) -> None:
+    """Ours' 512-token prefill part by part: the median of ``rounds`` passes."""
+    passes = []
+    for _ in range(rounds):
+        seconds = {}
+        with profiled(seconds):
+            start = time.perf_counter()
+            model.forward(ids)
+            total = time.perf_counter() - start
+        seconds["other"] = total - sum(seconds.values())
+        seconds["total"] = total
+        passes.append(seconds)
+    say(f"  ours, part by part (median of {rounds} passes; parts' medians need not add up):")
+    for part in [*dict.fromkeys(PIECES.values()), "other", "total"]:
+        say(f"    {part:<34} {fmt_seconds(statistics.median(p.get(part, 0.0) for p in passes))}")
+
+
+def bench_prefill(name: str, rounds: int, say, parts: bool) -> None:
+    """The 512-token prefill, ours and torch side by side: every position's logits, and the
+    last position's only."""
+    import core
+
+    model = core.load_decoder(name)
+    hf, torch = torch_model(name)
+    ids = model.encode(TEXT)[:512]
+    impls = {
+        "ours": lambda: model.forward(ids),
+        "ours, last row": lambda: model.forward(ids, rows=1),
+    }
+    if hf is not None:
+        impls["torch"] = lambda: torch_call(torch, hf, ids)
+        impls["torch, last row"] = lambda: torch_call(torch, hf, ids, keep=1)
+    timed = time_side_by_side(impls, rounds=rounds, block=1, pause=0.5)
+    say(f"{name}, prefill of {len(ids)} tokens (median, best of {rounds}):")
+    for rows, suffix in (
+        ("every position's logits", ""),
+        ("the last position's only", ", last row"),
+    ):
+        row = f"  {rows:<24}"
+        for who in ("ours", "torch"):
+            if who + suffix in timed:
+                t = timed[who + suffix]
+                row += f"  {who} {fmt_seconds(t['median'])} ({fmt_seconds(t['best']).strip()})"
+        if "torch" + suffix in timed:
+            ratio = timed["ours" + suffix]["median"] / timed["torch" + suffix]["median"]
+            row += f"  ours÷torch {ratio:.2f}x"
+        say(row)
+    if parts:
+        profile(model, ids, rounds, say)
+
+
 def main() -> list[str]:
     lines = []
 
@@ -172,10 +270,32 @@ def main() -> list[str]:
     return lines
 
 
+def main_prefill(rounds: int, parts: bool) -> list[str]:
+    lines = []
+
+    def say(text=""):
+        print(text, flush=True)
+        lines.append(text)
+
+    import core
+    from core import threads
+
+    say(f"backend: {core.active_backend()}; {os.cpu_count()} cores, {threads.WORKERS} workers;"
+        f" load average before: {os.getloadavg()[0]:.1f}")  # fmt: skip
+    for name in core.decoder_names():
+        bench_prefill(name, rounds, say, parts)
+        core.load_decoder.cache_clear()
+    say(f"load average after: {os.getloadavg()[0]:.1f}")
+    return lines
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--out")
+    parser.add_argument("--prefill", action="store_true", help="the 512-token prefill only")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--profile", action="store_true", help="with --prefill: ours by part")
     args = parser.parse_args()
-    printed = main()
+    printed = main_prefill(args.rounds, args.profile) if args.prefill else main()
     if args.out:
         Path(args.out).write_text("\n".join(printed) + "\n", encoding="utf-8")
