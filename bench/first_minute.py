@@ -12,6 +12,14 @@ Scenarios (issue 54's targets):
   arrival; then everyone reruns at once, p95 < 2 s; the server's peak memory, the high-water mark
   (VmHWM) of it and its children, <= 1.6 GB.
 - walkthrough-app: N learners on the teacher's walkthrough link, on app.py: VmHWM <= 400 MB.
+- storm-serve (issue 67): pages-serve with a Measure storm: as soon as the class has its first
+  renders, STORM learners who are not on a model page go to the cost page and press Measure at
+  the same moment, while the model's pages draw and, a second later, everyone else reruns at once
+  (the walkthrough's among them): model pages drawn <= 12 s from the arrival, the others' reruns
+  p95 < 2 s, every press answered (its exponent said, or the page saying the server was busy),
+  VmHWM <= 1.6 GB.
+- own-app (issue 67): N walkthrough learners on app.py, each with a sentence of their own (so no
+  cache is shared between them), then all rerun at once: p95 < 2 s, VmHWM <= 400 MB.
 - replicas: 2N learners through deploy/local.sh's three replicas behind nginx (half on the
   walkthrough, half over every page): simultaneous reruns p95 < 2 s.
 
@@ -20,12 +28,15 @@ loopback port. The other version runs from a git worktree in a temporary folder,
 checkout's Python and packages.
 
 Run: python bench/first_minute.py [scenario ...] [--against REF] [--rounds R] [--sessions N]
-Stops by itself.
+    [--capacity 60,90,120,...]
+``--capacity``: each scenario at each class size, this checkout beside the other version, and the
+largest size at which each holds its reruns at p95 < 2 s with no failure. Stops by itself.
 """
 
 import argparse
 import asyncio
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -34,7 +45,15 @@ from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.classroom import LINK, LOADING, PAGES, PeakMemory, percentile, verdict  # noqa: E402
+from bench.classroom import (  # noqa: E402
+    LINK,
+    LOADING,
+    PAGES,
+    PeakMemory,
+    percentile,
+    shown_growth,
+    verdict,
+)
 from tests.support.servers import deployed, serving  # noqa: E402
 from tests.support.session import connect  # noqa: E402
 from ui.kit.i18n import LANGS, t  # noqa: E402
@@ -42,7 +61,19 @@ from ui.shell.registry import PAGES as REGISTRY  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BEFORE = "1783411"  # the last commit before issue 54's changes
-SCENARIOS = ("pages-serve", "pages-app", "walkthrough-app", "replicas")
+SCENARIOS = ("pages-serve", "pages-app", "walkthrough-app", "replicas", "storm-serve", "own-app")
+STORM = 24  # learners pressing Measure at once (the issue's storm)
+WORDS = ("the cat dog sat ran on under a mat rug big small red blue 我 你 喜欢 学习 语言 电影"
+         " 很 好看 今天 天气").split()  # fmt: skip
+
+
+def own_sentence(i: int) -> str:
+    """Learner i's sentence: five to seven words of WORDS, no two learners' alike."""
+    rng = random.Random(i)
+    words = rng.sample(WORDS, rng.randint(5, 7))
+    return "+".join(words[:-1] + [f"{words[-1]}{i}"])  # (the learner's number: never alike)
+
+
 APOLOGY = {t("shell.unexpected_error", lang) for lang in LANGS}
 MODEL_PAGES = {page.url for page in REGISTRY if page.model}
 
@@ -62,12 +93,16 @@ async def drawn_in_full(learner, opened_at: float) -> float:
     return time.perf_counter() - opened_at
 
 
-async def a_class(base: str, pages: list[str], query: str) -> dict:
+async def a_class(base: str, pages: list[str], query, storm: int = 0) -> dict:
+    """``query``: every learner's, or a function of the learner's number; ``storm``: learners
+    (not on a model page) who press Measure on the cost page once the class has its first
+    renders, while the model's pages draw and the others rerun (see storm-serve)."""
     async with AsyncExitStack() as stack:
         opened_at = time.perf_counter()
 
         async def one(i, page):
-            lang = query or f"lang={'zh' if i % 2 else 'en'}"
+            asked = query(i) if callable(query) else query
+            lang = asked or f"lang={'zh' if i % 2 else 'en'}"
             learner = await connect(base, page, lang, None, stack)
             return learner, time.perf_counter() - opened_at
 
@@ -78,18 +113,41 @@ async def a_class(base: str, pages: list[str], query: str) -> dict:
         model = [
             learner for learner, page in zip(learners, pages, strict=True) if page in MODEL_PAGES
         ]
-        full = await asyncio.gather(*(drawn_in_full(learner, opened_at) for learner in model))
-        rerun = await asyncio.gather(*(learner.run(timeout=300) for learner in learners))
+        others = [learner for learner in learners if learner not in model]
+        storm = min(storm, len(others) // 2)  # (a small class: half of those off the model)
+        pressers, others = others[:storm], others[storm:]
+
+        async def press(learner):
+            learner.page, learner.query = "cost", "lang=en"  # (shown_growth reads English)
+            await learner.run(timeout=300)
+            pressed_at = time.perf_counter()
+            await learner.run(learner.press("co_measure"), timeout=300)
+            return time.perf_counter() - pressed_at, *shown_growth(learner.texts)
+
+        async def rerun_soon(learner):
+            await asyncio.sleep(1.0 if storm else 0.0)  # (after the storm's presses)
+            return await learner.run(timeout=300)
+
+        if storm:  # everything at once: the storm, the model's pages, the others' reruns
+            full, pressed, rerun = await asyncio.gather(
+                asyncio.gather(*(drawn_in_full(learner, opened_at) for learner in model)),
+                asyncio.gather(*(press(learner) for learner in pressers)),
+                asyncio.gather(*(rerun_soon(learner) for learner in others)),
+            )
+        else:
+            full = await asyncio.gather(*(drawn_in_full(learner, opened_at) for learner in model))
+            pressed = []
+            rerun = await asyncio.gather(*(learner.run(timeout=300) for learner in learners))
         failed += sum(bool(failures(learner)) for learner in learners)
-        return {"first": first, "full": full, "rerun": rerun, "failed": failed}
+        return {"first": first, "full": full, "rerun": rerun, "failed": failed, "pressed": pressed}
 
 
-def on_one_server(root: Path, script: str, pages: list[str], query: str = "") -> dict:
+def on_one_server(root: Path, script: str, pages: list[str], query="", storm: int = 0) -> dict:
     with serving(script=script, root=root) as (port, server):
         peak = PeakMemory([server.pid])
         try:
             result = asyncio.run(
-                asyncio.wait_for(a_class(f"http://127.0.0.1:{port}", pages, query), 600)
+                asyncio.wait_for(a_class(f"http://127.0.0.1:{port}", pages, query, storm), 600)
             )
         finally:
             result_peak, own = peak.stop()
@@ -133,6 +191,11 @@ def run(scenario: str, root: Path, sessions: int) -> dict:
         return on_one_server(root, "app.py", spread)
     if scenario == "walkthrough-app":
         return on_one_server(root, "app.py", [""] * sessions, LINK)
+    if scenario == "storm-serve":
+        return on_one_server(root, "serve.py", spread, storm=STORM)
+    if scenario == "own-app":
+        own = LINK.replace("这+部+电影+很+好看", "{}")
+        return on_one_server(root, "app.py", [""] * sessions, lambda i: own.format(own_sentence(i)))
     return through_replicas(root, 2 * sessions)
 
 
@@ -146,20 +209,34 @@ def line(name: str, result: dict) -> str:
         f" | reruns p95 {percentile(rerun, 0.95):5.2f} s"
         f" | peak (VmHWM) {result['peak']:6.0f} MB ({result['own']:.0f} the server's)"
         f"{' | CRASHED' if result['crashed'] else ''}"
+        + (pressed_line(result["pressed"]) if result.get("pressed") else "")
+    )
+
+
+def pressed_line(pressed: list[tuple]) -> str:
+    exponents = sorted({round(e, 2) for _, e, _ in pressed if e == e})
+    busy = sum(b for _, _, b in pressed)
+    return (
+        f"\n           {len(pressed)} pressed Measure: answered in"
+        f" {max(s for s, _, _ in pressed):5.1f} s (max), exponents shown {exponents or '-'},"
+        f" {busy} told the server was busy"
     )
 
 
 def targets(scenario: str, result: dict) -> str:
     first, rerun, full = result["first"], result["rerun"], result["full"]
     checks = [f"0 failed {verdict(result['failed'] == 0 and not result['crashed'])}"]
-    if scenario.startswith("pages"):
+    if scenario.startswith(("pages", "storm")):
         checks += [
             f"first renders <= 5 s {verdict(max(first) <= 5)}",
             f"model pages <= 12 s {verdict(bool(full) and max(full) <= 12)}",
             f"peak <= 1600 MB {verdict(result['peak'] <= 1600)}",
         ]
-    if scenario == "walkthrough-app":
+    if scenario in ("walkthrough-app", "own-app"):
         checks.append(f"peak <= 400 MB {verdict(result['peak'] <= 400)}")
+    if scenario == "storm-serve":
+        shown = all(e == e and 1.4 <= e <= 2.4 or busy for _, e, busy in result["pressed"])
+        checks.append(f"every press an exponent in [1.4, 2.4] or 'busy' {verdict(shown)}")
     checks.append(f"reruns p95 < 2 s {verdict(percentile(rerun, 0.95) < 2)}")
     return "  targets (this checkout): " + ", ".join(checks)
 
@@ -170,13 +247,19 @@ def main():
     parser.add_argument("--against", default=BEFORE, help="the other version: a git ref")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--sessions", type=int, default=60)
+    parser.add_argument("--capacity", default="", help="class sizes, e.g. 60,90,120,150,180")
     args = parser.parse_args()
+    sizes = [int(n) for n in args.capacity.split(",") if n]
     head = subprocess.run(
         ["git", "log", "-1", "--format=%h %s"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()[:70]
     print(f"this checkout: {head}{' (with uncommitted changes)' if dirty() else ''}")
     print(f"against: {args.against}; {os.cpu_count()} cores; {args.sessions} learners a class")
     with checkout(args.against) as other:
+        if sizes:
+            for scenario in args.scenarios:
+                capacity(scenario, other, sizes)
+            return
         for scenario in args.scenarios:
             print(f"\n== {scenario}")
             for round_ in range(args.rounds):  # alternated: the other version first, then this
@@ -185,6 +268,29 @@ def main():
                 now = run(scenario, ROOT, args.sessions)
                 print(line(f"now/{round_ + 1}", now), flush=True)
             print(targets(scenario, now), flush=True)
+
+
+def holds(result: dict) -> bool:
+    return not result["failed"] and not result["crashed"] and percentile(result["rerun"], 0.95) < 2
+
+
+def capacity(scenario: str, other: Path, sizes: list[int]) -> None:
+    """``scenario`` at each class size, the other version then this checkout; the largest size
+    each holds (reruns p95 < 2 s, nothing failed), and the sizes above that still held."""
+    print(f"\n== capacity, {scenario}: class sizes {sizes}")
+    held = {"before": [], "now": []}
+    for size in sizes:
+        for who, root in (("before", other), ("now", ROOT)):
+            result = run(scenario, root, size)
+            print(line(f"{who}/{size}", result), flush=True)
+            if holds(result):
+                held[who].append(size)
+    for who, sizes_held in held.items():
+        largest = max(
+            (n for n in sizes if all(m in sizes_held for m in sizes if m <= n)), default=0
+        )
+        print(f"  capacity {who}: {largest or 'under ' + str(sizes[0])} learners"
+              f" (held at {sizes_held or 'none'})", flush=True)  # fmt: skip
 
 
 def dirty() -> bool:
