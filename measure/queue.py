@@ -32,7 +32,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FRESH_S = 600  # a result is reused for this long, for the same settings
-NICE = 10  # the child yields the CPU to the server's reruns
+NICE = 19  # the child yields the CPU to the server's reruns and to the model's load and passes
+# (niced 10, ui/work/model_load.py): at 10 too, a class's Measure storm took half of what the
+# model's load had, and the model's pages were drawn 30 s after a class of 120 arrived, not 12
+# (bench/first_minute.py storm-serve). Its figures are CPU times, which waiting does not stretch
 JOBS = {  # job -> the function it runs, as module:function
     "cost": "measure.cost:measure_cost",
     "loop_times": "measure.loop_times:measure_loop_times",

@@ -3,6 +3,7 @@
 Streamlit runs each session's script in its own thread, so these tests press from threads, while
 other threads allocate NumPy arrays as learners' reruns do."""
 
+import os
 import subprocess
 import sys
 import threading
@@ -207,3 +208,36 @@ def test_a_failing_child_reports_its_error():
     measurement = MeasurementQueue().request(("bad",), "cost", {"ns": [64], "d_model": 0}, "s")
     assert measurement.event.wait(60) and measurement.state == "failed"
     assert "exited with" in measurement.error
+
+
+def test_a_measurement_runs_below_the_models_load_in_cpu_priority():
+    """A class's Measure storm must not take the cores from the model's load and first passes
+    (issue 67): the measurement's child runs at a lower priority (a higher nice) than the thread
+    that loads the model, as Linux reads both."""
+    from ui.work import model_load
+
+    seen = []
+
+    def on_step(done, n):  # the child is alive while it reports
+        for child in (
+            Path(f"/proc/{os.getpid()}/task/{threading.get_native_id()}/children")
+            .read_text()
+            .split()
+        ):
+            if b"measure.queue" in Path(f"/proc/{child}/cmdline").read_bytes():
+                seen.append(os.getpriority(os.PRIO_PROCESS, int(child)))
+
+    run_in_child("loop_times", {"d_model": 8, "n_heads": 2, "ns": [4, 16]}, on_step)
+    loads = []
+
+    def load_thread():
+        model_load._give_way()
+        loads.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+
+    thread = threading.Thread(target=load_thread)
+    thread.start()
+    thread.join()
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    assert seen and set(seen) == {min(19, own + 19)}
+    assert loads == [min(19, own + model_load.NICE)]
+    assert seen[0] > loads[0] or own + model_load.NICE >= 19  # (a test run niced 9 or more)

@@ -40,6 +40,9 @@ def load_of(name: str) -> Load:
         return LOADS.setdefault(name, Load())
 
 
+NICE = 10  # the load's thread and its first passes (a measurement's child: 19, below it)
+
+
 def rss() -> int:
     """This process's resident memory in bytes (Linux's /proc)."""
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -71,7 +74,7 @@ def _load(name: str) -> None:
 
 def _give_way() -> None:
     try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
     except (AttributeError, OSError):  # not Linux: the load runs at the pages' priority
         pass
 
