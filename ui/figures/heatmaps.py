@@ -36,7 +36,7 @@ from ui.figures.palette import (
 )
 from ui.kit.escape import plotly_text
 from ui.kit.number_text import num, sum_notes
-from ui.kit.shared_cache import shared
+from ui.kit.shared_cache import CLASS, shared
 
 
 def block_mean(M: np.ndarray, max_side: int = MAX_SIDE) -> tuple[np.ndarray, int, int]:
@@ -63,7 +63,7 @@ def _format(values: np.ndarray, decimals: int) -> np.ndarray:
     return np.vectorize(lambda v: num(v, decimals), otypes=[object])(values)
 
 
-@shared(max_entries=160)
+@shared(max_entries=4 * CLASS)  # a class's own sentences: up to 3 on a walkthrough step each
 def heatmap(
     M,
     row_labels,

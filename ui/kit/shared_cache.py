@@ -16,6 +16,12 @@ from functools import update_wrapper
 
 import numpy as np
 
+CLASS = 128  # learners each with a sentence of their own (issue 67: a class of 120 on one server)
+# whose walkthrough traces and figures the server keeps at once: sized below the class, every
+# rerun of a class that reruns together found its own evicted and built it again (step "A V",
+# 3 charts each: 83 ms of script CPU a rerun against 26 with them kept; bench/rerun_profile.py),
+# for some 0.1 MB a learner kept (a 6-token trace 11 KiB, a chart's figure 35 KiB)
+
 
 def _fingerprint(value) -> object:
     if isinstance(value, np.ndarray):

@@ -12,6 +12,7 @@ from core.lessons.scaling import dot_products, softmax_sharpness
 from ui.kit.errors import show_input_error
 from ui.kit.i18n import t
 from ui.kit.settings import MAX_CHARS, MAX_TOKENS, SETTINGS
+from ui.kit.shared_cache import CLASS
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ class TraceKey:
         return cls(**{s.name: getattr(settings, s.name) for s in SETTINGS if s.layer})
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=CLASS)  # (a class, each learner with their own sentence)
 def sentence_trace(key: TraceKey) -> SentenceTrace:
     """Tokenize, embed, add PE, attend. Raises core.InputError for input the learner can fix.
 

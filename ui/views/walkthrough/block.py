@@ -14,7 +14,7 @@ from ui.figures.place import grid
 from ui.kit.escape import markdown_text
 from ui.kit.i18n import t
 from ui.kit.number_text import indices, num, power_of_ten, sub
-from ui.kit.shared_cache import shared
+from ui.kit.shared_cache import CLASS, shared
 
 FORMULA = (
     r"H = X + \text{MultiHead}(X),\quad N = \text{LayerNorm}(H),\quad "
@@ -34,7 +34,7 @@ def block_of(data, seed: int):
     return _block(data.trace.X, data.trace.output, seed)
 
 
-@shared(max_entries=16)
+@shared(max_entries=CLASS)
 def _block(X, attention_out, seed: int):
     return block(X, attention_out, _feed_forward(X.shape[1], seed))
 
