@@ -147,6 +147,12 @@ DRAWN = """([least, lang]) => {
   if (svgs < least || charts.some(c => !c.querySelector('.main-svg'))) return false;
   const bars = [...document.querySelectorAll('[data-testid=stProgress]')];
   if (bars.some(b => /Gemma|SmolLM/.test(b.textContent))) return false;
+  // nothing fading in or out: a stale element is dimmed, and a fade under way is read by axe as
+  // the colours it has at that moment (a caption at 3.88:1 halfway through a cold start's fade)
+  if (document.querySelector('[data-stale=true]')) return false;
+  const fading = document.getAnimations().filter(a => a.playState === 'running'
+    && a.effect && a.effect.getTiming().iterations !== Infinity);
+  if (fading.length) return false;
   const main = document.querySelector('[data-testid=stMain]');
   const now = `${charts.length} ${main ? main.scrollHeight : 0} ${document.body.innerText.length}`;
   if (now !== window.__a11yLast) { window.__a11yLast = now; return false; }
