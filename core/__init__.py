@@ -33,6 +33,7 @@ from core.variants.scalar import attention_scalar
 from core.weights import Weights, init_weights
 
 __all__ = [
+    "practice",
     "pretrained",
     "decoder_entry",
     "decoder_facts",

@@ -1,6 +1,7 @@
-"""A third decoder, made in the test alone: a tiny random llama-family model (2 layers, grouped-query
-attention with 4 query heads sharing 2 K/V heads, q/k/v/o biases, a byte-level vocabulary) written
-with llama.cpp's own GGUF writer into a package folder, and one row added to the registry. Nothing
+"""A third decoder, made in the test alone: a tiny random llama-family model (2 layers,
+grouped-query attention with 4 query heads sharing 2 K/V heads, q/k/v/o biases, a byte-level
+vocabulary) written with llama.cpp's own GGUF writer into a package folder, and one row added to
+the registry. Nothing
 else in the app changes: the pages open it as they open Gemma and SmolLM2 (issue 65).
 
     with third_model(tmp_path) as row:   # row: the registry's Model; row.name is in the URL

@@ -48,7 +48,12 @@ def test_no_string_names_a_decimal_looking_unit():
 
 @pytest.mark.parametrize(
     ("values", "decimals"),
-    [([0.0754, 1.7194, 29.0566], 3), ([1 / 3] * 3, 4), ([-0.0004, 0.0004, 2.5], 3), ([0.1] * 10, 2)],
+    [
+        ([0.0754, 1.7194, 29.0566], 3),
+        ([1 / 3] * 3, 4),
+        ([-0.0004, 0.0004, 2.5], 3),
+        ([0.1] * 10, 2),
+    ],
 )
 def test_a_printed_sum_adds_up_as_printed(values, decimals):
     parts, total = printed_sum(values, decimals)
