@@ -4,6 +4,7 @@ from functools import partial
 
 import streamlit as st
 
+from ui.kit.fold import fold
 from ui.kit.i18n import t
 from ui.notebooks import walkthrough as notebook
 from ui.notebooks.offer import offer
@@ -38,7 +39,8 @@ if walkthrough.extras_shown(settings):  # the page's foot: not projected, nor fo
     walkthrough.step_band(NAMES, step, suffix="_bottom")  # Previous / Next after the step too
     st.caption(walkthrough.backend_line(data.backend))
     offer(partial(notebook.build, data, settings, settings.lang), notebook.FILE)  # as every page
-    row = st.expander(t("walkthrough.export_title")).container(horizontal=True)  # (wraps)
-    for label, build, name, mime in DOWNLOADS:
-        row.download_button(t(label), partial(build, data), name, mime, key=label,
-                            on_click="ignore")  # fmt: skip
+    if box := fold(t("walkthrough.export_title"), "walkthrough_export"):  # (drawn when open)
+        row = box.container(horizontal=True)  # (wraps)
+        for label, build, name, mime in DOWNLOADS:
+            row.download_button(t(label), partial(build, data), name, mime, key=label,
+                                on_click="ignore")  # fmt: skip

@@ -139,12 +139,17 @@ def test_every_check_is_recorded_once_for_the_room(monkeypatch):
 def test_the_walkthrough_folds_the_exercise_under_its_step_for_its_head(lang):
     at = run_app("walkthrough", lang=lang, step="scores", head=1)
     assert t("practice.folded", lang) in [e.label for e in at.expander]
+    assert "practice_line_S" not in {box.key for box in at.text_input}  # closed: not drawn
+    at.session_state["practice_fold_S"] = True  # the learner opens it
+    at.run()
     _check(at, "S", "Q @ K.T")
     assert at.success[0].value.startswith(t("practice.right", lang, name="`S`", diff="")[:6])
     data = _data(lang)
     yours = decode(chart_titled(at, t("practice.chart_yours", lang, name="S"))["data"][0]["z"])
     assert np.allclose(yours, data.trace.S[1], atol=1e-5)  # the page's head, not head 0
     heads = run_app("walkthrough", lang=lang, step="heads")
+    heads.session_state["practice_fold_concat"] = True
+    heads.run()
     heads.button_group(key="practice_pick_concat").set_value("output").run()
     _check(heads, "output", "concat @ W_O")
     assert heads.success

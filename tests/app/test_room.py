@@ -452,6 +452,9 @@ def test_a_following_students_page_has_no_foot_until_they_explore():
         student.toggle(key="room_follow").set_value(False).run()
         keys = {b.key for b in student.button}
         assert "next_step_bottom" in keys and backend in page_text(student)
+        assert len(student.get("download_button")) == 1  # the notebook; .npz and CSV folded
+        student.session_state["walkthrough_export"] = True  # (drawn once the fold is opened)
+        student.run()
         assert len(student.get("download_button")) == 3  # .npz, CSV and the notebook
         assert t("shell.share_hint", lang) in [c.value for c in student.sidebar.caption]
     alone = run_app(lang="en", step="softmax")

@@ -329,6 +329,11 @@ def test_the_walkthrough_offers_both_downloads():
     at = run_app(lang="zh")
     assert not at.exception
     labels = [b.label for b in at.get("download_button")]
+    assert "全部矩阵（.npz）" not in labels  # folded away: drawn when opened (ui/kit/fold.py)
+    assert t("walkthrough.export_title", "zh") in [e.label for e in at.expander]
+    at.session_state["walkthrough_export"] = True  # the learner opens the fold
+    at.run()
+    labels = [b.label for b in at.get("download_button")]
     assert "全部矩阵（.npz）" in labels and "全部矩阵（CSV 文件，zip 压缩）" in labels
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import streamlit as st
 
 from core import practice
+from ui.kit.fold import fold
 from ui.kit.i18n import labeller, t
 from ui.kit.number_text import shown_index
 from ui.room import practice as room_practice
@@ -100,7 +101,10 @@ def hint(step: str) -> None:
 def folded(steps: tuple, data, settings, head: int) -> None:
     """The walkthrough's "Write it yourself" under an attention step: its exercise (a step that
     computes several, Q, K and V, picks one first)."""
-    with st.expander(t("practice.folded"), icon=":material/edit_note:"):
+    box = fold(t("practice.folded"), f"practice_fold_{steps[0]}", icon=":material/edit_note:")
+    if not box:  # closed: nothing of it drawn (ui/kit/fold.py)
+        return
+    with box:
         step = steps[0]
         if len(steps) > 1:
             step = st.segmented_control(
