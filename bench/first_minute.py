@@ -183,7 +183,36 @@ def checkout(ref: str):
         )
 
 
+@contextmanager
+def as_installed(root: Path):
+    """The other version's server as its own requirements install it: where they lack a package
+    this checkout's .venv has (uvloop, issue 67), a stub that fails to import shadows it."""
+    wanted = (root / "requirements.txt").read_text()
+    stubs = [name for name in ("uvloop",) if name not in wanted]
+    if not stubs:
+        yield
+        return
+    folder = Path(tempfile.mkdtemp(prefix="not-installed-"))
+    for name in stubs:
+        (folder / name).mkdir()
+        (folder / name / "__init__.py").write_text(f"raise ModuleNotFoundError({name!r})\n")
+    saved = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = str(folder) + (os.pathsep + saved if saved else "")
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONPATH")
+        else:
+            os.environ["PYTHONPATH"] = saved
+
+
 def run(scenario: str, root: Path, sessions: int) -> dict:
+    with as_installed(root):
+        return _run(scenario, root, sessions)
+
+
+def _run(scenario: str, root: Path, sessions: int) -> dict:
     spread = [PAGES[i % len(PAGES)] for i in range(sessions)]
     if scenario == "pages-serve":
         return on_one_server(root, "serve.py", spread)
