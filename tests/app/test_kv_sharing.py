@@ -110,7 +110,9 @@ def test_one_figure_puts_each_k_v_heads_readers_in_its_band(request, fixture, mo
     assert [s["layout"]["title"]["text"] for s in found] == [title]  # one figure, this layer
     spec = found[0]
     z = decode(spec["data"][0]["z"]).astype(float)
-    np.testing.assert_allclose(z, last[layer], atol=2e-6)  # row h: query head h
+    # row h: query head h (to float32's rounding: BLAS adds in another order on one thread than
+    # on two, and another pass in the process may hold it to one: 3e-6 on SmolLM2's 30 layers)
+    np.testing.assert_allclose(z, last[layer], atol=1e-5)
     group = c.n_heads // c.n_kv_heads
     names = {"en": "K/V {}", "zh": "K/V {}"}[lang]
     bands = [a for a in spec["layout"]["annotations"] if a["text"].startswith("K/V")]
