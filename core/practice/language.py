@@ -99,11 +99,11 @@ class Walker:
 
     def run(self, tree: ast.Expression):
         with np.errstate(all="ignore"):  # inf and nan are values here, never warnings
-            return self.eval(tree.body).value
+            return self.value_of(tree.body).value
 
     # -- the walk ---------------------------------------------------------------------------
 
-    def eval(self, node) -> Operand:
+    def value_of(self, node) -> Operand:
         if time.monotonic() > self.deadline:
             raise InputError("practice_too_slow", seconds=MAX_SECONDS)
         method = getattr(self, f"_{type(node).__name__}", None)
@@ -130,7 +130,7 @@ class Walker:
         return Operand(self.names[node.id], node.id)
 
     def _UnaryOp(self, node) -> Operand:
-        inner = self.eval(node.operand)
+        inner = self.value_of(node.operand)
         if isinstance(node.op, ast.USub):
             return Operand(-self._number_or_array(inner), f"-{inner.text}")
         if isinstance(node.op, ast.UAdd):
@@ -141,7 +141,7 @@ class Walker:
         op = BINARY.get(type(node.op))
         if op is None:
             raise InputError("practice_forbidden", what=_kind(node.op))
-        left, right = self.eval(node.left), self.eval(node.right)
+        left, right = self.value_of(node.left), self.value_of(node.right)
         a, b = self._number_or_array(left), self._number_or_array(right)
         text = f"{left.text} {op} {right.text}"
         if op == "@":
@@ -161,7 +161,7 @@ class Walker:
         compare = COMPARE.get(type(node.ops[0]))
         if compare is None:
             raise InputError("practice_forbidden", what=_kind(node.ops[0]))
-        left, right = self.eval(node.left), self.eval(node.comparators[0])
+        left, right = self.value_of(node.left), self.value_of(node.comparators[0])
         a, b = self._number_or_array(left), self._number_or_array(right)
         self._fits(np.shape(a), np.shape(b), left, right, "<")
         return Operand(compare(a, b), f"{left.text} ? {right.text}")
@@ -171,7 +171,7 @@ class Walker:
             if node.attr == "inf":
                 return Operand(math.inf, "np.inf")
             raise InputError("practice_forbidden", what=f"np.{node.attr[:40]}")
-        inner = self.eval(node.value)
+        inner = self.value_of(node.value)
         array = inner.value
         if not isinstance(array, np.ndarray):
             raise InputError("practice_forbidden", what=f".{node.attr[:40]}")
@@ -183,7 +183,7 @@ class Walker:
 
     def _Subscript(self, node) -> Operand:
         """Only ``<array>.shape[i]``, i a whole number."""
-        shape = self.eval(node.value)
+        shape = self.value_of(node.value)
         index = node.slice
         negative = isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub)
         constant = index.operand if negative else index
@@ -208,7 +208,7 @@ class Walker:
                 raise InputError("practice_forbidden", what=f"np.{func.attr[:40]}")
             return self._np(func.attr, node, options)
         if isinstance(func, ast.Attribute) and func.attr in METHODS:
-            inner = self.eval(func.value)
+            inner = self.value_of(func.value)
             if node.args or not isinstance(inner.value, np.ndarray):
                 raise InputError("practice_forbidden", what=f".{func.attr}(…)")
             return Operand(
@@ -240,7 +240,7 @@ class Walker:
     def _arrays(self, node, count: int) -> list[Operand]:
         if len(node.args) != count:
             raise InputError("practice_arguments", name=_call_name(node.func), n=count)
-        return [self.eval(a) for a in node.args]
+        return [self.value_of(a) for a in node.args]
 
     def _axis(self, array, options, default=None):
         axis = options.get("axis", default)
