@@ -32,10 +32,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FRESH_S = 600  # a result is reused for this long, for the same settings
-NICE = 19  # the child yields the CPU to the server's reruns and to the model's load and passes
-# (niced 10, ui/work/model_load.py): at 10 too, a class's Measure storm took half of what the
-# model's load had, and the model's pages were drawn 30 s after a class of 120 arrived, not 12
-# (bench/first_minute.py storm-serve). Its figures are CPU times, which waiting does not stretch
+NICE = 19  # the child yields the CPU to the server's reruns and to the model's load (niced 10,
+# ui/work/model_load.py), which at 10 too it shared a core with evenly. Its figures are CPU
+# times, which waiting does not stretch. (Under a storm of 120 the model's pages still drew at
+# 31-34 s: what holds them is not this child; bench/results/issue67_round1.txt)
 JOBS = {  # job -> the function it runs, as module:function
     "cost": "measure.cost:measure_cost",
     "loop_times": "measure.loop_times:measure_loop_times",
