@@ -116,13 +116,18 @@ def vm_hwm_mb(pid: int) -> float:
 
 
 def descendants(pid: int) -> list[int]:
+    """Every process ``pid`` started, and theirs: the children of each of its threads (Linux
+    lists a child under the thread that started it; the measurements' children, started by the
+    queue's worker thread, were missed when only the main thread's were read)."""
     found, todo = [], [pid]
     while todo:
         parent = todo.pop()
-        try:
-            children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
-        except OSError:
-            continue
+        children = []
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            try:
+                children += (task / "children").read_text().split()
+            except OSError:
+                continue
         found += [int(c) for c in children]
         todo += [int(c) for c in children]
     return found

@@ -9,7 +9,12 @@ that runs one thread's bytecode at a time: at 40 ms a rerun, 120 learners wait s
 With ``--spy FILE`` (py-spy installed apart: ``pip install --target DIR py-spy``, set PY_SPY to its
 binary), the server is sampled meanwhile and the functions holding its time are printed.
 
+With ``--against REF``, the same pages on a worktree of the commit REF too, its server and this
+checkout's taking turns page by page, ``--rounds`` times (the CPU kind and its neighbours vary:
+only figures from one run compare).
+
 Run: python bench/rerun_server_cpu.py [--pages "",room,masks] [--learners 20] [--reruns 5]
+     [--against REF [--rounds 2]]
 Stops by itself; nothing leaves 127.0.0.1.
 """
 
@@ -26,10 +31,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.classroom import LINK, cpu_seconds  # noqa: E402
-from bench.first_minute import own_sentence  # noqa: E402
+from bench.first_minute import as_installed, checkout, own_sentence  # noqa: E402
 from tests.support.servers import serving  # noqa: E402
 from tests.support.session import connect  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
 OWN = LINK.replace("这+部+电影+很+好看", "{}")  # the teacher's link, each learner's own sentence
 
 
@@ -83,18 +89,32 @@ def main():
     parser.add_argument("--learners", type=int, default=20)
     parser.add_argument("--reruns", type=int, default=5)
     parser.add_argument("--spy", default="", help="py-spy's raw output here")
+    parser.add_argument("--against", default="", help="a commit to measure side by side")
+    parser.add_argument("--rounds", type=int, default=1, help="with --against: turns each")
     args = parser.parse_args()
-    for page in args.pages.split(","):
-        with serving() as (port, server):
-            spy = args.spy and f"{args.spy}.{page or 'walkthrough'}"
-            got = asyncio.run(measure(port, server.pid, page, args.learners, args.reruns, spy))
-        print(
-            f"/{page:<20} server CPU per rerun {got['cpu_ms']:5.1f} ms | one rerun's wall time"
-            f" (median) {got['wall_ms']:5.1f} ms | {got['texts']} texts a run",
-            flush=True,
-        )
-        if spy and Path(spy).exists():
-            print("\n".join(hottest(spy)))
+    if not args.against:
+        for page in args.pages.split(","):
+            one_page(ROOT, "", page, args)
+        return
+    with checkout(args.against) as before:
+        for turn in range(args.rounds):
+            for page in args.pages.split(","):
+                with as_installed(before):
+                    one_page(before, f"before/{turn + 1} ", page, args)
+                one_page(ROOT, f"now/{turn + 1}    ", page, args)
+
+
+def one_page(root: Path, label: str, page: str, args) -> None:
+    with serving(root=root) as (port, server):
+        spy = args.spy and f"{args.spy}.{label.strip().replace('/', '')}{page or 'walkthrough'}"
+        got = asyncio.run(measure(port, server.pid, page, args.learners, args.reruns, spy))
+    print(
+        f"{label}/{page:<20} server CPU per rerun {got['cpu_ms']:5.1f} ms | one rerun's wall time"
+        f" (median) {got['wall_ms']:5.1f} ms | {got['texts']} texts a run",
+        flush=True,
+    )
+    if spy and Path(spy).exists():
+        print("\n".join(hottest(spy)))
 
 
 if __name__ == "__main__":
