@@ -17,6 +17,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from ui.kit.browser import BROWSER_COOKIE
 
 EARLY_FOR_RERUN = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
+OPEN_TIMEOUT_S = 15  # a desktop browser's wait for its websocket (Streamlit's frontend)
 
 
 async def connect(
@@ -33,9 +34,12 @@ async def connect(
     # no keepalive pings of the client's own (a browser sends none either): on 2 cores, a class
     # arriving at once and /generate loading its model can hold a reply past websockets' 20 s
     # ping timeout; every wait for the server has its own timeout (Learner.run)
+    # a browser's Streamlit client waits 15 s for its websocket to open (60 s on Android), then
+    # says it timed out and connects again (WebsocketConnection in Streamlit's frontend): the
+    # same 15 s here, where websockets' own default is 10
     ws = websockets.connect(
         url, subprotocols=["streamlit"], max_size=None, additional_headers=headers,
-        ping_interval=None,
+        ping_interval=None, open_timeout=OPEN_TIMEOUT_S,
     )  # fmt: skip
     ws = await (stack.enter_async_context(ws) if stack else ws)
     learner = Learner(ws, page, query)
