@@ -6,11 +6,12 @@ weight, float32 as the app keeps them, and the cache so far) over the bandwidth 
 the same run (a large array copied: read once, written once).
 
 Run: python bench/two_decoders.py [--out bench/results/two_decoders_issue56.txt]
-``--prefill [--rounds 5] [--profile]``: the 512-token prefill only, both models, ours and torch
-side by side (median and best of the rounds, the order reversed each round): every position's
-logits (what ``forward(ids)`` returns and transformers' default), and the last position's only
-(``rows=1``, ``logits_to_keep=1``: what the app's /generate asks for); with ``--profile``, where
-ours spends its time, part by part (bench/results/prefill_*.txt).
+``--prefill [--rounds 5] [--profile]``: the 512-token prefill only, both models, ours (also as the
+server runs it, its C heap set as ui/kit/process.py sets it: "served") and torch side by side
+(median and best of the rounds, the order reversed each round): every position's logits (what
+``forward(ids)`` returns and transformers' default), and the last position's only (``rows=1``,
+``logits_to_keep=1``: what the app's /generate asks for); with ``--profile``, where ours spends
+its time, part by part (bench/results/prefill_*.txt).
 (torch==2.13.0, transformers and accelerate are benchmark-only; without them the torch columns
 are left out. llama.cpp: set LLAMA_PYTHON to a Python with llama-cpp-python built from its PyPI
 source (bench/llama_cpp_timing.py says how); it runs there, in a process of its own, on the same
@@ -219,9 +220,24 @@ def profile(model, ids, rounds: int, say) -> None:
         say(f"    {part:<34} {fmt_seconds(statistics.median(p.get(part, 0.0) for p in passes))}")
 
 
+def as_served(run):
+    """``run()`` as the server runs a model's pass: its C heap as ui/kit/process.py sets it (every
+    allocation of a megabyte or more mapped on its own), lifted for the pass as a turn at the
+    model lifts it (ui/kit/heap.py's for_passes). After it, the bar at glibc's largest (32 MB),
+    where glibc's own moving bar stands after a model's first passes, for the other columns."""
+    from ui.kit import heap, process
+
+    heap.map_from(process.MAP_FROM)
+    try:
+        with heap.for_passes():
+            return run()
+    finally:
+        heap.map_from(heap.PASS_MAP_FROM)
+
+
 def bench_prefill(name: str, rounds: int, say, parts: bool) -> None:
-    """The 512-token prefill, ours and torch side by side: every position's logits, and the
-    last position's only."""
+    """The 512-token prefill, ours, ours as the server runs it ("served": its C heap) and torch
+    side by side: every position's logits, and the last position's only."""
     import core
 
     model = core.load_decoder(name)
@@ -230,6 +246,8 @@ def bench_prefill(name: str, rounds: int, say, parts: bool) -> None:
     impls = {
         "ours": lambda: model.forward(ids),
         "ours, last row": lambda: model.forward(ids, rows=1),
+        "served": lambda: as_served(lambda: model.forward(ids)),
+        "served, last row": lambda: as_served(lambda: model.forward(ids, rows=1)),
     }
     if hf is not None:
         impls["torch"] = lambda: torch_call(torch, hf, ids)
@@ -241,13 +259,14 @@ def bench_prefill(name: str, rounds: int, say, parts: bool) -> None:
         ("the last position's only", ", last row"),
     ):
         row = f"  {rows:<24}"
-        for who in ("ours", "torch"):
+        for who in ("ours", "served", "torch"):
             if who + suffix in timed:
                 t = timed[who + suffix]
                 row += f"  {who} {fmt_seconds(t['median'])} ({fmt_seconds(t['best']).strip()})"
         if "torch" + suffix in timed:
-            ratio = timed["ours" + suffix]["median"] / timed["torch" + suffix]["median"]
-            row += f"  ours÷torch {ratio:.2f}x"
+            for who in ("ours", "served"):
+                ratio = timed[who + suffix]["median"] / timed["torch" + suffix]["median"]
+                row += f"  {who}÷torch {ratio:.2f}x"
         say(row)
     if parts:
         profile(model, ids, rounds, say)

@@ -15,7 +15,9 @@ for a turn first:
 A job that starts while another holds a turn runs inside ``together()`` if given (the app's: BLAS on
 one thread, so that two jobs on two cores do not each start two BLAS threads, whose spinning took
 a third of the CPU when a class opened /inside and /generate at once); a job alone keeps every
-core. A job that already holds a turn runs the jobs it calls inside it without asking again. Who is
+core. Every job runs inside ``held()`` if given (the app's: the C heap kept for a pass's arrays,
+ui/kit/heap.py). A job that already holds a turn runs the jobs it calls inside it without asking
+again. Who is
 asking (the session) and how to show the wait are the caller's: ``who()`` and ``show()`` are set by
 the app (ui/work/model_turns.py); without them a thread is its own session and waits silently.
 """
@@ -37,11 +39,13 @@ class Ticket:
 
 
 class Turns:
-    def __init__(self, slots: int, who: Callable[[], str] | None = None, show=None, together=None):
+    def __init__(self, slots: int, who: Callable[[], str] | None = None, show=None, together=None,
+                 held=None):  # fmt: skip
         self.slots = max(1, slots)
         self.who = who or (lambda: f"thread-{threading.get_ident()}")
         self.show = show  # () -> an object with .wait(ahead) and .done(), or None
         self.together = together  # () -> a context for a job that starts beside another, or None
+        self.held = held  # () -> a context for every job while it holds its turn, or None
         self._cond = threading.Condition()
         self._line: list[Ticket] = []  # waiting jobs, in order
         self._running = 0
@@ -94,8 +98,9 @@ class Turns:
         try:  # from here the turn is held: whatever happens, it is given back
             if shown is not None:
                 shown.done()  # (may raise: a rerun asked for meanwhile)
-            with self.together() if beside_another and self.together else nullcontext():
-                yield
+            with self.held() if self.held else nullcontext():
+                with self.together() if beside_another and self.together else nullcontext():
+                    yield
         finally:
             self._held.depth = 0
             with self._cond:

@@ -257,3 +257,29 @@ def test_a_job_that_starts_beside_another_runs_inside_together_and_a_lone_job_do
     with pool.turn():
         pass
     assert inside == ["second"]
+
+
+def test_every_job_holding_its_turn_runs_inside_held_once_nested_jobs_included():
+    """The app's ``held`` keeps the C heap for a pass's arrays (ui/kit/heap.py): entered for
+    every job once it has its turn, alone or beside another, and once for a job inside a job;
+    left when the turn is given back, a failed job's too."""
+    events = []
+
+    class Held:
+        def __enter__(self):
+            events.append("in")
+
+        def __exit__(self, *_):
+            events.append("out")
+            return False
+
+    pool = Turns(2, held=Held)
+    with pool.turn():
+        assert events == ["in"]
+        with pool.turn():  # a job inside a job: its turn already held
+            pass
+        assert events == ["in"]
+    assert events == ["in", "out"]
+    with pytest.raises(ValueError), pool.turn():
+        raise ValueError("a pass failed")
+    assert events == ["in", "out", "in", "out"]

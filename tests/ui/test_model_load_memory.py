@@ -1,6 +1,8 @@
 """After Gemma's load the server hands the heap's freed pages back (ui/work/model_load.py): a
 process that frees most of many mid-sized allocations, the rest kept between them, is resident
-by far less once ``heap.give_back`` has run. In a child process, whose heap is its own."""
+by far less once ``heap.give_back`` has run; the load and a model's pass take their temporaries
+from the heap rather than faulting them in each time. In a child process, whose heap is its
+own."""
 
 import subprocess
 import sys
@@ -63,3 +65,51 @@ def test_a_load_reuses_its_freed_blocks_instead_of_faulting_them_in_each_time():
     assert plain > 20_000, plain  # 400 rounds × 3 arrays × 64 pages, faulted in each time
     assert kept < plain / 20, (plain, kept)
     assert after > plain / 2, (plain, after)  # the default trim is back
+
+
+PASSES = """
+import resource, threading
+import numpy as np
+from ui.kit import heap, process
+process.tune()  # the server's heap: every allocation from 1 MB mapped on its own
+
+def faults(rounds=60):  # a prefill's shape: [512, 640] float32 temporaries, 1.3 MB each
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(rounds):
+        a = np.empty((512, 640), dtype=np.float32); a.fill(1)
+        b = a * 2; c = b + a
+        del a, b, c
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+faults(5)
+plain = faults()
+with heap.for_passes():
+    faults(5)
+    lifted = faults()
+    other_in, other_out = threading.Event(), threading.Event()
+    def other():  # a second pass on the other core, still running after this one ends
+        with heap.for_passes():
+            other_in.set()
+            other_out.wait(10)
+    thread = threading.Thread(target=other); thread.start(); other_in.wait(10)
+# this pass has ended, the other has not: the bar stays lifted for it
+beside = faults()
+other_out.set(); thread.join()
+after = faults()
+print(plain, lifted, beside, after)
+"""
+
+
+def test_a_models_pass_takes_its_arrays_from_the_heap_and_the_bar_comes_back_after_the_last():
+    """heap.for_passes() (every turn at the model, ui/work/model_turns.py): with the server's
+    bar at 1 MB, each 1.3 MB temporary of a prefill was mapped and its ~320 pages faulted in
+    anew; within a pass they come from the heap, reused; with two passes at once the bar comes
+    back only after both; after, every megabyte mapped on its own again."""
+    out = subprocess.run(
+        [sys.executable, "-c", PASSES], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    plain, lifted, beside, after = (int(x) for x in out.stdout.split()[-4:])
+    assert plain > 60 * 3 * 300, plain  # 3 arrays a round, ~320 pages each, faulted each time
+    assert lifted < plain / 20, (plain, lifted)
+    assert beside < plain / 20, (plain, beside)
+    assert after > plain / 2, (plain, after)

@@ -6,12 +6,14 @@ sessions and the model's passes leave it spread over many. Elsewhere (not glibc)
 
 import ctypes
 import ctypes.util
+import threading
 from contextlib import contextmanager
 
 M_ARENA_MAX = -8  # mallopt's parameters (malloc.h)
 M_MMAP_THRESHOLD = -3
 M_TRIM_THRESHOLD = -1
 TRIM_DEFAULT = 128 << 10  # glibc's, which a set mmap threshold keeps from growing
+PASS_MAP_FROM = 32 << 20  # glibc's largest mmap threshold: a model pass's temporaries under it
 
 
 def _libc():
@@ -30,12 +32,19 @@ def limit_arenas(most: int) -> bool:
     return bool(LIBC is not None and LIBC.mallopt(M_ARENA_MAX, most))
 
 
+_mapped_from: int | None = None  # what map_from set last (None: glibc's own, moving bar)
+
+
 def map_from(size: int) -> bool:
     """Every allocation of ``size`` bytes or more mapped on its own, and unmapped when freed; True
     if set. glibc's default raises this bar to the largest block freed so far (up to 32 MB), so
     after a model's first [32, 262 144] logits, the next ones came from the heap, and what was
     freed there stayed resident under the next pass's arrays."""
-    return bool(LIBC is not None and LIBC.mallopt(M_MMAP_THRESHOLD, size))
+    global _mapped_from
+    done = bool(LIBC is not None and LIBC.mallopt(M_MMAP_THRESHOLD, size))
+    if done:
+        _mapped_from = size
+    return done
 
 
 def trim_from(size: int) -> bool:
@@ -55,6 +64,41 @@ def reused(size: int = 16 << 20):
     finally:
         trim_from(TRIM_DEFAULT)
         give_back()
+
+
+_passes = 0  # model passes running now (at most one per core)
+_passes_lock = threading.Lock()
+
+
+@contextmanager
+def for_passes():
+    """While any model pass runs (ui/work/model_turns.py: every turn at the model): allocations
+    under PASS_MAP_FROM come from the heap, and what is freed there stays for the next of the
+    pass's arrays; after the last pass, the bar ``map_from`` had set again. With every megabyte
+    mapped on its own (the server's 1 MB, process.py), each of a 512-token prefill's temporaries
+    ([512, 640] float32: 1.3 MB, a few dozen a layer) was mapped, faulted in page by page and
+    unmapped: Gemma's prefill took 1.6 times as long, SmolLM2's 1.3-1.4
+    (bench/results/issue67_round2.txt). Nothing changes where ``map_from`` was never called
+    (glibc's own bar moves by itself)."""
+    global _passes
+    served = _mapped_from
+    if served is None or served >= PASS_MAP_FROM:
+        yield
+        return
+    with _passes_lock:
+        _passes += 1
+        if _passes == 1:
+            LIBC.mallopt(M_MMAP_THRESHOLD, PASS_MAP_FROM)
+            trim_from(PASS_MAP_FROM)
+    try:
+        yield
+    finally:
+        with _passes_lock:
+            _passes -= 1
+            if _passes == 0:  # (no malloc_trim here: walking the heap after every written
+                # token cost Gemma's step 20-50 ms; glibc trims its tops by itself from here)
+                LIBC.mallopt(M_MMAP_THRESHOLD, served)
+                trim_from(TRIM_DEFAULT)
 
 
 def give_back() -> None:

@@ -11,6 +11,7 @@ import sys
 from ui.kit import heap
 
 _done = False
+MAP_FROM = 1 << 20  # the C heap's bar: every allocation from 1 MB mapped on its own (tune())
 
 
 def tune() -> bool:
@@ -47,5 +48,5 @@ def tune() -> bool:
     # Arrays of 1 MB or more (a model's logits: 1 MB a row) mapped on their own and handed back
     # when freed (ui/kit/heap.py): a class on every page peaked at 1,604-1,621 MB without it and
     # 1,576-1,577 MB with it; Gemma's steps and lens took the same time (within 4%).
-    heap.map_from(1 << 20)
+    heap.map_from(MAP_FROM)  # (a model's passes lift it while they run: heap.for_passes)
     return True

@@ -12,6 +12,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from core.threads import blas_on_one_thread
 from scheduling.training import TrainingRuns
 from scheduling.turns import Turns
+from ui.kit import heap
 from ui.kit.i18n import t
 
 
@@ -38,5 +39,6 @@ class _Line:
             self.slot.empty()
 
 
-TURNS = Turns(os.cpu_count() or 1, who=_session, show=_Line, together=blas_on_one_thread)
+TURNS = Turns(os.cpu_count() or 1, who=_session, show=_Line, together=blas_on_one_thread,
+              held=heap.for_passes)  # fmt: skip
 RUNS = TrainingRuns(turns=TURNS)  # one per server process
