@@ -132,7 +132,8 @@ def _read(run: Run, turns=None) -> None:
         )
         more = True
         while more:
-            with nullcontext() if turns is None else turns.turn():
+            with nullcontext() if turns is None else turns.turn(plain=True):  # (the steps
+                # run in the child: no heap of this process's to keep for them)
                 more = _one_turn(run, "go" if turns is not None else "go on")
         code = run.child.wait()
         if code != 0 and run.state == "running":

@@ -83,9 +83,10 @@ class Turns:
         return sum(t.left is None for t in before)
 
     @contextmanager
-    def turn(self):
+    def turn(self, plain: bool = False):
         """Wait for a turn at the model (the caller's session's one place in line), then hold it
-        for the block."""
+        for the block. ``plain``: without ``held()`` (a training run's turn, whose work is done
+        in its own process)."""
         if getattr(self._held, "depth", 0):  # a job inside a job: its turn is already held
             self._held.depth += 1
             try:
@@ -98,7 +99,7 @@ class Turns:
         try:  # from here the turn is held: whatever happens, it is given back
             if shown is not None:
                 shown.done()  # (may raise: a rerun asked for meanwhile)
-            with self.held() if self.held else nullcontext():
+            with self.held() if self.held and not plain else nullcontext():
                 with self.together() if beside_another and self.together else nullcontext():
                     yield
         finally:

@@ -262,7 +262,8 @@ def test_a_job_that_starts_beside_another_runs_inside_together_and_a_lone_job_do
 def test_every_job_holding_its_turn_runs_inside_held_once_nested_jobs_included():
     """The app's ``held`` keeps the C heap for a pass's arrays (ui/kit/heap.py): entered for
     every job once it has its turn, alone or beside another, and once for a job inside a job;
-    left when the turn is given back, a failed job's too."""
+    left when the turn is given back, a failed job's too; not for a plain turn (a training
+    run's, whose steps run in its own process)."""
     events = []
 
     class Held:
@@ -282,4 +283,7 @@ def test_every_job_holding_its_turn_runs_inside_held_once_nested_jobs_included()
     assert events == ["in", "out"]
     with pytest.raises(ValueError), pool.turn():
         raise ValueError("a pass failed")
+    assert events == ["in", "out", "in", "out"]
+    with pool.turn(plain=True):  # a training run's turn: its steps are in its own process
+        pass
     assert events == ["in", "out", "in", "out"]
