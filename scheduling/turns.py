@@ -16,10 +16,10 @@ A job that starts while another holds a turn runs inside ``together()`` if given
 one thread, so that two jobs on two cores do not each start two BLAS threads, whose spinning took
 a third of the CPU when a class opened /inside and /generate at once); a job alone keeps every
 core. Every job runs inside ``held()`` if given (the app's: the C heap kept for a pass's arrays,
-ui/kit/heap.py). A job that already holds a turn runs the jobs it calls inside it without asking
-again. Who is
-asking (the session) and how to show the wait are the caller's: ``who()`` and ``show()`` are set by
-the app (ui/work/model_turns.py); without them a thread is its own session and waits silently.
+ui/kit/heap.py), unless its turn is plain. A job that already holds a turn runs the jobs it calls
+inside it without asking again. Who is asking (the session) and how to show the wait are the
+caller's: ``who()`` and ``show()`` are set by the app (ui/work/model_turns.py); without them a
+thread is its own session and waits silently.
 """
 
 import threading

@@ -31,25 +31,38 @@ def test_freed_heap_pages_go_back_to_the_system_after_the_load():
     assert returned_mb > 100, f"only {returned_mb:.0f} MB went back"
 
 
-REUSED = """
-import resource
+FAULTS = """
+import resource, threading
 import numpy as np
 from ui.kit import heap, process
 process.tune()  # the server's heap settings: every allocation from 1 MB mapped on its own
 
-def faults(rounds=400):  # a dequantising loop's shape: a few hundred kB allocated, freed, again
+def faults(shape, rounds):  # float32 arrays of ``shape`` allocated, used, freed, again
     before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     for _ in range(rounds):
-        a = np.empty(64 << 10, dtype=np.float32); a.fill(1)
+        a = np.empty(shape, dtype=np.float32); a.fill(1)
         b = a * 2; c = b + a
         del a, b, c
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+"""
 
-faults(10)
-plain = faults()
+
+def faults_in_child(program: str) -> list[int]:
+    """The numbers ``program`` prints, run after FAULTS in a child process."""
+    out = subprocess.run(
+        [sys.executable, "-c", FAULTS + program], cwd=ROOT, capture_output=True, text=True,
+        check=True,
+    )  # fmt: skip
+    return [int(x) for x in out.stdout.split()]
+
+
+REUSED = """
+BLOCK = 64 << 10  # a dequantising loop's shape: 256 kB allocated, freed, again
+faults(BLOCK, 10)
+plain = faults(BLOCK, 400)
 with heap.reused():
-    kept = faults()
-after = faults()
+    kept = faults(BLOCK, 400)
+after = faults(BLOCK, 400)
 print(plain, kept, after)
 """
 
@@ -58,34 +71,19 @@ def test_a_load_reuses_its_freed_blocks_instead_of_faulting_them_in_each_time():
     """heap.reused() (around the model's load): a block's freed temporaries stay for the next
     block, where glibc's 128 kB trim handed them back and the next faulted them in again; after
     it, the default again."""
-    out = subprocess.run(
-        [sys.executable, "-c", REUSED], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    plain, kept, after = (int(x) for x in out.stdout.split()[-3:])
+    plain, kept, after = faults_in_child(REUSED)
     assert plain > 20_000, plain  # 400 rounds × 3 arrays × 64 pages, faulted in each time
     assert kept < plain / 20, (plain, kept)
     assert after > plain / 2, (plain, after)  # the default trim is back
 
 
 PASSES = """
-import resource, threading
-import numpy as np
-from ui.kit import heap, process
-process.tune()  # the server's heap: every allocation from 1 MB mapped on its own
-
-def faults(rounds=60):  # a prefill's shape: [512, 640] float32 temporaries, 1.3 MB each
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    for _ in range(rounds):
-        a = np.empty((512, 640), dtype=np.float32); a.fill(1)
-        b = a * 2; c = b + a
-        del a, b, c
-    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
-
-faults(5)
-plain = faults()
+ROWS = (512, 640)  # a prefill's shape: [512, 640] float32 temporaries, 1.3 MB each
+faults(ROWS, 5)
+plain = faults(ROWS, 60)
 with heap.for_passes():
-    faults(5)
-    lifted = faults()
+    faults(ROWS, 5)
+    lifted = faults(ROWS, 60)
     other_in, other_out = threading.Event(), threading.Event()
     def other():  # a second pass on the other core, still running after this one ends
         with heap.for_passes():
@@ -93,9 +91,9 @@ with heap.for_passes():
             other_out.wait(10)
     thread = threading.Thread(target=other); thread.start(); other_in.wait(10)
 # this pass has ended, the other has not: the bar stays lifted for it
-beside = faults()
+beside = faults(ROWS, 60)
 other_out.set(); thread.join()
-after = faults()
+after = faults(ROWS, 60)
 print(plain, lifted, beside, after)
 """
 
@@ -105,10 +103,7 @@ def test_a_models_pass_takes_its_arrays_from_the_heap_and_the_bar_comes_back_aft
     bar at 1 MB, each 1.3 MB temporary of a prefill was mapped and its ~320 pages faulted in
     anew; within a pass they come from the heap, reused; with two passes at once the bar comes
     back only after both; after, every megabyte mapped on its own again."""
-    out = subprocess.run(
-        [sys.executable, "-c", PASSES], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    plain, lifted, beside, after = (int(x) for x in out.stdout.split()[-4:])
+    plain, lifted, beside, after = faults_in_child(PASSES)
     assert plain > 60 * 3 * 300, plain  # 3 arrays a round, ~320 pages each, faulted each time
     assert lifted < plain / 20, (plain, lifted)
     assert beside < plain / 20, (plain, beside)

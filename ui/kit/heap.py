@@ -77,8 +77,8 @@ def for_passes():
     pass's arrays; after the last pass, the bar ``map_from`` had set again. With every megabyte
     mapped on its own (the server's 1 MB, process.py), each of a 512-token prefill's temporaries
     ([512, 640] float32: 1.3 MB, a few dozen a layer) was mapped, faulted in page by page and
-    unmapped: Gemma's prefill took 1.6 times as long, SmolLM2's 1.3-1.4
-    (bench/results/issue67_round2.txt). Nothing changes where ``map_from`` was never called
+    unmapped: Gemma's prefill took 1.3-1.7 times as long, SmolLM2's 1.3-1.5 (bench/served_heap.py,
+    bench/results/issue67_round2.txt). Nothing changes where ``map_from`` was never called
     (glibc's own bar moves by itself)."""
     global _passes
     served = _mapped_from
