@@ -96,10 +96,11 @@ def first_decoder() -> str:
 
 def load_decoder(name: str | None = None):
     """The decoder ``name`` (a key of MODELS; None: the first), read from its installed files
-    where they lie (nothing is assembled or written to ~/.cache), its weights on the backend
-    that computes: CuPy's GPU where one is usable, else NumPy. (GPU_FROM_N does not apply: it
-    is the walkthrough's tiny layer's crossover; the decoder's GPU timings are
-    bench/gpu_check.sh's.) Once per process and name."""
+    where they lie (never assembled; its float32 weights mapped from the file that an earlier
+    load left, core/pretrained/float_cache.py), its weights on the backend that computes:
+    CuPy's GPU where one is usable, else NumPy. (GPU_FROM_N does not apply: it is the
+    walkthrough's tiny layer's crossover; the decoder's GPU timings are bench/gpu_check.sh's.)
+    Once per process and name."""
     return _load(first_decoder() if name is None else name)
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from core.pretrained.float_cache import FloatCache
+
 _SCALARS = {  # value type -> struct format
     0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d",
 }  # fmt: skip
@@ -120,10 +122,14 @@ class TensorInfo:
 
 
 class GGUFFile:
-    """The metadata (``meta``) and tensors (``tensor(name)``, float32) of a GGUF in parts."""
+    """The metadata (``meta``) and tensors (``tensor(name)``, float32) of a GGUF in parts; the
+    tensors kept in ``floats`` once dequantised (core/pretrained/float_cache.py; None: not kept,
+    by default where $SELF_ATTENTION_FLOATS says)."""
 
-    def __init__(self, paths):
+    def __init__(self, paths, floats: FloatCache | None | bool = True):
         self.parts = Parts(paths)
+        self.floats = FloatCache.for_gguf(paths) if floats is True else floats or None
+        self._kept = None  # name -> float32 view of floats' file ({}: no file to be had)
         cursor = _Cursor(self.parts)
         if cursor.take(4) != b"GGUF":
             raise ValueError("not a GGUF file")
@@ -160,10 +166,27 @@ class GGUFFile:
         ), info.kind
 
     def tensor(self, name: str) -> np.ndarray:
-        """A tensor dequantised to float32, in NumPy's order (a GGUF [640, 1024] is [1024, 640]),
-        a block of rows at a time, read and dequantised: the transient copies stay small beside
-        the result, small enough (BLOCK_BYTES) to come from the C heap again and again rather
-        than each be mapped and its pages faulted in anew (ui/kit/heap.py).
+        """A tensor as float32, in NumPy's order (a GGUF [640, 1024] is [1024, 640]): a read-only
+        view of ``floats``' file where there is one (written at the first tensor asked for,
+        every tensor dequantised into it, when an earlier load left none), else dequantised."""
+        if self.floats is not None and self._kept is None:
+            layout = [(info.name, info.shape) for info in self.tensors.values()]
+            self._kept = self.floats.tensors(layout, self.blocks) or {}
+        if self._kept:
+            return self._kept[name]
+        shape = self.tensors[name].shape
+        out = np.empty((int(np.prod(shape[:-1], dtype=np.int64)), shape[-1]), dtype=np.float32)
+        at = 0
+        for block in self.blocks(name):
+            out[at : at + len(block)] = block
+            at += len(block)
+        return out.reshape(shape)
+
+    def blocks(self, name: str):
+        """A tensor dequantised to float32, [rows, columns] in NumPy's order, a block of rows at
+        a time, each read and dequantised in turn: the transient copies stay small beside the
+        result, small enough (BLOCK_BYTES) to come from the C heap again and again rather than
+        each be mapped and its pages faulted in anew (ui/kit/heap.py).
 
         Each block goes to ``gguf`` as one long row. It works over groups of 16 rows, each a few
         small NumPy calls with the GIL held (16 384 groups for the embedding alone); a quantised
@@ -175,10 +198,8 @@ class GGUFFile:
 
         shape = self.tensors[name].shape
         rows = int(np.prod(shape[:-1], dtype=np.int64))
-        out = np.empty((rows, shape[-1]), dtype=np.float32)
         step = max(1, BLOCK_BYTES // max(1, 4 * shape[-1]))  # rows of float32 a block
         for start in range(0, rows, step):
             data, kind = self.raw(name, start, step)
             block = dequantize(data.reshape(1, -1), GGMLQuantizationType(kind))
-            out[start : start + step] = block.reshape(-1, shape[-1])
-        return out.reshape(shape)
+            yield block.reshape(-1, shape[-1]).astype(np.float32, copy=False)
