@@ -28,7 +28,9 @@ loopback port. The other version runs from a git worktree in a temporary folder,
 checkout's Python and packages.
 
 Run: python bench/first_minute.py [scenario ...] [--against REF] [--rounds R] [--sessions N]
-    [--capacity 60,90,120,...]
+    [--capacity 60,90,120,...] [--cold]
+``--cold``: this checkout's servers start with no float32 file of the models' weights (the first
+start after an install); without it they find the files an earlier start left, as a user's do.
 ``--capacity``: each scenario at each class size, this checkout beside the other version, and the
 largest size at which each holds its reruns at p95 < 2 s with no failure. Stops by itself.
 """
@@ -54,6 +56,7 @@ from bench.classroom import (  # noqa: E402
     shown_growth,
     verdict,
 )
+from core.pretrained import float_cache  # noqa: E402
 from tests.support.servers import deployed, serving  # noqa: E402
 from tests.support.session import connect  # noqa: E402
 from ui.kit.i18n import LANGS, t  # noqa: E402
@@ -144,7 +147,9 @@ async def a_class(base: str, pages: list[str], query, storm: int = 0) -> dict:
             pressed = []
             rerun = await asyncio.gather(*(learner.run(timeout=300) for learner in learners))
         failed += sum(bool(failures(learner)) for learner in learners)
-        return {"first": first, "full": full, "rerun": rerun, "failed": failed, "pressed": pressed}
+        off_model = [s for s, page in zip(first, pages, strict=True) if page not in MODEL_PAGES]
+        return {"first": first, "first_off_model": off_model, "full": full, "rerun": rerun,
+                "failed": failed, "pressed": pressed}  # fmt: skip
 
 
 def on_one_server(root: Path, script: str, pages: list[str], query="", storm: int = 0) -> dict:
@@ -212,8 +217,31 @@ def as_installed(root: Path):
             os.environ["PYTHONPATH"] = saved
 
 
+COLD = {"on": False}  # --cold: each server starts with no float32 file of the models' weights
+
+
+@contextmanager
+def floats_as_asked():
+    """The models' float32 files (core/pretrained/float_cache.py) where a user's server finds
+    them (warm: an earlier start left them), or, with --cold, a folder of this run's own, empty:
+    the first start after an install, which dequantises and writes them."""
+    if not COLD["on"]:
+        yield
+        return
+    saved = os.environ.get(float_cache.ENV)
+    with tempfile.TemporaryDirectory(prefix="floats-") as folder:
+        os.environ[float_cache.ENV] = folder
+        try:
+            yield
+        finally:
+            if saved is None:
+                os.environ.pop(float_cache.ENV)
+            else:
+                os.environ[float_cache.ENV] = saved
+
+
 def run(scenario: str, root: Path, sessions: int) -> dict:
-    with as_installed(root):
+    with as_installed(root), floats_as_asked():
         return _run(scenario, root, sessions)
 
 
@@ -236,9 +264,11 @@ def _run(scenario: str, root: Path, sessions: int) -> dict:
 def line(name: str, result: dict) -> str:
     first, rerun, full = result["first"], result["rerun"], result["full"]
     drawn = f"{max(full):5.2f} s" if full else "   -   "
+    off = result.get("first_off_model") or []  # (the model's pages: their first run may draw it)
+    off_model = f" ({max(off):5.2f} off the model's pages)" if 0 < len(off) < len(first) else ""
     return (
         f"  {name:<8} failed {result['failed']:2d} of {len(first)}"
-        f" | first render max {max(first):5.2f} s"
+        f" | first render max {max(first):5.2f} s{off_model}"
         f" | model pages drawn {drawn}"
         f" | reruns p95 {percentile(rerun, 0.95):5.2f} s"
         f" | peak (VmHWM) {result['peak']:6.0f} MB ({result['own']:.0f} the server's)"
@@ -282,13 +312,19 @@ def main():
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--sessions", type=int, default=60)
     parser.add_argument("--capacity", default="", help="class sizes, e.g. 60,90,120,150,180")
+    parser.add_argument("--cold", action="store_true", help="no float32 file of the weights yet")
     args = parser.parse_args()
+    COLD["on"] = args.cold
     sizes = [int(n) for n in args.capacity.split(",") if n]
     head = subprocess.run(
         ["git", "log", "-1", "--format=%h %s"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()[:70]
     print(f"this checkout: {head}{' (with uncommitted changes)' if dirty() else ''}")
     print(f"against: {args.against}; {os.cpu_count()} cores; {args.sessions} learners a class")
+    where = float_cache.root()
+    kept = sorted(p.name for p in where.iterdir()) if where and where.is_dir() else []
+    cold = "none (--cold: each server of this checkout dequantises and writes them)"
+    print(f"the models' float32 files: {cold if args.cold else f'{where}: {kept or None}'}")
     with checkout(args.against) as other:
         if sizes:
             for scenario in args.scenarios:
