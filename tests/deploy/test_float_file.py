@@ -41,7 +41,7 @@ async def generate_page(port: int) -> list[str]:
         return list(learner.texts)
 
 
-def one_start(folder: Path) -> tuple[list[str], int, int]:
+def one_start() -> tuple[list[str], int, int]:
     """serve.py started, /generate drawn: its texts, and the server's resident kB that are file
     pages (RssFile) and its own (RssAnon)."""
     with serving(script="serve.py") as (port, server):
@@ -55,14 +55,14 @@ def test_the_first_start_writes_the_file_and_the_next_maps_it(tmp_path, monkeypa
     header = GGUFFile(package.chunk_paths(), floats=None)
     size = sum(4 * math.prod(info.shape) for info in header.tensors.values())
 
-    first_texts, first_file_kb, _ = one_start(tmp_path)
+    first_texts, first_file_kb, _ = one_start()
     [written] = list(tmp_path.glob(f"gemma*/{FILE}"))  # one folder: Gemma's (SmolLM2 unloaded)
     assert written.stat().st_size == size
     assert not list(tmp_path.glob("*/.*.tmp"))
     assert first_file_kb * 1024 > 0.9 * size  # even the first start holds the file's pages
     kept = written.stat()
 
-    second_texts, second_file_kb, second_anon_kb = one_start(tmp_path)
+    second_texts, second_file_kb, second_anon_kb = one_start()
     again = written.stat()
     assert (again.st_ino, again.st_mtime_ns, again.st_size) == (
         kept.st_ino,
