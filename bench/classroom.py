@@ -81,10 +81,14 @@ def rss_mb(pid: int) -> float:
 
 class PeakMemory:
     """The high-water mark (VmHWM) of a process and of every child it starts, each child's last
-    reading kept after it ends: summed, the most they can have held at once."""
+    reading kept after it ends: summed, the most they can have held at once. A page that several
+    processes map (the models' float32 file, shared by replicas) counts in each one's mark; the
+    sum of their proportional shares (Pss: a shared page's size divided among the processes that
+    map it), read every 0.25 s, is kept beside it (``pss_peak``, the largest of those samples)."""
 
     def __init__(self, pids):
         self.roots, self.marks, self.done = list(pids), {}, threading.Event()
+        self.pss_peak = 0.0
         self.thread = threading.Thread(target=self._watch, daemon=True)
         self.thread.start()
 
@@ -93,10 +97,13 @@ class PeakMemory:
             self.read()
 
     def read(self):
+        shares = 0.0
         for pid in self.roots + [p for root in self.roots for p in descendants(root)]:
             mark = vm_hwm_mb(pid)
             if mark:
                 self.marks[pid] = max(self.marks.get(pid, 0.0), mark)
+            shares += pss_mb(pid)
+        self.pss_peak = max(self.pss_peak, shares)
 
     def stop(self) -> tuple[float, float]:
         """(the sum of every mark, the roots' own part of it)."""
@@ -111,6 +118,17 @@ def vm_hwm_mb(pid: int) -> float:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
     except OSError:  # ended
+        pass
+    return 0.0
+
+
+def pss_mb(pid: int) -> float:
+    """A process's proportional share of memory now (Pss, Linux's smaps_rollup), 0 if ended."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
         pass
     return 0.0
 

@@ -162,7 +162,7 @@ def on_one_server(root: Path, script: str, pages: list[str], query="", storm: in
         finally:
             result_peak, own = peak.stop()
         crashed = server.poll() is not None
-    return {**result, "peak": result_peak, "own": own, "crashed": crashed}
+    return {**result, "peak": result_peak, "own": own, "pss": peak.pss_peak, "crashed": crashed}
 
 
 def through_replicas(root: Path, sessions: int) -> dict:
@@ -174,7 +174,7 @@ def through_replicas(root: Path, sessions: int) -> dict:
             result = asyncio.run(asyncio.wait_for(a_class(base, pages, "lang=en"), 600))
         finally:
             result_peak, own = peak.stop()
-    return {**result, "peak": result_peak, "own": own, "crashed": False}
+    return {**result, "peak": result_peak, "own": own, "pss": peak.pss_peak, "crashed": False}
 
 
 @contextmanager
@@ -271,7 +271,8 @@ def line(name: str, result: dict) -> str:
         f" | first render max {max(first):5.2f} s{off_model}"
         f" | model pages drawn {drawn}"
         f" | reruns p95 {percentile(rerun, 0.95):5.2f} s"
-        f" | peak (VmHWM) {result['peak']:6.0f} MB ({result['own']:.0f} the server's)"
+        f" | peak (VmHWM) {result['peak']:6.0f} MB ({result['own']:.0f} the server's;"
+        f" Pss summed {result.get('pss', 0):.0f} at most)"
         f"{' | CRASHED' if result['crashed'] else ''}"
         + (pressed_line(result["pressed"]) if result.get("pressed") else "")
     )
