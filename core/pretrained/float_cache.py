@@ -25,6 +25,7 @@ before and keeps nothing.
 import hashlib
 import mmap
 import os
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -96,6 +97,17 @@ class FloatCache:
             at += size
         return views
 
+    def _forget_the_dead(self) -> None:
+        """Remove the temporary files of writers that ended before renaming theirs (a server
+        stopped during its first load): each holds the file's whole size."""
+        for left in self.folder.glob(f".{FILE}.*.tmp"):
+            try:
+                os.kill(int(left.name.split(".")[3]), 0)
+            except (ProcessLookupError, ValueError, IndexError):
+                left.unlink(missing_ok=True)
+            except PermissionError:  # alive, another user's
+                pass
+
     def _mapped(self, total: int):
         """The whole file, mapped read-only (its pages read in as it is mapped), or None."""
         try:
@@ -110,9 +122,10 @@ class FloatCache:
     def _write(self, layout: Layout, blocks: Blocks, total: int) -> bool:
         """The file written whole under a temporary name (its space taken first: a disk too
         full fails here, not half-way), then renamed into place. False if it could not be."""
-        temporary = self.folder / f".{FILE}.{os.getpid()}.tmp"
+        temporary = self.folder / f".{FILE}.{os.getpid()}.{threading.get_ident()}.tmp"
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
+            self._forget_the_dead()
             with open(temporary, "wb") as file:
                 if hasattr(os, "posix_fallocate"):
                     os.posix_fallocate(file.fileno(), 0, total)

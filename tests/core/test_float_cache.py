@@ -2,6 +2,10 @@
 bit for bit, as gguf's dequantising; a second load maps them without dequantising anything; a
 file of the wrong size, a folder that cannot be written and "off" each leave the floats right."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -130,3 +134,20 @@ def test_another_gguf_at_the_same_path_gets_its_own_file(small):
     np.testing.assert_array_equal(f.tensor("norm.weight"), other["norm.weight"])  # float32: as is
     assert not np.array_equal(f.tensor("big.weight"), first["big.weight"])
     np.testing.assert_array_equal(f.tensor("big.weight"), dequantised(small)["big.weight"])
+
+
+def test_a_temporary_file_left_by_a_writer_that_ended_is_removed(small):
+    """A server stopped during its first load leaves its temporary file, as large as the whole:
+    the next writer removes it, and leaves a living writer's alone."""
+    folder = FloatCache.for_gguf([small]).folder
+    folder.mkdir(parents=True)
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    ).stdout.strip()
+    left = folder / f".{FILE}.{ended}.1.tmp"
+    left.write_bytes(bytes(100))
+    living = folder / f".{FILE}.{os.getpid()}.1.tmp"  # (this process: another thread's)
+    living.write_bytes(bytes(1))
+    GGUFFile([small]).tensor("big.weight")
+    assert the_file(small).exists()
+    assert not left.exists() and living.exists()
