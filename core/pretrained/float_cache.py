@@ -10,11 +10,12 @@ on one machine (deploy/local.sh's replicas) map the same file and so share one c
 in the page cache.
 
 One folder per GGUF, named after its first part and a hash of what it is made of (each part's
-name, size and modification time) and of this format's VERSION. In it, ``floats.f32``: every
-tensor's float32 values in NumPy's order, one after the other in the GGUF's own order, nothing
-else (the GGUF's header gives each one's shape, hence where it lies). It is written under a
-temporary name and renamed into place whole: a reader sees the whole file or none, and a file of
-the wrong size is not read (it is written again).
+name, size, and first and last bytes) and of this format's VERSION; writing one removes the
+folders of other GGUFs with that first part's name (the model's earlier versions). In it,
+``floats.f32``: every tensor's float32 values in NumPy's order, one after the other in the
+GGUF's own order, nothing else (the GGUF's header gives each one's shape, hence where it lies).
+It is written under a temporary name and renamed into place whole: a reader sees the whole file
+or none, and a file of the wrong size is not read (it is written again).
 
 Where: ``$SELF_ATTENTION_FLOATS`` if set ("off": no file at all, every load dequantises), else
 ``$XDG_CACHE_HOME/self-attention-step-by-step/floats`` (``~/.cache/...`` without it). Where the
@@ -51,16 +52,24 @@ def root() -> Path | None:
     return Path(base) / "self-attention-step-by-step" / "floats"
 
 
+SAMPLE = 64 << 10  # bytes read from each end of each part for its identity
+
+
 def identity(paths) -> str:
-    """A GGUF's folder name: its first part's name and a hash of every part's name, size and
-    modification time, and of VERSION."""
+    """A GGUF's folder name: its first part's name and a hash of VERSION and of every part's
+    name, size, first and last SAMPLE bytes (the header, with every tensor's name, shape and
+    place; the last tensor's data). The same package installed again, in another environment
+    or at another time, is the same GGUF and finds the same file."""
     paths = [Path(p) for p in paths]
-    made_of = [f"v{VERSION}"]
+    digest = hashlib.sha256(f"v{VERSION}".encode())
     for path in paths:
-        stat = path.stat()
-        made_of.append(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}")
-    digest = hashlib.sha256("\n".join(made_of).encode()).hexdigest()[:20]
-    return f"{paths[0].stem}-{digest}"
+        size = path.stat().st_size
+        digest.update(f"\n{path.name}:{size}\n".encode())
+        with open(path, "rb") as file:
+            digest.update(file.read(SAMPLE))
+            file.seek(max(0, size - SAMPLE))
+            digest.update(file.read(SAMPLE))
+    return f"{paths[0].stem}-{digest.hexdigest()[:20]}"
 
 
 def _bytes(shape: tuple) -> int:
@@ -108,6 +117,18 @@ class FloatCache:
             except PermissionError:  # alive, another user's
                 pass
 
+    def _forget_the_others(self) -> None:
+        """Remove the folders of other GGUFs whose first part has this one's name: the model's
+        earlier versions (a package updated), or a test's models, each written once. A process
+        that still maps such a file keeps it until it ends (Linux frees an unlinked file's pages
+        when its last map goes)."""
+        stem = self.folder.name.rsplit("-", 1)[0]
+        for other in self.folder.parent.iterdir():
+            if other != self.folder and other.name.rsplit("-", 1)[0] == stem and other.is_dir():
+                for path in other.iterdir():
+                    path.unlink(missing_ok=True)
+                other.rmdir()
+
     def _mapped(self, total: int):
         """The whole file, mapped read-only (its pages read in as it is mapped), or None."""
         try:
@@ -141,4 +162,8 @@ class FloatCache:
             except OSError:  # (no folder to have left it in)
                 pass
             return False
+        try:
+            self._forget_the_others()
+        except OSError:  # (another user's, or already gone: the new file stands either way)
+            pass
         return True

@@ -134,6 +134,24 @@ def test_another_gguf_at_the_same_path_gets_its_own_file(small):
     np.testing.assert_array_equal(f.tensor("norm.weight"), other["norm.weight"])  # float32: as is
     assert not np.array_equal(f.tensor("big.weight"), first["big.weight"])
     np.testing.assert_array_equal(f.tensor("big.weight"), dequantised(small)["big.weight"])
+    assert not before.parent.exists()  # the earlier version's folder went with its 1 GB
+
+
+def test_the_same_gguf_installed_again_finds_the_same_file(small, tmp_path):
+    """Another environment's copy of the package (another path, another modification time, the
+    same bytes) maps the file the first one wrote, and writes none of its own."""
+    GGUFFile([small]).tensor("big.weight")
+    again = tmp_path / "another-environment" / small.name
+    again.parent.mkdir()
+    again.write_bytes(small.read_bytes())
+    os.utime(again, ns=(1, 1))
+    assert the_file(again) == the_file(small)
+    written = the_file(small).stat()
+    np.testing.assert_array_equal(
+        GGUFFile([again]).tensor("big.weight"), dequantised(small)["big.weight"]
+    )
+    assert the_file(small).stat().st_mtime_ns == written.st_mtime_ns
+    assert len(list(the_file(small).parent.parent.iterdir())) == 1
 
 
 def test_a_temporary_file_left_by_a_writer_that_ended_is_removed(small):
