@@ -207,14 +207,23 @@ def as_installed(root: Path):
         (folder / name).mkdir()
         (folder / name / "__init__.py").write_text(f"raise ModuleNotFoundError({name!r})\n")
     saved = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = str(folder) + (os.pathsep + saved if saved else "")
+    with environ("PYTHONPATH", str(folder) + (os.pathsep + saved if saved else "")):
+        yield
+
+
+@contextmanager
+def environ(name: str, value: str):
+    """``name`` set to ``value`` in this process's environment (the servers it starts inherit
+    it) for the block, then as it was."""
+    saved = os.environ.get(name)
+    os.environ[name] = value
     try:
         yield
     finally:
         if saved is None:
-            os.environ.pop("PYTHONPATH")
+            os.environ.pop(name)
         else:
-            os.environ["PYTHONPATH"] = saved
+            os.environ[name] = saved
 
 
 COLD = {"on": False}  # --cold: each server starts with no float32 file of the models' weights
@@ -228,16 +237,8 @@ def floats_as_asked():
     if not COLD["on"]:
         yield
         return
-    saved = os.environ.get(float_cache.ENV)
-    with tempfile.TemporaryDirectory(prefix="floats-") as folder:
-        os.environ[float_cache.ENV] = folder
-        try:
-            yield
-        finally:
-            if saved is None:
-                os.environ.pop(float_cache.ENV)
-            else:
-                os.environ[float_cache.ENV] = saved
+    with tempfile.TemporaryDirectory(prefix="floats-") as folder, environ(float_cache.ENV, folder):
+        yield
 
 
 def run(scenario: str, root: Path, sessions: int) -> dict:

@@ -128,7 +128,7 @@ class GGUFFile:
 
     def __init__(self, paths, floats: FloatCache | None | bool = True):
         self.parts = Parts(paths)
-        self.floats = FloatCache.for_gguf(paths) if floats is True else floats or None
+        self._floats = floats  # resolved at the first tensor: a header's reader reads no more
         self._kept = None  # name -> float32 view of floats' file ({}: no file to be had)
         cursor = _Cursor(self.parts)
         if cursor.take(4) != b"GGUF":
@@ -151,6 +151,13 @@ class GGUFFile:
             name: TensorInfo(name, shape, kind, data + at) for name, shape, kind, at in infos
         }
 
+    @property
+    def floats(self) -> FloatCache | None:
+        """Where the tensors' float32 file is (None: nowhere)."""
+        if self._floats is True:
+            self._floats = FloatCache.for_gguf(self.parts.paths)
+        return self._floats or None
+
     def raw(self, name: str, first: int = 0, count: int | None = None) -> tuple[np.ndarray, int]:
         """A tensor's bytes, shaped [rows, bytes per row] (``count`` rows from row ``first``, or
         all), and its type."""
@@ -169,9 +176,10 @@ class GGUFFile:
         """A tensor as float32, in NumPy's order (a GGUF [640, 1024] is [1024, 640]): a read-only
         view of ``floats``' file where there is one (written at the first tensor asked for,
         every tensor dequantised into it, when an earlier load left none), else dequantised."""
-        if self.floats is not None and self._kept is None:
+        if self._kept is None:
             layout = [(info.name, info.shape) for info in self.tensors.values()]
-            self._kept = self.floats.tensors(layout, self.blocks) or {}
+            floats = self.floats
+            self._kept = (floats and floats.tensors(layout, self.blocks)) or {}
         if self._kept:
             return self._kept[name]
         shape = self.tensors[name].shape
