@@ -10,7 +10,8 @@ Run: python bench/two_decoders.py [--out bench/results/two_decoders_issue56.txt]
 server runs it, its C heap set as ui/kit/process.py sets it: "served") and torch side by side
 (median and best of the rounds, the order reversed each round): every position's logits (what
 ``forward(ids)`` returns and transformers' default), and the last position's only (``rows=1``,
-``logits_to_keep=1``: what the app's /generate asks for); with ``--profile``, where ours spends
+``logits_to_keep=1``: what the app's /generate asks for, with the last row's weights only,
+``A_rows=1``; and ours keeping every row's weights beside it); with ``--profile``, where ours spends
 its time, part by part (bench/results/prefill_*.txt).
 (torch==2.13.0, transformers and accelerate are benchmark-only; without them the torch columns
 are left out. llama.cpp: set LLAMA_PYTHON to a Python with llama-cpp-python built from its PyPI
@@ -245,28 +246,31 @@ def bench_prefill(name: str, rounds: int, say, parts: bool) -> None:
     ids = model.encode(TEXT)[:512]
     impls = {
         "ours": lambda: model.forward(ids),
-        "ours, last row": lambda: model.forward(ids, rows=1),
+        "ours, last row": lambda: model.forward(ids, rows=1, A_rows=1),
+        "ours, last row, every A": lambda: model.forward(ids, rows=1),
         "served": lambda: as_served(lambda: model.forward(ids)),
-        "served, last row": lambda: as_served(lambda: model.forward(ids, rows=1)),
+        "served, last row": lambda: as_served(lambda: model.forward(ids, rows=1, A_rows=1)),
     }
     if hf is not None:
         impls["torch"] = lambda: torch_call(torch, hf, ids)
         impls["torch, last row"] = lambda: torch_call(torch, hf, ids, keep=1)
     timed = time_side_by_side(impls, rounds=rounds, block=1, pause=0.5)
     say(f"{name}, prefill of {len(ids)} tokens (median, best of {rounds}):")
-    for rows, suffix in (
-        ("every position's logits", ""),
-        ("the last position's only", ", last row"),
+    for rows, suffix, against in (
+        ("every position's logits", "", ""),
+        ("the last position's only", ", last row", ", last row"),
+        ("  the same, every row's A", ", last row, every A", ", last row"),
     ):
         row = f"  {rows:<24}"
         for who in ("ours", "served", "torch"):
             if who + suffix in timed:
                 t = timed[who + suffix]
                 row += f"  {who} {fmt_seconds(t['median'])} ({fmt_seconds(t['best']).strip()})"
-        if "torch" + suffix in timed:
+        if "torch" + against in timed:
             for who in ("ours", "served"):
-                ratio = timed[who + suffix]["median"] / timed["torch" + suffix]["median"]
-                row += f"  {who}÷torch {ratio:.2f}x"
+                if who + suffix in timed:
+                    ratio = timed[who + suffix]["median"] / timed["torch" + against]["median"]
+                    row += f"  {who}÷torch {ratio:.2f}x"
         say(row)
     if parts:
         profile(model, ids, rounds, say)

@@ -116,6 +116,7 @@ class DecoderTrace:
     positions: np.ndarray  # [n] their positions in the whole sequence
     logits: np.ndarray  # [n, vocab] the next token's scores at each new position
     A: list  # per layer [n_heads, n, t]: each new query head's weights over every key so far
+    # (forward's A_rows: the last A_rows rows only)
     cache: KVCache  # K and V of every position so far (the input's cache, grown)
     # with residuals=True: the residual stream [n, d_model] as the embedding (Gemma: × √d_model) put
     # it in, then after each layer (n_layers + 1 arrays; the last one before the final norm) ...
@@ -366,11 +367,12 @@ class Decoder:
     def decode(self, ids) -> str:
         return self.tokenizer.decode(ids)
 
-    def attend(self, i: int, x, positions, cache: KVCache, off=()):
+    def attend(self, i: int, x, positions, cache: KVCache, off=(), A_rows: int | None = None):
         """One layer's attention for the new rows x [n, d_model]: (its output [n, d_model], A).
-        The query heads in ``off`` (0-based) are switched off: their outputs zeroed before W_O."""
+        The query heads in ``off`` (0-based) are switched off: their outputs zeroed before W_O.
+        ``A_rows``: the weights of the last ``A_rows`` rows only are kept (None: every row's)."""
         q, k, v = self.project(i, x, positions)
-        O, A = self.read_cache(i, q, k, v, positions, cache)
+        O, A = self.read_cache(i, q, k, v, positions, cache, A_rows)
         return self.output(i, O, off), A
 
     def linear(self, x, W, b):
@@ -396,9 +398,12 @@ class Decoder:
         base = c.rope_base_of(i)
         return rope(q, positions, base, c.rope_pairs), rope(k, positions, base, c.rope_pairs), v
 
-    def read_cache(self, i: int, q, k, v, positions, cache: KVCache):
+    def read_cache(self, i: int, q, k, v, positions, cache: KVCache, A_rows: int | None = None):
         """The new rows' k and v appended to layer i's cache, then each new query's weights over
-        every key it may read, and its output: (O [h, n, hd], A [h, n, t])."""
+        every key it may read, and its output: (O [h, n, hd], A [h, r, t]), A for the last
+        r = ``A_rows`` rows (None: all n). The other rows' weights are made for their outputs
+        and dropped: a 512-token prompt's A, SmolLM2's 283 MB over its 30 layers, is never
+        written (nor its fresh pages faulted in) where only the last row's is read."""
         c, xp = self.config, self.xp
         if len(cache.K) > i:
             cache.K[i] = xp.concat([cache.K[i], k], axis=1)
@@ -411,7 +416,8 @@ class Decoder:
         q = xp.reshape(q, (c.n_kv_heads, c.group, n, c.head_dim))  # [n_kv, g, n, hd]
         window = c.window if c.is_local(i) else None
         mask = _allowed_in(xp, positions.astype(np.int64).tobytes(), t, window)  # [n, t]
-        A = xp.zeros((c.n_kv_heads, c.group, n, t), dtype=q.dtype)  # 0: a key it may not read
+        first = 0 if A_rows is None else n - min(A_rows, n)  # the first row whose A is kept
+        A = xp.zeros((c.n_kv_heads, c.group, n - first, t), dtype=q.dtype)  # 0: a key not read
         O = xp.empty((c.n_kv_heads, c.group, n, c.head_dim), dtype=q.dtype)
 
         long_prompt = isinstance(q, np.ndarray) and c.n_heads * n * t >= threads.PARALLEL_FROM
@@ -420,10 +426,20 @@ class Decoder:
             heads, rows = item
             keys = keys_read(positions[rows], t, window)
             read = (q[heads, :, rows, :], K[heads, keys, :], V[heads, keys, :], mask[rows, keys])
-            if long_prompt:
-                O[heads, :, rows, :] = attend_into(A[heads, :, rows, keys], *read)
+            start, stop, _ = rows.indices(n)
+            kept = slice(max(start, first) - first, stop - first)  # these rows' in A (or none)
+            if long_prompt and start >= first:  # every row's kept: written where it is
+                O[heads, :, rows, :] = attend_into(A[heads, :, kept, keys], *read)
+                return
+            if long_prompt:  # into a block of its own (in cache, its pages reused)
+                weights = np.empty((*read[0].shape[:-1], keys.stop - keys.start), q.dtype)
+                O[heads, :, rows, :] = attend_into(weights, *read)
             else:
-                A[heads, :, rows, keys], O[heads, :, rows, :] = attend(*read)
+                weights, O[heads, :, rows, :] = attend(*read)
+            if kept.start < kept.stop:
+                A[heads, :, kept, keys] = weights[
+                    :, :, stop - start - (kept.stop - kept.start) :, :
+                ]
 
         if long_prompt:
             # a long prompt: each K/V head's blocks of query rows on every core, each block
@@ -437,7 +453,7 @@ class Decoder:
             each_on_every_core(block, [(j, r) for r in reversed(rows) for j in heads])
         else:  # every head and row at once
             block((slice(None), slice(None)))
-        return xp.reshape(O, (c.n_heads, n, c.head_dim)), xp.reshape(A, (c.n_heads, n, t))
+        return xp.reshape(O, (c.n_heads, n, c.head_dim)), xp.reshape(A, (c.n_heads, n - first, t))
 
     def output(self, i: int, O, off=()):
         """The heads' outputs O [h, n, hd] side by side, through W_O: [n, d_model]."""
@@ -479,6 +495,7 @@ class Decoder:
         residuals: bool = False,
         off=frozenset(),
         rows: int | None = None,
+        A_rows: int | None = None,
     ) -> DecoderTrace:
         """The new tokens ``ids`` after whatever ``cache`` holds (None: a new sequence): every
         layer runs on the new rows only, reading the cached K and V of the earlier ones.
@@ -487,7 +504,8 @@ class Decoder:
         additions (``added``). ``off``: the heads {(layer, head), ...} (0-based) switched off,
         their outputs zeroed before W_O. ``rows``: logits for the last ``rows`` positions only
         (each position's row is 1 MB: [81, 262 144] float32 stood at 85 MB for a loss that
-        ``lens`` reads a few rows at a time from ``H[-1]``); None, every position."""
+        ``lens`` reads a few rows at a time from ``H[-1]``); None, every position. ``A_rows``:
+        likewise the attention weights (``A`` per layer [h, A_rows, t]); None, every position's."""
         c = self.config
         cache = KVCache() if cache is None else KVCache(list(cache.K), list(cache.V))
         positions = np.arange(cache.length, cache.length + len(ids))
@@ -495,7 +513,8 @@ class Decoder:
         weights, H, added = [], [h], []  # where the arithmetic runs, until the pass is queued
         for i, w in enumerate(self.layers):
             heads_off = {head for layer, head in off if layer == i}
-            out, A = self.attend(i, rms_norm(h, w.attn_norm, c.eps), positions, cache, heads_off)
+            x = rms_norm(h, w.attn_norm, c.eps)
+            out, A = self.attend(i, x, positions, cache, heads_off, A_rows)
             h, attention, ff = self.add_to_stream(i, h, out)
             weights.append(A)
             if residuals:

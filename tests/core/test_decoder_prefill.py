@@ -84,6 +84,33 @@ def test_attention_in_blocks_of_query_rows_is_attention(every_core, name, layer)
     assert A.dtype == O.dtype == np.float32 and O.shape == (c.n_heads, n, c.head_dim)
 
 
+@pytest.mark.parametrize("paths", ["every_core", "whole"])
+@pytest.mark.parametrize("A_rows", [0, 1, 5, 90, 200])  # none, a row, inside a block, all, more
+def test_attention_keeping_the_last_rows_weights_is_attention(request, paths, A_rows):
+    """read_cache's A_rows: the same outputs, and the last A_rows rows of the weights by hand
+    (those rows spanning blocks, or inside one), for Gemma's shape on a local and a global layer
+    and for SmolLM2's."""
+    request.getfixturevalue(paths)
+    rng = np.random.default_rng(A_rows)
+    for config, layer in [(CONFIGS["multi-query"], 0), (CONFIGS["multi-query"], 5),
+                          (CONFIGS["grouped"], 1)]:  # fmt: skip
+        n_cached, n, c = 37, 90, config
+        old_K, old_V = (rng.standard_normal((c.n_kv_heads, n_cached, c.head_dim), np.float32)
+                        for _ in range(2))  # fmt: skip
+        q = rng.standard_normal((c.n_heads, n, c.head_dim), np.float32)
+        k, v = (rng.standard_normal((c.n_kv_heads, n, c.head_dim), np.float32) for _ in range(2))
+        positions = np.arange(n_cached, n_cached + n)
+        cache = KVCache([old_K] * (layer + 1), [old_V] * (layer + 1))
+        O, A = bare(config).read_cache(layer, q, k, v, positions, cache, A_rows)
+        K, V = np.concatenate([old_K, k], axis=1), np.concatenate([old_V, v], axis=1)
+        window = c.window if c.is_local(layer) else None
+        O_hand, A_hand = by_hand(q, K, V, positions, window)
+        kept = min(A_rows, n)
+        assert A.shape == (c.n_heads, kept, n_cached + n)
+        np.testing.assert_allclose(A, A_hand[:, n - kept :], atol=2e-6)
+        np.testing.assert_allclose(O, O_hand, atol=1e-5)
+
+
 def test_a_product_in_blocks_of_the_weights_rows_is_the_product(every_core):
     rng = np.random.default_rng(0)
     x = rng.standard_normal((40, 24), dtype=np.float32)

@@ -92,7 +92,7 @@ def _batcher(name: str) -> Batcher:
 def _step(name: str, ids: tuple, start: int) -> Step:
     if len(ids) <= start:  # the prompt: one pass, its last row through the head (as
         with TURNS.turn():  # _prompt_for_writing's: the same logits, however it was built)
-            return _from_trace(ids, decoder(name).forward(list(ids), rows=1))
+            return _from_trace(ids, decoder(name).forward(list(ids), rows=1, A_rows=1))
     before = _step(name, ids[:-1], start)  # kept, or built again the same way
     return _from_trace(ids, _batcher(name)((ids[-1], before.cache)))  # one token, cached K/V
 
