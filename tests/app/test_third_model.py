@@ -14,6 +14,7 @@ from tests.support.third_model import NAME, third_model
 from ui.kit.session import INSIDE_RANKS
 from ui.shell.registry import PAGES
 from ui.views.inside.names import piece
+from ui.work import model_load
 
 PROMPT = "the cat at the inn"
 
@@ -21,6 +22,8 @@ PROMPT = "the cat at the inn"
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     with third_model(tmp_path_factory.mktemp("third")) as row:
+        model_load.start(NAME)  # its pages' background load, done before any test draws them
+        model_load.model(NAME)  # (each test alone, not only after the first)
         yield row, core.load_decoder(NAME)
 
 
