@@ -427,8 +427,9 @@ class Decoder:
             keys = keys_read(positions[rows], t, window)
             read = (q[heads, :, rows, :], K[heads, keys, :], V[heads, keys, :], mask[rows, keys])
             start, stop, _ = rows.indices(n)
-            kept = slice(max(start, first) - first, stop - first)  # these rows' in A (or none)
-            if long_prompt and start >= first:  # every row's kept: written where it is
+            dropped = max(0, first - start)  # these rows' first ones, whose A is not kept
+            kept = slice(start + dropped - first, stop - first)  # the others' rows in A
+            if long_prompt and not dropped:  # every row's kept: written where it is
                 O[heads, :, rows, :] = attend_into(A[heads, :, kept, keys], *read)
                 return
             if long_prompt:  # into a block of its own (in cache, its pages reused)
@@ -437,9 +438,7 @@ class Decoder:
             else:
                 weights, O[heads, :, rows, :] = attend(*read)
             if kept.start < kept.stop:
-                A[heads, :, kept, keys] = weights[
-                    :, :, stop - start - (kept.stop - kept.start) :, :
-                ]
+                A[heads, :, kept, keys] = weights[:, :, dropped:, :]
 
         if long_prompt:
             # a long prompt: each K/V head's blocks of query rows on every core, each block
@@ -513,7 +512,7 @@ class Decoder:
         weights, H, added = [], [h], []  # where the arithmetic runs, until the pass is queued
         for i, w in enumerate(self.layers):
             heads_off = {head for layer, head in off if layer == i}
-            x = rms_norm(h, w.attn_norm, c.eps)
+            x = rms_norm(h, w.attn_norm, c.eps)  # (the attention's input)
             out, A = self.attend(i, x, positions, cache, heads_off, A_rows)
             h, attention, ff = self.add_to_stream(i, h, out)
             weights.append(A)
