@@ -8,7 +8,7 @@ import pytest
 
 from tests.support import axe
 from ui.kit.i18n import t
-from ui.shell.a11y import HTML_LANG
+from ui.shell.a11y import HTML_LANG, STREAMLIT_WORDS, help_for
 from ui.shell.registry import PAGES
 
 LANGS = ("zh", "en")
@@ -42,11 +42,26 @@ def test_no_critical_or_serious_violation(app_url, screen, entry, lang):
     assert not unnamed, f"{path} at {viewport}: charts with no name: {unnamed}"
     untabled = [chart["name"][:60] for chart in facts["charts"] if not chart["table"]]
     assert not untabled, f"{path} at {viewport}: charts with no table: {untabled}"
+    left = [name for name in facts["names"] if in_the_other_language(name, lang)]
+    assert not left, f"{path} at {viewport}: Streamlit's words not in the page's language: {left}"
+    assert t("a11y.st_app_pages", lang) in facts["names"], facts["names"]  # (every page's menu)
 
 
-# each chart: an img with a name (ui/shell/a11y.py), and its table in the same chart container
+def in_the_other_language(name: str, lang: str) -> bool:
+    """Whether ``name`` is one of Streamlit's words for its controls (ui/shell/a11y.py) as the
+    other language says it, not as ``lang`` does."""
+    other = next(code for code in LANGS if code != lang)
+    words = {t(key, other) for key in STREAMLIT_WORDS} - {t(key, lang) for key in STREAMLIT_WORDS}
+    head, tail = help_for(other).split("{label}")
+    return name in words or (name.startswith(head) and name.endswith(tail) and head != tail)
+
+
+# each chart: an img with a name (ui/shell/a11y.py), and its table in the same chart container;
+# every control's name, and the skip link's text
 FACTS = """() => ({
   lang: document.documentElement.lang, title: document.title,
+  names: [...document.querySelectorAll('[aria-label]')].map((el) => el.getAttribute('aria-label'))
+    .concat([...document.querySelectorAll('a[href="#stMain"]')].map((link) => link.textContent)),
   charts: [...document.querySelectorAll('[data-testid=stPlotlyChart]')].map((chart) => ({
     img: chart.getAttribute('role') === 'img', name: chart.getAttribute('aria-label') || '',
     table: !!chart.closest('[class*="st-key-chart_"]')?.querySelector('details.chart-alt table'),

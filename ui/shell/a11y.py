@@ -13,6 +13,13 @@ from ui.kit.i18n import LANGS, t
 from ui.kit.page_script import page_script
 
 HTML_LANG = {"en": "en", "zh": "zh-CN"}  # BCP 47, as <html lang> and a screen reader's voice want
+# Streamlit's words for its controls (and a11y.st_help_for's pattern), by their names in
+# assets/strings/a11y.toml; English whatever the page's language until the page's script says them
+STREAMLIT_WORDS = tuple(f"a11y.st_{name}" for name in (
+    "skip", "heading_link", "sidebar", "collapse_sidebar", "expand_sidebar", "open", "close",
+    "decrement", "increment", "app_pages", "download_csv", "fullscreen", "exit_fullscreen",
+    "search", "columns",
+))  # fmt: skip
 
 # Runs once per language (its text changes with it): the language, then every chart named, again
 # whenever Streamlit redraws part of the page (a MutationObserver, a frame later). Never a "<"
@@ -20,6 +27,8 @@ HTML_LANG = {"en": "en", "zh": "zh-CN"}  # BCP 47, as <html lang> and a screen r
 # script whose text looks like markup (page_script() refuses one).
 SCRIPT = """
 const LANG = %(lang)s, OTHER = %(other)s, HAN = /[\u3400-\u9fff]/g;
+// Streamlit's words for its controls, in either language, and the page's for them
+const WORDS = new Map(Object.entries(%(words)s)), HELP = %(help)s;
 const PASSAGES = '.stMain p, .stMain li, .stMain td, .stMain th, .stMain span, .stMain label, ' +
   '.stMain summary, .stMain h1, .stMain h2, .stMain h3, [data-testid="stSidebar"] p, ' +
   '.st-key-lang_band p, [role="option"]';  // the language switch's "English" / "中文" too
@@ -50,6 +59,22 @@ const name = () => {
     const wide = box.scrollWidth > box.clientWidth + 1;
     if (wide && !box.hasAttribute('tabindex')) box.tabIndex = 0;
     else if (!wide && box.hasAttribute('tabindex')) box.removeAttribute('tabindex');
+  }
+  // Streamlit's own names for its controls (a help icon's, the number box's steps, the skip
+  // link) in the page's language; back in English after a switch from Chinese, where Streamlit
+  // left an unchanged label as the script had made it
+  for (const el of document.querySelectorAll('[aria-label]')) {
+    const label = el.getAttribute('aria-label');
+    const from = HELP.from.find(([head, tail]) => label.length > head.length + tail.length &&
+      label.startsWith(head) && label.endsWith(tail));
+    const help = from && label.slice(from[0].length, label.length - from[1].length);
+    const said = WORDS.get(label) || (help ? HELP.page.replace('{label}', help) : '');
+    if (said && said !== label) el.setAttribute('aria-label', said);
+  }
+  // (text written is a change the observer sees: written only when it differs, or forever)
+  for (const link of document.querySelectorAll('a[href="#stMain"]')) {
+    const said = WORDS.get(link.textContent);
+    if (said && said !== link.textContent) link.textContent = said;
   }
   // a passage in the other language (a Chinese sentence's tokens on an English page, an English
   // word alone on a Chinese one) says so: an attribute on its element, the DOM otherwise as is
@@ -100,9 +125,21 @@ name();
 def page_semantics(lang: str, title_key: str) -> None:
     """The page's language and its title (the page's heading and the app's name)."""
     other = next(code for code in LANGS if code != lang)
-    script = SCRIPT % {"lang": json.dumps(HTML_LANG[lang]), "other": json.dumps(HTML_LANG[other])}
+    script = SCRIPT % {
+        "lang": json.dumps(HTML_LANG[lang]),
+        "other": json.dumps(HTML_LANG[other]),
+        "words": json.dumps({t(key, each): t(key, lang) for key in STREAMLIT_WORDS
+                             for each in LANGS}),
+        "help": json.dumps({"from": [help_for(each).split("{label}") for each in LANGS],
+                            "page": help_for(lang)}),
+    }  # fmt: skip
     page_script("a11y", script + ANNOUNCER)  # and what ui/kit/announce.py's topics say
     page_title(t(title_key))
+
+
+def help_for(lang: str) -> str:
+    """A help icon's name in ``lang``, "{label}" where its control's label goes."""
+    return t("a11y.st_help_for", lang, label="{label}")
 
 
 def page_title(*parts: str) -> None:
